@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/qeval/qeval"
+)
+
+// env is everything of the OS a command may touch. Tests build one with buffers.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// command is one subcommand: its one-line summary and its entry point, which returns
+// an exit code (see exitcodes.go).
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, e *env) int
+}
+
+// commands is the one list of subcommands. A new subcommand is a file cmd/qeval/<name>.go
+// and one line here.
+var commands = map[string]command{
+	"spider": {"score predictions against gold SQL by execution, as the official Spider evaluator does", cmdSpider},
+	"modes":  {"list the result comparison modes", cmdModes},
+}
+
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(e.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(e.stdout, "qeval", version)
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "error: unknown command %q\nhint: run 'qeval help' for the list of commands\n", args[0])
+		return exitUsage
+	}
+	return c.run(ctx, args[1:], e)
+}
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "qeval measures how good a text-to-query system is.")
+	fmt.Fprintln(w, "\nUsage: qeval <command> [flags]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'qeval <command> -h' for the flags of a command.")
+}
+
+// newFlags returns a flag set that writes its usage to e.stderr and does not exit.
+func newFlags(name, synopsis string, e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: qeval %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and returns the exit code to use when parsing failed (-1 when
+// it did not). -h prints the usage and exits 0.
+func parseFlags(fs *flag.FlagSet, args []string) int {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	return -1
+}
+
+// fail prints err as "error: ..." with its hint, and returns the exit code for it.
+func fail(e *env, err error) int {
+	fmt.Fprintf(e.stderr, "error: %s\n", strings.TrimSpace(qeval.ErrorMessage(err)))
+	if h := qeval.ErrorHint(err); h != "" {
+		fmt.Fprintf(e.stderr, "hint: %s\n", h)
+	}
+	switch qeval.ErrorCode(err) {
+	case qeval.CodeInvalid:
+		return exitUsage
+	}
+	return exitFailed
+}

@@ -1,0 +1,31 @@
+package qeval
+
+// Outcome says how the execution match of one item ended. It is written on the wire
+// (reports, --items files) as its string value.
+type Outcome string
+
+// The outcomes of an execution match.
+const (
+	// OutcomeMatch: both queries ran and their results are equal under the mode.
+	OutcomeMatch Outcome = "match"
+	// OutcomeMismatch: both queries ran and their results differ.
+	OutcomeMismatch Outcome = "mismatch"
+	// OutcomePredError: the generated query failed (syntax, runtime, forbidden statement).
+	OutcomePredError Outcome = "pred_error"
+	// OutcomeGoldError: the gold query failed; the item cannot be judged.
+	OutcomeGoldError Outcome = "gold_error"
+	// OutcomeTimeout: the generated query ran past its deadline.
+	OutcomeTimeout Outcome = "timeout"
+	// OutcomeTooLarge: the generated query's result or memory went past the caps.
+	OutcomeTooLarge Outcome = "too_large"
+	// OutcomeCanceled: the run was canceled before the item finished.
+	OutcomeCanceled Outcome = "canceled"
+	// OutcomeSkipped: the item was not run (for example no generated query).
+	OutcomeSkipped Outcome = "skipped"
+)
+
+// Outcomes lists every outcome in report order.
+var Outcomes = []Outcome{
+	OutcomeMatch, OutcomeMismatch, OutcomePredError, OutcomeGoldError,
+	OutcomeTimeout, OutcomeTooLarge, OutcomeCanceled, OutcomeSkipped,
+}
