@@ -1,0 +1,83 @@
+package execmatch_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/internal/testdata"
+)
+
+type oracleItem struct {
+	Line     int    `json:"line"`
+	DBID     string `json:"db_id"`
+	Hardness string `json:"hardness"`
+	Exec     int    `json:"exec"`
+	Pred     string `json:"pred"`
+	Gold     string `json:"gold"`
+}
+
+func readOracle(t *testing.T, path string) []oracleItem {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []oracleItem
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var it oracleItem
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatalf("%s:%d: %v", path, len(out)+1, err)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// TestSpiderParity checks that every per-item verdict equals the official Spider
+// evaluator's on real predictions (the oracle files were made with the unmodified
+// official code; see ../shared/data/spider/oracle/SUMMARY.md).
+func TestSpiderParity(t *testing.T) {
+	data := testdata.SharedDir(t)
+	sets := []string{"gold_as_pred", "dailsql_gpt4", "c3_chatgpt", "graphix", "dinsql_gpt4_zero_shot", "spider_pred_example"}
+	e, err := execmatch.New(execmatch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, set := range sets {
+		t.Run(set, func(t *testing.T) {
+			oracle := readOracle(t, filepath.Join(data, "spider", "oracle", set+".jsonl"))
+			if len(oracle) != 972 {
+				t.Fatalf("oracle %s has %d items, want 972", set, len(oracle))
+			}
+			items := make([]qeval.Item, len(oracle))
+			for i, o := range oracle {
+				items[i] = qeval.Item{Index: i, DBID: o.DBID, Database: filepath.Join(data, "spider", "database", o.DBID), Gold: o.Gold, Pred: o.Pred}
+			}
+			vs, sum := e.Run(context.Background(), items, 0, nil)
+			diff := 0
+			for i, v := range vs {
+				want := oracle[i].Exec == 1
+				if v.Match != want {
+					diff++
+					if diff <= 10 {
+						t.Errorf("line %d (%s): exec=%v (outcome %s %s), official %v\n pred: %s\n gold: %s", oracle[i].Line, oracle[i].DBID, v.Match, v.Outcome, v.Error, want, oracle[i].Pred, oracle[i].Gold)
+					}
+				}
+			}
+			if diff > 0 {
+				t.Errorf("%d of %d verdicts differ from the official evaluator", diff, len(vs))
+			}
+			t.Logf("%s: %d/%d correct (%.3f), outcomes %v", set, sum.Correct, sum.Total, sum.Accuracy, sum.Outcomes)
+		})
+	}
+}

@@ -1,0 +1,370 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/qeval/qeval"
+)
+
+var _ qeval.Executor = (*Executor)(nil)
+var _ qeval.SchemaReader = (*Executor)(nil)
+
+// Executor runs untrusted read-only queries on one SQLite file. It is safe for
+// concurrent use; each query takes one of up to MaxConns pooled connections.
+type Executor struct {
+	path   string
+	limits qeval.Limits
+	db     *sql.DB
+}
+
+// Open opens the SQLite database file at path for reading. The file must exist and be
+// a SQLite database; nothing the executor runs can change it.
+func Open(path string, limits qeval.Limits) (*Executor, error) {
+	return OpenConns(path, limits, runtime.GOMAXPROCS(0))
+}
+
+// Opener is Open as a qeval.Opener.
+func Opener(path string, limits qeval.Limits) (qeval.Executor, error) { return Open(path, limits) }
+
+// OpenConns is Open with a bound on pooled connections (at least 1).
+func OpenConns(path string, limits qeval.Limits, maxConns int) (*Executor, error) {
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	limits = limits.WithDefaults()
+	setHeapLimit(limits.MaxBytes)
+	if maxConns < 1 {
+		maxConns = 1
+	}
+	c := &connector{dsn: dsn(path), limits: limits}
+	c.drv = &sqlite3.SQLiteDriver{ConnectHook: c.hook}
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	e := &Executor{path: path, limits: limits, db: db}
+	// Open one connection now so a broken file is reported by Open, not by the first query.
+	if err := db.PingContext(context.Background()); err != nil {
+		db.Close()
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: cleanMessage(err.Error()), Err: err}
+	}
+	return e, nil
+}
+
+// Path returns the database file.
+func (e *Executor) Path() string { return e.path }
+
+// Close closes every pooled connection.
+func (e *Executor) Close() error { return e.db.Close() }
+
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return &qeval.Error{Code: qeval.CodeNotFound, Op: "open database " + path, Message: "no such file", Err: err}
+		}
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: err.Error(), Err: err}
+	}
+	defer f.Close()
+	var head [16]byte
+	n, _ := io.ReadFull(f, head[:])
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: "is a directory, not a SQLite file"}
+	}
+	if n < 16 || string(head[:]) != "SQLite format 3\x00" {
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: "not a SQLite database (bad header)"}
+	}
+	return nil
+}
+
+// dsn opens the file read-only and immutable: SQLite takes no locks and writes no
+// journal, and an ordinary write fails even before the authorizer would refuse it.
+func dsn(path string) string {
+	u := url.URL{Scheme: "file", Opaque: url.PathEscape(path)}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("immutable", "1")
+	q.Set("_mutex", "no")
+	q.Set("_query_only", "1")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+var heapOnce sync.Mutex
+var heapLimit int64
+
+// setHeapLimit caps SQLite's memory. The limit is process-wide in SQLite; the largest
+// MaxBytes asked for wins, so one executor cannot starve another.
+func setHeapLimit(n int64) {
+	heapOnce.Lock()
+	defer heapOnce.Unlock()
+	if n > heapLimit {
+		heapLimit = n
+	}
+}
+
+// connector opens connections for one Executor, each with the sandbox installed.
+type connector struct {
+	dsn    string
+	limits qeval.Limits
+	drv    *sqlite3.SQLiteDriver
+}
+
+func (c *connector) Driver() driver.Driver { return c.drv }
+
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.drv.Open(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	sc := dc.(*sqlite3.SQLiteConn)
+	cn := &conn{SQLiteConn: sc}
+	sc.RegisterAuthorizer(cn.authorize)
+	return cn, nil
+}
+
+// hook runs once per new connection, before the authorizer is installed.
+func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
+	heapOnce.Lock()
+	limit := heapLimit
+	heapOnce.Unlock()
+	if _, err := sc.Exec(fmt.Sprintf("PRAGMA hard_heap_limit = %d", limit), nil); err != nil {
+		return err
+	}
+	sc.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+	// No single string or blob may be larger than a tenth of the memory cap.
+	maxLen := c.limits.MaxBytes / 10
+	if maxLen > 1_000_000_000 {
+		maxLen = 1_000_000_000
+	}
+	sc.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, int(maxLen))
+	return nil
+}
+
+// conn is a driver connection with the authorizer's state: why the last statement was
+// denied, and (while asked) which columns it read.
+type conn struct {
+	*sqlite3.SQLiteConn
+	denied  string
+	stmt    string // the statement being prepared, for messages
+	trusted bool
+	reads   [][2]string
+}
+
+// Query runs one read-only statement; see qeval.Executor.
+func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, error) {
+	stmt, err := single(query)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.limits.Timeout)
+	defer cancel()
+	var rs *qeval.ResultSet
+	err = e.raw(ctx, func(c *conn) error {
+		var qerr error
+		rs, qerr = e.query(ctx, c, query, stmt)
+		return qerr
+	})
+	if err != nil {
+		return nil, e.classify(ctx, err)
+	}
+	return rs, nil
+}
+
+// raw runs f on a pooled connection.
+func (e *Executor) raw(ctx context.Context, f func(c *conn) error) error {
+	sc, err := e.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	return sc.Raw(func(dc any) error {
+		c := dc.(*conn)
+		c.denied = ""
+		return f(c)
+	})
+}
+
+// single checks that query holds exactly one statement and returns it without its
+// terminating semicolon.
+func single(query string) (string, error) {
+	if isBlank(query) {
+		return "", &qeval.Error{Code: qeval.CodeQuery, Message: "empty query"}
+	}
+	stmt, next := firstStatement(query)
+	if next >= 0 {
+		line, col := position(query, next)
+		return "", &qeval.Error{Code: qeval.CodeQuery, Line: line, Col: col,
+			Message: fmt.Sprintf("multiple statements: only one statement may run, found another at line %d, column %d", line, col)}
+	}
+	return stmt, nil
+}
+
+// query runs the statement and fetches its rows within the caps.
+func (e *Executor) query(ctx context.Context, c *conn, query, stmt string) (*qeval.ResultSet, error) {
+	c.stmt = stmt
+	rows, err := c.QueryContext(ctx, query, nil)
+	if err != nil {
+		return nil, c.explain(err)
+	}
+	srows := rows.(*sqlite3.SQLiteRows)
+	names := srows.Columns()
+	decl := srows.DeclTypes()
+	if needsRaw(decl) {
+		// The driver turns values of DATE/DATETIME/TIMESTAMP/BOOLEAN columns into Go
+		// times and booleans, losing the stored value. Run the statement again with
+		// every result column wrapped in unary plus, which keeps the value but drops
+		// the declared type.
+		rows.Close()
+		rows, err = c.QueryContext(ctx, rawQuery(stmt, len(names)), nil)
+		if err != nil {
+			return nil, c.explain(err)
+		}
+	}
+	defer rows.Close()
+	rs := &qeval.ResultSet{Columns: make([]qeval.Column, len(names))}
+	for i, n := range names {
+		rs.Columns[i] = qeval.Column{Name: n, Type: strings.ToUpper(decl[i])}
+	}
+	dest := make([]driver.Value, len(names))
+	var size int64
+	for {
+		if err := rows.Next(dest); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return nil, c.explain(err)
+		}
+		if len(rs.Rows) >= e.limits.MaxRows {
+			return nil, &qeval.Error{Code: qeval.CodeTooLarge,
+				Message: fmt.Sprintf("result too large: more than %d rows (the row cap)", e.limits.MaxRows)}
+		}
+		row := make([]qeval.Value, len(dest))
+		for i, v := range dest {
+			row[i] = toValue(v)
+			size += 24 + int64(len(row[i].Str))
+		}
+		if size > e.limits.MaxBytes {
+			return nil, &qeval.Error{Code: qeval.CodeTooLarge,
+				Message: fmt.Sprintf("result too large: more than %d bytes (the memory cap)", e.limits.MaxBytes)}
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	return rs, nil
+}
+
+func needsRaw(decl []string) bool {
+	for _, d := range decl {
+		switch d {
+		case "date", "datetime", "timestamp", "boolean":
+			return true
+		}
+	}
+	return false
+}
+
+// rawQuery wraps stmt so that its result columns lose their declared types. The
+// newline keeps a trailing line comment of stmt from swallowing the closing paren.
+func rawQuery(stmt string, n int) string {
+	var b strings.Builder
+	b.WriteString("WITH _qeval_raw(")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "c%d", i)
+	}
+	b.WriteString(") AS (\n")
+	b.WriteString(stmt)
+	b.WriteString("\n) SELECT ")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "+c%d", i)
+	}
+	b.WriteString(" FROM _qeval_raw")
+	return b.String()
+}
+
+// toValue converts one driver value. Text is decoded as UTF-8 with invalid bytes
+// dropped, as the official Spider evaluator decodes it.
+func toValue(v driver.Value) qeval.Value {
+	switch t := v.(type) {
+	case nil:
+		return qeval.Null
+	case int64:
+		return qeval.Int(t)
+	case float64:
+		return qeval.Float(t)
+	case string:
+		if !utf8.ValidString(t) {
+			t = strings.ToValidUTF8(t, "")
+		}
+		return qeval.Text(t)
+	case []byte:
+		return qeval.Bytes(t)
+	case bool:
+		return qeval.Bool(t)
+	case time.Time:
+		return qeval.Time(t)
+	}
+	return qeval.Text(fmt.Sprint(v))
+}
+
+// explain turns a driver error into a typed one, with the authorizer's reason when
+// the statement was denied.
+func (c *conn) explain(err error) error {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	msg := cleanMessage(err.Error())
+	switch se.Code {
+	case sqlite3.ErrAuth:
+		return &qeval.Error{Code: qeval.CodeForbidden, Message: c.deniedMessage(msg), Err: err}
+	case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrPerm:
+		return &qeval.Error{Code: qeval.CodeForbidden, Message: msg + ": the executor is read-only", Err: err}
+	case sqlite3.ErrNomem:
+		return &qeval.Error{Code: qeval.CodeTooLarge, Message: "out of memory: the query needed more than the memory cap", Err: err}
+	case sqlite3.ErrTooBig:
+		return &qeval.Error{Code: qeval.CodeTooLarge, Message: msg + " (the size cap for one value)", Err: err}
+	case sqlite3.ErrInterrupt:
+		return &qeval.Error{Code: qeval.CodeCanceled, Message: "interrupted", Err: err}
+	}
+	if strings.Contains(msg, "not authorized") {
+		return &qeval.Error{Code: qeval.CodeForbidden, Message: msg, Err: err}
+	}
+	return &qeval.Error{Code: qeval.CodeQuery, Message: msg, Err: err}
+}
+
+// classify names why a query stopped when its context ended, else keeps err.
+func (e *Executor) classify(ctx context.Context, err error) error {
+	switch ctx.Err() {
+	case context.DeadlineExceeded:
+		return &qeval.Error{Code: qeval.CodeTimeout, Message: "query timed out", Err: err}
+	case context.Canceled:
+		return &qeval.Error{Code: qeval.CodeCanceled, Message: "query canceled", Err: err}
+	}
+	var qe *qeval.Error
+	if errors.As(err, &qe) {
+		return err
+	}
+	return &qeval.Error{Code: qeval.CodeInternal, Message: err.Error(), Err: err}
+}
+
+// cleanMessage keeps the engine's message for the user.
+func cleanMessage(s string) string { return strings.TrimSpace(s) }
