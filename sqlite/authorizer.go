@@ -162,7 +162,7 @@ func (c *conn) deniedMessage(engineMsg string) string {
 			return detail
 		}
 		return engineMsg
-	case detail != "" && !internal && (phrase == "ATTACH" || phrase == "PRAGMA" || phrase == "VACUUM"):
+	case detail != "" && !internal && (phrase == "ATTACH" || phrase == "PRAGMA"):
 		return detail
 	}
 	return phrase + " is not allowed: the executor is read-only"

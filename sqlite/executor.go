@@ -175,7 +175,7 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	var rs *qeval.ResultSet
 	err = e.raw(ctx, func(c *conn) error {
 		var qerr error
-		rs, qerr = e.query(ctx, c, query, stmt)
+		rs, qerr = e.query(ctx, c, stmt)
 		return qerr
 	})
 	if err != nil {
@@ -214,9 +214,11 @@ func single(query string) (string, error) {
 }
 
 // query runs the statement and fetches its rows within the caps.
-func (e *Executor) query(ctx context.Context, c *conn, query, stmt string) (*qeval.ResultSet, error) {
+func (e *Executor) query(ctx context.Context, c *conn, stmt string) (*qeval.ResultSet, error) {
 	c.stmt = stmt
-	rows, err := c.QueryContext(ctx, query, nil)
+	// Only the first statement goes to the driver: given a tail (even a comment after
+	// the semicolon), the driver would run it too and return its rows instead.
+	rows, err := c.QueryContext(ctx, stmt, nil)
 	if err != nil {
 		return nil, c.explain(err)
 	}
@@ -345,8 +347,8 @@ func (c *conn) explain(err error) error {
 	case sqlite3.ErrInterrupt:
 		return &qeval.Error{Code: qeval.CodeCanceled, Message: "interrupted", Err: err}
 	}
-	if strings.Contains(msg, "not authorized") {
-		return &qeval.Error{Code: qeval.CodeForbidden, Message: msg, Err: err}
+	if strings.Contains(msg, "not authorized") || strings.Contains(msg, "may not be modified") {
+		return &qeval.Error{Code: qeval.CodeForbidden, Message: c.deniedMessage(msg), Err: err}
 	}
 	return &qeval.Error{Code: qeval.CodeQuery, Message: msg, Err: err}
 }
