@@ -2,7 +2,6 @@ package compare
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval"
@@ -28,10 +27,16 @@ func keyRows(rs *qeval.ResultSet, key func(qeval.Value) string) keyed {
 
 // joinKey joins value keys into one row key, unambiguously (length-prefixed).
 func joinKey(b *strings.Builder, vals []string) string {
+	if len(vals) == 1 {
+		return vals[0]
+	}
 	b.Reset()
 	for _, v := range vals {
-		b.WriteString(strconv.Itoa(len(v)))
-		b.WriteByte(':')
+		n := len(v)
+		b.WriteByte(byte(n >> 24))
+		b.WriteByte(byte(n >> 16))
+		b.WriteByte(byte(n >> 8))
+		b.WriteByte(byte(n))
 		b.WriteString(v)
 	}
 	return b.String()

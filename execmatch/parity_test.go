@@ -22,7 +22,7 @@ type oracleItem struct {
 	Gold     string `json:"gold"`
 }
 
-func readOracle(t *testing.T, path string) []oracleItem {
+func readOracle(t testing.TB, path string) []oracleItem {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
