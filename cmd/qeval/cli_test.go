@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the whole CLI in memory and returns the exit code, stdout and stderr.
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := dir + "/" + name
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRun_UnknownCommand(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "frobnicate")
+	if code != exitUsage || !strings.Contains(stderr, `unknown command "frobnicate"`) || !strings.Contains(stderr, "hint:") {
+		t.Errorf("code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestModes_Lists(t *testing.T) {
+	code, out, _ := runCLI(t, "", "modes")
+	for _, m := range []string{"spider-ts@1", "bag@1", "bird-ex@1", "ordered@1", "subset@1"} {
+		if !strings.Contains(out, m) {
+			t.Errorf("modes output lacks %s:\n%s", m, out)
+		}
+	}
+	if code != exitOK {
+		t.Errorf("code %d", code)
+	}
+}
