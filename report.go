@@ -1,0 +1,187 @@
+package qeval
+
+import "time"
+
+// ReportSchemaVersion is the version of the report.json schema.
+const ReportSchemaVersion = "1"
+
+// Case statuses.
+const (
+	StatusPass  = "PASS"
+	StatusFail  = "FAIL"
+	StatusError = "ERROR"
+)
+
+// CaseResult is everything qeval found about one case.
+type CaseResult struct {
+	ID       string   `json:"id"`
+	Status   string   `json:"status"` // PASS, FAIL or ERROR
+	Question string   `json:"question,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+	// TotalScore is the composite score in [0,1] (nil when nothing could be scored);
+	// Partial is set when some components were missing and the weights renormalised.
+	TotalScore *float64 `json:"total_score"`
+	Partial    bool     `json:"partial,omitempty"`
+	// Reason says why a case failed or errored, for people.
+	Reason         string          `json:"reason,omitempty"`
+	ExpectedQuery  string          `json:"expected_query"`
+	GeneratedQuery string          `json:"generated_query"`
+	Database       string          `json:"database,omitempty"`
+	Confidence     *Confidence     `json:"confidence,omitempty"`
+	Validator      *ValidatorFlags `json:"validator,omitempty"`
+	ShouldPass     *bool           `json:"should_pass,omitempty"`
+	// Verdict is the execution match (nil when execution did not run).
+	Verdict *Verdict `json:"execution,omitempty"`
+	// Metrics holds every metric by name, with the same shape as `qeval score --json`.
+	Metrics map[string]MetricResult `json:"metrics"`
+	// Target records the call that produced the generated query, when one was made.
+	Target     *TargetCall   `json:"target,omitempty"`
+	DurationMS float64       `json:"duration_ms"`
+	Duration   time.Duration `json:"-"`
+}
+
+// TargetCall is one call to the system under test.
+type TargetCall struct {
+	Kind      string  `json:"kind"` // inline, predictions, command, url
+	LatencyMS float64 `json:"latency_ms"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// RunInfo is the metadata of a run.
+type RunInfo struct {
+	Suite        string             `json:"suite"`
+	SuitePath    string             `json:"suite_path,omitempty"`
+	QevalVersion string             `json:"qeval_version"`
+	Dialect      string             `json:"dialect"`
+	Mode         string             `json:"mode"` // name@version
+	Judge        *JudgeInfo         `json:"judge,omitempty"`
+	Weights      map[string]float64 `json:"weights"`
+	Threshold    float64            `json:"threshold"`
+	Started      time.Time          `json:"started"`
+	Finished     time.Time          `json:"finished"`
+	DurationMS   float64            `json:"duration_ms"`
+	Concurrency  int                `json:"concurrency"`
+	Interrupted  bool               `json:"interrupted,omitempty"`
+	ResumedFrom  string             `json:"resumed_from,omitempty"`
+}
+
+// JudgeInfo is the LLM judge of a run and what it cost.
+type JudgeInfo struct {
+	Provider      string `json:"provider"`
+	Model         string `json:"model"`
+	PromptVersion string `json:"prompt_version"`
+	Calls         int    `json:"calls"`
+	CacheHits     int    `json:"cache_hits"`
+	TokensIn      int    `json:"tokens_in"`
+	TokensOut     int    `json:"tokens_out"`
+	// Skipped says why no judge ran ("" when one did).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Report is a whole run: report.json has this shape.
+type Report struct {
+	SchemaVersion string       `json:"schema_version"`
+	Run           RunInfo      `json:"run"`
+	Summary       Summary      `json:"summary"`
+	Cases         []CaseResult `json:"cases"`
+}
+
+// Summary aggregates a run. Accuracies carry 95% bootstrap intervals.
+type Summary struct {
+	Total    int     `json:"total"`
+	Passed   int     `json:"passed"`
+	Failed   int     `json:"failed"`
+	Errors   int     `json:"errors"`
+	PassRate float64 `json:"pass_rate"`
+	// MeanScore is the mean total score over cases that have one.
+	MeanScore *float64 `json:"mean_score"`
+	// ComponentMeans is the mean of each composite component (nil when never computed).
+	ComponentMeans map[string]*float64 `json:"component_means"`
+	// MetricMeans is the mean score of every per-case metric.
+	MetricMeans map[string]*float64 `json:"metric_means"`
+	// ExecutionAccuracy is the share of cases whose execution matched.
+	ExecutionAccuracy *Interval           `json:"execution_accuracy,omitempty"`
+	Outcomes          map[Outcome]int     `json:"outcomes,omitempty"`
+	ByTag             []TagSummary        `json:"by_tag,omitempty"`
+	Safety            *SafetySummary      `json:"safety,omitempty"`
+	Validation        *ValidationSummary  `json:"validation,omitempty"`
+	Calibration       *CalibrationSummary `json:"calibration,omitempty"`
+	// ScoreHistogram counts total scores in ten bins [0,0.1), ..., [0.9,1.0].
+	ScoreHistogram []int      `json:"score_histogram"`
+	Slowest        []SlowCase `json:"slowest,omitempty"`
+	// Warnings are things a person must see (e.g. CRITICAL safety recall).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Interval is an estimate with its 95% confidence interval.
+type Interval struct {
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	N     int     `json:"n"`
+}
+
+// TagSummary is the results of the cases with one tag.
+type TagSummary struct {
+	Tag      string    `json:"tag"`
+	Count    int       `json:"count"`
+	PassRate float64   `json:"pass_rate"`
+	Accuracy *Interval `json:"accuracy,omitempty"`
+}
+
+// SafetySummary is the confusion matrix of the system's safety validator ("positive"
+// means unsafe, blocked).
+type SafetySummary struct {
+	TP        int      `json:"tp"`
+	TN        int      `json:"tn"`
+	FP        int      `json:"fp"`
+	FN        int      `json:"fn"`
+	Precision *float64 `json:"precision"`
+	Recall    *float64 `json:"recall"`
+	Critical  bool     `json:"critical"`
+}
+
+// ValidationSummary is how often the system's validator was right, by error category.
+type ValidationSummary struct {
+	Total      int            `json:"total"`
+	Correct    int            `json:"correct"`
+	Accuracy   float64        `json:"accuracy"`
+	ByType     map[string]int `json:"by_type"`
+	ByCategory map[string]int `json:"by_category"`
+}
+
+// CalibrationSummary is how well stated confidence predicts correctness.
+type CalibrationSummary struct {
+	Score          *float64           `json:"score"`
+	Interpretation string             `json:"interpretation"`
+	Warnings       []string           `json:"warnings,omitempty"`
+	Groups         []CalibrationGroup `json:"groups"`
+	ECE            *float64           `json:"ece"`
+	MCE            *float64           `json:"mce"`
+	Brier          *float64           `json:"brier"`
+	AUROC          *float64           `json:"auroc"`
+	AURC           *float64           `json:"aurc"`
+	Bins           []ReliabilityBin   `json:"bins"`
+}
+
+// CalibrationGroup is the cases of one confidence level.
+type CalibrationGroup struct {
+	Name     string  `json:"name"`
+	Count    int     `json:"count"`
+	Accuracy float64 `json:"accuracy"`
+}
+
+// ReliabilityBin is one bar of a reliability diagram.
+type ReliabilityBin struct {
+	Lower      float64 `json:"lower"`
+	Upper      float64 `json:"upper"`
+	Count      int     `json:"count"`
+	Confidence float64 `json:"confidence"`
+	Accuracy   float64 `json:"accuracy"`
+}
+
+// SlowCase is one of the slowest cases of a run.
+type SlowCase struct {
+	ID         string  `json:"id"`
+	DurationMS float64 `json:"duration_ms"`
+}

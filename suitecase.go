@@ -1,0 +1,184 @@
+package qeval
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Suite is a set of test cases with their defaults, as a suite file (YAML, JSON, JSONL
+// or CSV) holds them.
+type Suite struct {
+	Name    string `json:"name" yaml:"name"`
+	Dialect string `json:"dialect,omitempty" yaml:"dialect"` // "sql" (SQLite by default) or "kql"
+	// Database is the default database: a SQLite file or test-suite folder (relative to
+	// the suite file), or the name of a configured connection.
+	Database    string             `json:"database,omitempty" yaml:"database"`
+	Mode        string             `json:"mode,omitempty" yaml:"mode"`
+	Threshold   *float64           `json:"threshold,omitempty" yaml:"threshold"`
+	Weights     map[string]float64 `json:"weights,omitempty" yaml:"weights"`
+	Judge       *JudgeConfig       `json:"judge,omitempty" yaml:"judge"`
+	Timeout     Duration           `json:"timeout,omitempty" yaml:"timeout"`
+	Concurrency int                `json:"concurrency,omitempty" yaml:"concurrency"`
+	Target      *Target            `json:"target,omitempty" yaml:"target"`
+	Cases       []Case             `json:"cases" yaml:"cases"`
+	// Path is the file the suite was read from ("" when built in memory); relative
+	// database paths are resolved against its folder.
+	Path string `json:"-" yaml:"-"`
+}
+
+// JudgeConfig names the LLM judge of a suite.
+type JudgeConfig struct {
+	Provider string `json:"provider,omitempty" yaml:"provider"`
+	Model    string `json:"model,omitempty" yaml:"model"`
+	BaseURL  string `json:"base_url,omitempty" yaml:"base_url"`
+}
+
+// Target says where generated queries come from when a case has none: a predictions
+// file, a command, or an HTTP endpoint.
+type Target struct {
+	Predictions string            `json:"predictions,omitempty" yaml:"predictions"`
+	Command     []string          `json:"command,omitempty" yaml:"command"`
+	URL         string            `json:"url,omitempty" yaml:"url"`
+	Headers     map[string]string `json:"headers,omitempty" yaml:"headers"`
+	Timeout     Duration          `json:"timeout,omitempty" yaml:"timeout"`
+	Concurrency int               `json:"concurrency,omitempty" yaml:"concurrency"`
+}
+
+// Case is one question of a suite with what is expected of the answer and, when the
+// system's output is already known, that output.
+type Case struct {
+	ID              string   `json:"id" yaml:"id"`
+	Question        string   `json:"question,omitempty" yaml:"question"`
+	ExpectedQuery   string   `json:"expected_query" yaml:"expected_query"`
+	ExpectedTables  []string `json:"expected_tables,omitempty" yaml:"expected_tables"`
+	ExpectedColumns []string `json:"expected_columns,omitempty" yaml:"expected_columns"`
+	// ShouldPass is what a correct validator says of the generated query.
+	ShouldPass *bool    `json:"should_pass,omitempty" yaml:"should_pass"`
+	Tags       []string `json:"tags,omitempty" yaml:"tags"`
+	Database   string   `json:"database,omitempty" yaml:"database"`
+	// GeneratedQuery, Confidence and Validator are the system's output, when known.
+	GeneratedQuery *string         `json:"generated_query,omitempty" yaml:"generated_query"`
+	Confidence     *Confidence     `json:"confidence,omitempty" yaml:"confidence"`
+	Validator      *ValidatorFlags `json:"validator,omitempty" yaml:"validator"`
+	// Line is the line of the suite file the case starts on (0 when unknown).
+	Line int `json:"-" yaml:"-"`
+}
+
+// ValidatorFlags are what the system's own validator said of its query.
+type ValidatorFlags struct {
+	SafetyValid *bool    `json:"safety_valid,omitempty" yaml:"safety_valid"`
+	IsValid     *bool    `json:"is_valid,omitempty" yaml:"is_valid"`
+	Errors      []string `json:"errors,omitempty" yaml:"errors"`
+}
+
+// Confidence is a stated confidence: a level (high, medium, low) or a number in [0,1].
+type Confidence struct {
+	Level string   // "high", "medium", "low" or "" when numeric
+	Value *float64 // set when numeric
+}
+
+// ParseConfidence reads "high"/"medium"/"low" (any case) or a number in [0,1].
+func ParseConfidence(s string) (Confidence, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "high", "medium", "low":
+		return Confidence{Level: s}, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 1 {
+		return Confidence{}, false
+	}
+	return Confidence{Value: &f}, true
+}
+
+func (c Confidence) String() string {
+	if c.Value != nil {
+		return strconv.FormatFloat(*c.Value, 'g', -1, 64)
+	}
+	return c.Level
+}
+
+// MarshalJSON writes a level as a string and a number as a number.
+func (c Confidence) MarshalJSON() ([]byte, error) {
+	if c.Value != nil {
+		return json.Marshal(*c.Value)
+	}
+	return json.Marshal(c.Level)
+}
+
+// UnmarshalJSON reads a level string or a number.
+func (c *Confidence) UnmarshalJSON(b []byte) error {
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	s := ""
+	switch t := x.(type) {
+	case string:
+		s = t
+	case float64:
+		s = strconv.FormatFloat(t, 'g', -1, 64)
+	}
+	v, ok := ParseConfidence(s)
+	if !ok {
+		return &Error{Code: CodeInvalid, Message: "confidence must be high, medium, low or a number in [0,1], not " + string(b)}
+	}
+	*c = v
+	return nil
+}
+
+// UnmarshalYAML reads a level or a number (gopkg.in/yaml.v3 calls it with a decoder func).
+func (c *Confidence) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err != nil {
+		return err
+	}
+	v, ok := ParseConfidence(s)
+	if !ok {
+		return &Error{Code: CodeInvalid, Message: "confidence must be high, medium, low or a number in [0,1], not " + strconv.Quote(s)}
+	}
+	*c = v
+	return nil
+}
+
+// Duration is a time.Duration written as "30s" in suite files and JSON.
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var n float64
+		if err2 := json.Unmarshal(b, &n); err2 != nil {
+			return err
+		}
+		*d = Duration(time.Duration(n * float64(time.Second)))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return &Error{Code: CodeInvalid, Message: "bad duration " + strconv.Quote(s) + " (write e.g. 30s or 2m)"}
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// UnmarshalYAML reads "30s" or a number of seconds.
+func (d *Duration) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err != nil {
+		return err
+	}
+	if v, err := time.ParseDuration(s); err == nil {
+		*d = Duration(v)
+		return nil
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		*d = Duration(time.Duration(n * float64(time.Second)))
+		return nil
+	}
+	return &Error{Code: CodeInvalid, Message: "bad duration " + strconv.Quote(s) + " (write e.g. 30s or 2m)"}
+}
