@@ -1,0 +1,271 @@
+package suite
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/qeval/qeval"
+)
+
+// Options tell Load what else is valid besides files on disk.
+type Options struct {
+	// Connections are database names configured elsewhere (e.g. a postgres DSN); a case
+	// naming one is not a missing file.
+	Connections map[string]bool
+	// CheckMode, when set, reports whether a comparison mode name is known.
+	CheckMode func(name string) error
+	// Defaults fill what a cases-only file (JSONL, CSV) cannot say.
+	Defaults qeval.Suite
+}
+
+// Load reads a suite file: YAML (.yaml, .yml), JSON (.json), JSONL (.jsonl: one case
+// per line) or CSV (.csv: a header row, then one case per row). Every problem found is
+// reported at once, each with its file:line and case id.
+func Load(path string, opt Options) (*qeval.Suite, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open suite " + path, Message: "no such file", Err: err}
+	}
+	p := &problems{file: path}
+	var s *qeval.Suite
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
+		s = parseDocument(data, p)
+	case ".jsonl":
+		s = parseJSONL(data, p, opt.Defaults)
+	case ".csv":
+		s = parseCSV(data, p, opt.Defaults)
+	default:
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open suite " + path,
+			Message: "unknown suite format " + filepath.Ext(path), Hint: "use .yaml, .yml, .json, .jsonl or .csv"}
+	}
+	if s == nil {
+		return nil, p.err()
+	}
+	s.Path = path
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	check(s, p, opt)
+	if len(p.list) > 0 {
+		return nil, p.err()
+	}
+	return s, nil
+}
+
+// ResolveDatabase returns the path of a database named in a suite: names of configured
+// connections stay as they are; file paths are taken relative to the suite's folder.
+func ResolveDatabase(s *qeval.Suite, name string, connections map[string]bool) string {
+	if name == "" || connections[name] || filepath.IsAbs(name) || s.Path == "" {
+		return name
+	}
+	return filepath.Join(filepath.Dir(s.Path), name)
+}
+
+// problems collects every problem of a suite file.
+type problems struct {
+	file string
+	list []string
+}
+
+func (p *problems) add(line int, caseID, format string, args ...any) {
+	loc := p.file
+	if line > 0 {
+		loc = fmt.Sprintf("%s:%d", p.file, line)
+	}
+	if caseID != "" {
+		loc += fmt.Sprintf(": case %q", caseID)
+	}
+	p.list = append(p.list, loc+": "+fmt.Sprintf(format, args...))
+}
+
+func (p *problems) err() error {
+	n := len(p.list)
+	noun := "problems"
+	if n == 1 {
+		noun = "problem"
+	}
+	return &qeval.Error{Code: qeval.CodeInvalid, Op: "load suite " + p.file,
+		Message: fmt.Sprintf("%d %s:\n  - %s", n, noun, strings.Join(p.list, "\n  - ")),
+		Hint:    "see README.md, \"Suites\", for the keys a suite may have"}
+}
+
+// yamlKeys returns the yaml keys of a struct type, for unknown-field checks.
+func yamlKeys(v any) map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeOf(v)
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag != "" && tag != "-" {
+			keys[tag] = true
+		}
+	}
+	return keys
+}
+
+var (
+	suiteKeys     = yamlKeys(qeval.Suite{})
+	caseKeys      = yamlKeys(qeval.Case{})
+	validatorKeys = yamlKeys(qeval.ValidatorFlags{})
+	judgeKeys     = yamlKeys(qeval.JudgeConfig{})
+	targetKeys    = yamlKeys(qeval.Target{})
+)
+
+func sortedKeys(m map[string]bool) string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// checkKeys reports keys of a mapping node that are not in known.
+func checkKeys(n *yaml.Node, known map[string]bool, what, caseID string, p *problems) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if !known[k.Value] {
+			p.add(k.Line, caseID, "unknown %s field %q (known: %s)", what, k.Value, sortedKeys(known))
+		}
+	}
+}
+
+func child(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// parseDocument reads a YAML or JSON suite (JSON is read by the YAML parser, which
+// keeps line numbers).
+func parseDocument(data []byte, p *problems) *qeval.Suite {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		p.add(0, "", "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		p.add(0, "", "a suite is a mapping with name, defaults and cases")
+		return nil
+	}
+	root := doc.Content[0]
+	checkKeys(root, suiteKeys, "suite", "", p)
+	checkKeys(child(root, "judge"), judgeKeys, "judge", "", p)
+	checkKeys(child(root, "target"), targetKeys, "target", "", p)
+	s := &qeval.Suite{}
+	// decode everything but the cases, then each case on its own for its line number
+	head := *root
+	head.Content = nil
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "cases" {
+			head.Content = append(head.Content, root.Content[i], root.Content[i+1])
+		}
+	}
+	if err := head.Decode(s); err != nil {
+		addDecodeError(p, "", err)
+	}
+	cases := child(root, "cases")
+	if cases == nil {
+		p.add(root.Line, "", "no cases: a suite needs a `cases:` list")
+		return s
+	}
+	if cases.Kind != yaml.SequenceNode {
+		p.add(cases.Line, "", "`cases` must be a list")
+		return s
+	}
+	for i, cn := range cases.Content {
+		c := qeval.Case{Line: cn.Line}
+		id := ""
+		if idn := child(cn, "id"); idn != nil {
+			id = idn.Value
+		}
+		if cn.Kind != yaml.MappingNode {
+			p.add(cn.Line, "", "case %d is not a mapping", i+1)
+			continue
+		}
+		checkKeys(cn, caseKeys, "case", id, p)
+		checkKeys(child(cn, "validator"), validatorKeys, "validator", id, p)
+		if err := cn.Decode(&c); err != nil {
+			addDecodeError(p, id, err)
+		}
+		c.Line = cn.Line
+		s.Cases = append(s.Cases, c)
+	}
+	return s
+}
+
+func addDecodeError(p *problems, id string, err error) {
+	var te *yaml.TypeError
+	if ok := asTypeError(err, &te); ok {
+		for _, e := range te.Errors {
+			line := 0
+			fmt.Sscanf(e, "line %d:", &line)
+			msg := e
+			if i := strings.Index(e, ": "); i >= 0 && line > 0 {
+				msg = e[i+2:]
+			}
+			p.add(line, id, "%s", msg)
+		}
+		return
+	}
+	p.add(0, id, "%s", qeval.ErrorMessage(err))
+}
+
+func asTypeError(err error, te **yaml.TypeError) bool {
+	t, ok := err.(*yaml.TypeError)
+	if ok {
+		*te = t
+	}
+	return ok
+}
+
+// parseJSONL reads one case per line; blank lines and lines starting with // are skipped.
+func parseJSONL(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
+	s := defaults
+	s.Cases = nil
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "//") {
+			continue
+		}
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(text), &n); err != nil || len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
+			p.add(line, "", "not a JSON object")
+			continue
+		}
+		cn := n.Content[0]
+		id := ""
+		if idn := child(cn, "id"); idn != nil {
+			id = idn.Value
+		}
+		checkKeys(cn, caseKeys, "case", id, p)
+		c := qeval.Case{}
+		if err := cn.Decode(&c); err != nil {
+			p.add(line, id, "%s", strings.TrimPrefix(qeval.ErrorMessage(err), "yaml: "))
+		}
+		c.Line = line
+		s.Cases = append(s.Cases, c)
+	}
+	return &s
+}

@@ -1,0 +1,165 @@
+package suite_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/suite"
+)
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const goodYAML = `name: smoke
+dialect: sql
+database: db.sqlite
+mode: bag
+threshold: 0.8
+weights: {schema_match: 0.5, semantic_similarity: 0.5, results_match: 0, llm_grading: 0}
+timeout: 5s
+concurrency: 2
+cases:
+  - id: c1
+    question: How many customers are from Brazil?
+    expected_query: SELECT count(*) FROM Customer WHERE Country = 'Brazil'
+    expected_tables: [Customer]
+    should_pass: true
+    tags: [easy]
+    generated_query: SELECT COUNT(*) FROM customer WHERE country = 'Brazil'
+    confidence: high
+    validator: {safety_valid: true, is_valid: true, errors: []}
+  - question: second
+    expected_query: SELECT 1
+    confidence: 0.35
+`
+
+func TestLoad_YAML(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "db.sqlite", "x")
+	s, err := suite.Load(write(t, dir, "suite.yaml", goodYAML), suite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "smoke" || s.Mode != "bag" || *s.Threshold != 0.8 || s.Concurrency != 2 || len(s.Cases) != 2 {
+		t.Fatalf("suite = %+v", s)
+	}
+	c := s.Cases[0]
+	if c.ID != "c1" || *c.GeneratedQuery != "SELECT COUNT(*) FROM customer WHERE country = 'Brazil'" || c.Confidence.Level != "high" ||
+		!*c.Validator.SafetyValid || !*c.ShouldPass || c.Line != 10 || c.Tags[0] != "easy" {
+		t.Errorf("case 1 = %+v", c)
+	}
+	if s.Cases[1].ID != "2" || *s.Cases[1].Confidence.Value != 0.35 || s.Cases[1].GeneratedQuery != nil {
+		t.Errorf("case 2 = %+v", s.Cases[1])
+	}
+	if got := suite.ResolveDatabase(s, s.Database, nil); got != filepath.Join(dir, "db.sqlite") {
+		t.Errorf("database resolves to %s", got)
+	}
+}
+
+// Every problem of a suite is reported at once, with its line and case id.
+func TestLoad_AllProblems(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "bad.yaml", `name: bad
+databse: x.sqlite
+threshold: 1.5
+cases:
+  - id: a
+    expected_query: SELECT 1
+    expeted_tables: [t]
+  - id: a
+    expected_query: SELECT 2
+  - id: b
+    question: no gold here
+  - id: c
+    expected_query: SELECT 3
+    database: nowhere.sqlite
+  - id: d
+    expected_query: SELECT 4
+    confidence: very
+`)
+	_, err := suite.Load(path, suite.Options{})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"7 problems",
+		path + `:2: unknown suite field "databse"`,
+		"threshold 1.5 is outside [0, 1]",
+		path + `:7: case "a": unknown case field "expeted_tables"`,
+		path + `:8: case "a": duplicate id (first used on line 5)`,
+		path + `:10: case "b": missing expected_query`,
+		path + `:12: case "c": unknown database "nowhere.sqlite"`,
+		`case "d": confidence must be high, medium, low or a number in [0,1]`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if qeval.ErrorCode(err) != qeval.CodeInvalid || qeval.ErrorHint(err) == "" {
+		t.Errorf("code %s hint %q", qeval.ErrorCode(err), qeval.ErrorHint(err))
+	}
+}
+
+func TestLoad_JSON(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "s.json", `{
+  "name": "j",
+  "cases": [
+    {"id": "x", "expected_query": "SELECT 1", "generated_query": "SELECT 1", "confidence": 0.9},
+    {"id": "y", "expected_query": "SELECT 2", "bogus": true}
+  ]
+}`)
+	_, err := suite.Load(path, suite.Options{})
+	if err == nil || !strings.Contains(err.Error(), path+`:5: case "y": unknown case field "bogus"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLoad_JSONLAndCSV(t *testing.T) {
+	dir := t.TempDir()
+	jl := write(t, dir, "s.jsonl", `{"id": "1", "expected_query": "SELECT 1", "tags": ["a"]}
+
+{"id": "2", "expected_query": "SELECT 2", "generated_query": "SELECT 3", "confidence": "low"}
+not json
+`)
+	_, err := suite.Load(jl, suite.Options{})
+	if err == nil || !strings.Contains(err.Error(), jl+":4: not a JSON object") {
+		t.Fatalf("err = %v", err)
+	}
+	csvPath := write(t, dir, "s.csv", "id,question,expected_query,expected_tables,tags,generated_query,confidence,safety_valid,is_valid,validator_errors,should_pass\n"+
+		"q1,How many?,SELECT count(*) FROM t,t;u,easy|join,SELECT count(*) FROM t,medium,true,false,Table 'u' does not exist,true\n"+
+		"q2,Other,\"SELECT a, b FROM t\",,,,,,,,\n")
+	s, err := suite.Load(csvPath, suite.Options{Defaults: qeval.Suite{Dialect: "sql"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Cases[0]
+	if len(s.Cases) != 2 || c.ExpectedTables[1] != "u" || c.Tags[1] != "join" || c.Confidence.Level != "medium" ||
+		*c.Validator.IsValid || c.Validator.Errors[0] != "Table 'u' does not exist" || c.Line != 2 || s.Dialect != "sql" {
+		t.Errorf("csv suite = %+v / %+v", s, c)
+	}
+	if s.Cases[1].ExpectedQuery != "SELECT a, b FROM t" || s.Cases[1].Validator != nil {
+		t.Errorf("case 2 = %+v", s.Cases[1])
+	}
+}
+
+func TestLoad_MissingFileAndFormat(t *testing.T) {
+	_, err := suite.Load("/nonexistent/suite.yaml", suite.Options{})
+	if qeval.ErrorCode(err) != qeval.CodeNotFound || !strings.Contains(err.Error(), "/nonexistent/suite.yaml") {
+		t.Errorf("err = %v", err)
+	}
+	_, err = suite.Load(write(t, t.TempDir(), "s.txt", "x"), suite.Options{})
+	if err == nil || !strings.Contains(err.Error(), "unknown suite format .txt") {
+		t.Errorf("err = %v", err)
+	}
+}
