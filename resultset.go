@@ -2,6 +2,7 @@ package qeval
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 )
 
@@ -51,3 +52,15 @@ func (r *ResultSet) Head(n int) *ResultSet {
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// MarshalJSON writes the result set with "rows": [] (never null) when it has no rows.
+func (r ResultSet) MarshalJSON() ([]byte, error) {
+	type plain ResultSet
+	if r.Rows == nil {
+		r.Rows = [][]Value{}
+	}
+	if r.Columns == nil {
+		r.Columns = []Column{}
+	}
+	return json.Marshal(plain(r))
+}

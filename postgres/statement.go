@@ -1,0 +1,331 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/qeval/qeval"
+)
+
+// The statement check is the first line of defence: it refuses empty queries, several
+// statements and statements that are not reads, with a message a person can act on,
+// before anything reaches the server. The read-only transaction is the real guard.
+
+// tokKind is the kind of a lexical token.
+type tokKind uint8
+
+const (
+	tokWord   tokKind = iota // keyword or unquoted identifier (or number)
+	tokQuoted                // "quoted identifier"
+	tokString                // any string literal, dollar-quoted included
+	tokPunct                 // one character of punctuation or operator
+)
+
+type token struct {
+	kind  tokKind
+	text  string // upper-cased for words, unquoted for quoted identifiers
+	pos   int    // byte offset in the query
+	depth int    // parenthesis depth at the token
+}
+
+// readKeywords may start a statement the executor runs.
+var readKeywords = map[string]bool{
+	"SELECT": true, "WITH": true, "VALUES": true, "TABLE": true, "SHOW": true, "EXPLAIN": true,
+}
+
+// otherKeywords start PostgreSQL statements that are not reads.
+var otherKeywords = map[string]bool{
+	"ABORT": true, "ALTER": true, "ANALYZE": true, "ANALYSE": true, "BEGIN": true, "CALL": true,
+	"CHECKPOINT": true, "CLOSE": true, "CLUSTER": true, "COMMENT": true, "COMMIT": true,
+	"COPY": true, "CREATE": true, "DEALLOCATE": true, "DECLARE": true, "DELETE": true,
+	"DISCARD": true, "DO": true, "DROP": true, "END": true, "EXECUTE": true, "FETCH": true,
+	"GRANT": true, "IMPORT": true, "INSERT": true, "LISTEN": true, "LOAD": true, "LOCK": true,
+	"MERGE": true, "MOVE": true, "NOTIFY": true, "PREPARE": true, "REASSIGN": true,
+	"REFRESH": true, "REINDEX": true, "RELEASE": true, "RESET": true, "REVOKE": true,
+	"ROLLBACK": true, "SAVEPOINT": true, "SECURITY": true, "SET": true, "START": true,
+	"TRUNCATE": true, "UNLISTEN": true, "UPDATE": true, "VACUUM": true,
+}
+
+// mainKeywords can be the statement that follows a WITH clause or an EXPLAIN.
+var mainKeywords = map[string]bool{
+	"SELECT": true, "VALUES": true, "TABLE": true, "INSERT": true, "UPDATE": true,
+	"DELETE": true, "MERGE": true, "CREATE": true, "EXECUTE": true, "DECLARE": true,
+}
+
+// deniedFunctions reach outside the database (server files, other sessions, server
+// state) or run SQL given as text; a read-only transaction stops none of them. Calls
+// are refused by name (schema-qualified or quoted names included).
+var deniedFunctions = map[string]bool{
+	"pg_read_file": true, "pg_read_binary_file": true, "pg_stat_file": true, "pg_ls_dir": true,
+	"lo_import": true, "lo_export": true,
+	"pg_terminate_backend": true, "pg_cancel_backend": true, "pg_reload_conf": true,
+	"pg_rotate_logfile": true, "pg_switch_wal": true, "pg_create_restore_point": true,
+	"pg_promote": true, "pg_log_backend_memory_contexts": true, "pg_logical_emit_message": true,
+	"pg_advisory_lock": true, "pg_advisory_lock_shared": true,
+	"pg_try_advisory_lock": true, "pg_try_advisory_lock_shared": true,
+	"query_to_xml": true, "query_to_xmlschema": true, "query_to_xml_and_xmlschema": true,
+	"cursor_to_xml": true, "cursor_to_xmlschema": true,
+}
+
+// deniedPrefixes name families of such functions.
+var deniedPrefixes = []string{
+	"pg_ls_", "pg_file_", "pg_stat_reset", "pg_backup_", "pg_start_backup", "pg_stop_backup",
+	"pg_wal_replay_", "pg_replication_", "pg_create_", "pg_drop_replication", "dblink",
+}
+
+func deniedFunction(name string) bool {
+	name = strings.ToLower(name)
+	if deniedFunctions[name] {
+		return true
+	}
+	for _, p := range deniedPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// check returns nil when query holds exactly one statement that may be a read, and an
+// *qeval.Error (CodeQuery or CodeForbidden) otherwise.
+func check(query string) error {
+	if i := strings.IndexByte(query, 0); i >= 0 {
+		// The protocol ends the query text at a NUL byte: the server would run only
+		// what comes before it.
+		line, col := position(query, i)
+		return &qeval.Error{Code: qeval.CodeQuery, Line: line, Col: col,
+			Message: fmt.Sprintf("query contains a NUL byte at line %d, column %d", line, col)}
+	}
+	toks := lex(query)
+	var first []token
+	for i, tk := range toks {
+		if tk.kind == tokPunct && tk.text == ";" {
+			if i+1 < len(toks) {
+				line, col := position(query, toks[i+1].pos)
+				return &qeval.Error{Code: qeval.CodeQuery, Line: line, Col: col,
+					Message: fmt.Sprintf("multiple statements: only one statement may run, found another at line %d, column %d", line, col)}
+			}
+			break
+		}
+		first = append(first, tk)
+	}
+	if len(first) == 0 {
+		return &qeval.Error{Code: qeval.CodeQuery, Message: "empty query"}
+	}
+	if err := checkKeywords(first); err != nil {
+		return err
+	}
+	for i, tk := range first {
+		if (tk.kind == tokWord || tk.kind == tokQuoted) && i+1 < len(first) &&
+			first[i+1].kind == tokPunct && first[i+1].text == "(" && deniedFunction(tk.text) {
+			return forbidden(fmt.Sprintf("function %s() is not allowed (read-only executor)", strings.ToLower(tk.text)))
+		}
+	}
+	return nil
+}
+
+// checkKeywords refuses a statement whose first keyword, or whose main statement after
+// WITH or EXPLAIN, is not a read. Words the checker does not know go to the server,
+// which reports a syntax error in its own words.
+func checkKeywords(toks []token) error {
+	i := 0
+	for i < len(toks) && toks[i].kind == tokPunct && toks[i].text == "(" {
+		i++
+	}
+	if i == len(toks) || toks[i].kind != tokWord {
+		return nil
+	}
+	kw := toks[i].text
+	if otherKeywords[kw] {
+		return forbidden(kw + " is not allowed (read-only executor)")
+	}
+	if kw != "WITH" && kw != "EXPLAIN" {
+		return nil
+	}
+	base := toks[i].depth
+	for _, tk := range toks[i+1:] {
+		if tk.kind == tokWord && tk.depth == base && mainKeywords[tk.text] {
+			if !readKeywords[tk.text] {
+				return forbidden(tk.text + " is not allowed (read-only executor)")
+			}
+			break
+		}
+	}
+	return nil
+}
+
+func forbidden(msg string) error {
+	return &qeval.Error{Code: qeval.CodeForbidden, Message: "forbidden: " + msg}
+}
+
+// lex splits query into tokens, following PostgreSQL's rules for comments (nested
+// block comments), string literals (standard, E'...' escape strings, dollar quotes) and
+// quoted identifiers. It never fails: an unterminated literal or comment runs to the
+// end, and the server reports it.
+func lex(s string) []token {
+	var toks []token
+	depth := 0
+	i, n := 0, len(s)
+	for i < n {
+		c := s[i]
+		switch {
+		case isSpace(c):
+			i++
+		case c == '-' && i+1 < n && s[i+1] == '-':
+			for i < n && s[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < n && s[i+1] == '*':
+			i = skipBlockComment(s, i)
+		case c == '\'':
+			toks = append(toks, token{kind: tokString, pos: i, depth: depth})
+			i = skipString(s, i, false)
+		case c == '"':
+			j := skipQuoted(s, i, '"')
+			toks = append(toks, token{kind: tokQuoted, text: unquote(s[i:j], '"'), pos: i, depth: depth})
+			i = j
+		case c == '$' && dollarTag(s, i) > 0:
+			toks = append(toks, token{kind: tokString, pos: i, depth: depth})
+			i = skipDollar(s, i, dollarTag(s, i))
+		case isWordByte(c):
+			j := i
+			for j < n && (isWordByte(s[j]) || s[j] == '$') {
+				j++
+			}
+			w := s[i:j]
+			if (w == "E" || w == "e") && j < n && s[j] == '\'' {
+				toks = append(toks, token{kind: tokString, pos: i, depth: depth})
+				i = skipString(s, j, true)
+				continue
+			}
+			toks = append(toks, token{kind: tokWord, text: strings.ToUpper(w), pos: i, depth: depth})
+			i = j
+		default:
+			if c == ')' && depth > 0 {
+				depth--
+			}
+			toks = append(toks, token{kind: tokPunct, text: string(c), pos: i, depth: depth})
+			if c == '(' {
+				depth++
+			}
+			i++
+		}
+	}
+	return toks
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+}
+
+// skipBlockComment returns the offset after the (nested) block comment at i.
+func skipBlockComment(s string, i int) int {
+	depth := 0
+	for i < len(s) {
+		switch {
+		case s[i] == '/' && i+1 < len(s) && s[i+1] == '*':
+			depth++
+			i += 2
+		case s[i] == '*' && i+1 < len(s) && s[i+1] == '/':
+			depth--
+			i += 2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return i
+}
+
+// skipString returns the offset after the string literal whose quote is at i.
+// Doubled quotes stay inside; backslash escapes only in E'...' strings.
+func skipString(s string, i int, backslash bool) int {
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if backslash {
+				i++
+			}
+		case '\'':
+			if i+1 < len(s) && s[i+1] == '\'' {
+				i++
+				continue
+			}
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipQuoted returns the offset after the quoted identifier whose quote q is at i.
+func skipQuoted(s string, i int, q byte) int {
+	for i++; i < len(s); i++ {
+		if s[i] == q {
+			if i+1 < len(s) && s[i+1] == q {
+				i++
+				continue
+			}
+			return i + 1
+		}
+	}
+	return i
+}
+
+// unquote strips the quotes of a quoted identifier and undoubles inner quotes.
+func unquote(s string, q byte) string {
+	if len(s) >= 2 && s[len(s)-1] == q {
+		s = s[1 : len(s)-1]
+	} else if len(s) >= 1 {
+		s = s[1:]
+	}
+	return strings.ReplaceAll(s, string([]byte{q, q}), string(q))
+}
+
+// dollarTag returns the length of the dollar-quote opener ($$ or $tag$) at i, or 0.
+func dollarTag(s string, i int) int {
+	j := i + 1
+	for j < len(s) && s[j] != '$' {
+		c := s[j]
+		if !(c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (j > i+1 && '0' <= c && c <= '9')) {
+			return 0
+		}
+		j++
+	}
+	if j >= len(s) {
+		return 0
+	}
+	return j + 1 - i
+}
+
+// skipDollar returns the offset after the dollar-quoted string at i.
+func skipDollar(s string, i, tagLen int) int {
+	tag := s[i : i+tagLen]
+	if k := strings.Index(s[i+tagLen:], tag); k >= 0 {
+		return i + tagLen + k + tagLen
+	}
+	return len(s)
+}
+
+// position turns a byte offset of query into a 1-based line and column (in
+// characters).
+func position(query string, off int) (line, col int) {
+	line, col = 1, 1
+	for i, r := range query {
+		if i >= off {
+			break
+		}
+		if r == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
