@@ -11,8 +11,9 @@ import (
 
 // normKey is the value key of the normalising modes (bag, ordered, subset):
 //   - numbers compare by value: 1, 1.0 and "1" are equal; whole floats become ints;
-//   - floats are rounded to 12 significant digits, so that the same average computed
-//     two ways (2.3333333333333335 and 2.333333333333333) is equal;
+//   - fractional floats are rounded to 12 significant digits, so that the same average
+//     computed two ways (2.3333333333333335 and 2.333333333333333) is equal; whole
+//     floats are exact;
 //   - text that is a number (after trimming spaces) is that number; other text is
 //     compared exactly;
 //   - NULL equals only NULL; bytes equal only equal bytes; true/false are 1/0.
@@ -41,6 +42,9 @@ func normFloat(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "F" + strconv.FormatFloat(f, 'g', -1, 64)
 	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		return "I" + strconv.FormatInt(int64(f), 10)
+	}
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 12, 64), 64)
 	if r == math.Trunc(r) && math.Abs(r) < 1<<63 {
 		return "I" + strconv.FormatInt(int64(r), 10)
@@ -65,11 +69,47 @@ func numericText(s string) (string, bool) {
 	return normFloat(f), true
 }
 
-// hasOrderBy reports whether a query has an ORDER BY clause (words separated by any
-// white space, any case).
-var orderBy = regexp.MustCompile(`(?i)\border\s+by\b`)
+// orderBy matches ORDER BY with any white space between the words, any case.
+var orderBy = regexp.MustCompile(`(?i)^order\s+by\b`)
 
-func hasOrderBy(q string) bool { return orderBy.MatchString(q) }
+// hasOrderBy reports whether a query orders its result: an ORDER BY outside every
+// parenthesis (so not one inside OVER (...) or a subquery), string and comment.
+func hasOrderBy(q string) bool {
+	depth := 0
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; c {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case '\'', '"', '`':
+			if j := strings.IndexByte(q[i+1:], c); j >= 0 {
+				i += j + 1
+			} else {
+				return false
+			}
+		case '-':
+			if i+1 < len(q) && q[i+1] == '-' {
+				if j := strings.IndexByte(q[i:], '\n'); j >= 0 {
+					i += j
+				} else {
+					return false
+				}
+			}
+		case 'o', 'O':
+			if depth == 0 && (i == 0 || !isWordByte(q[i-1])) && orderBy.MatchString(q[i:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
 
 // bagEqual is the shared body of the normalising modes: same shape, then some column
 // permutation making the rows equal (in order, or as bags).
