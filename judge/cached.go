@@ -1,0 +1,84 @@
+package judge
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/qeval/qeval"
+)
+
+// Store keeps cached verdicts; *cache.Store (internal/cache) is one.
+type Store interface {
+	Get(ctx context.Context, key string) ([]byte, bool, error)
+	Put(ctx context.Context, key string, value []byte) error
+}
+
+// CachedJudge answers from a store what a Judge already answered. It implements
+// qeval.Judge and is safe for concurrent use.
+type CachedJudge struct {
+	j     *Judge
+	store Store
+	hits  atomic.Int64
+}
+
+var _ qeval.Judge = (*CachedJudge)(nil)
+
+// Cached returns j with a cache in front. The key is the SHA-256 of provider, model,
+// prompt version and the rendered request. Only successful verdicts are stored.
+func Cached(j *Judge, store Store) *CachedJudge { return &CachedJudge{j: j, store: store} }
+
+// cachedVerdict is what a cache entry holds. The format is versioned by the "v" field;
+// an entry that does not decode is a miss.
+type cachedVerdict struct {
+	V         int     `json:"v"`
+	Score     float64 `json:"score"`
+	Verdict   string  `json:"verdict,omitempty"`
+	Reasoning string  `json:"reasoning"`
+}
+
+// Judge returns the cached verdict for in, or asks the Judge and stores its answer.
+func (c *CachedJudge) Judge(ctx context.Context, in qeval.JudgeInput) (qeval.JudgeVerdict, error) {
+	start := time.Now()
+	j := c.j
+	v := qeval.JudgeVerdict{Provider: j.provider, Model: j.model}
+	p, req, key, err := j.request(in)
+	if p != nil {
+		v.PromptVersion = p.version
+	}
+	if err != nil {
+		j.errs.Add(1)
+		return v, err
+	}
+	if b, ok, err := c.store.Get(ctx, key); err != nil {
+		j.log.Warn("judge cache cannot be read; asking the model", "err", err)
+	} else if ok {
+		var e cachedVerdict
+		if err := json.Unmarshal(b, &e); err == nil && e.V == 1 && e.Reasoning != "" {
+			c.hits.Add(1)
+			v.Score, v.Verdict, v.Reasoning = e.Score, e.Verdict, e.Reasoning
+			v.Cached = true
+			v.Latency = time.Since(start)
+			return v, nil
+		}
+		j.log.Warn("judge cache entry does not decode; asking the model", "key", key)
+	}
+	v, err = j.ask(ctx, p, req, v, start)
+	if err != nil {
+		return v, err
+	}
+	b, _ := json.Marshal(cachedVerdict{V: 1, Score: v.Score, Verdict: v.Verdict, Reasoning: v.Reasoning})
+	// The verdict is paid for: keep it even if the caller's context ends now.
+	if err := c.store.Put(context.WithoutCancel(ctx), key, b); err != nil {
+		j.log.Warn("judge cache cannot be written; going on without", "err", err)
+	}
+	return v, nil
+}
+
+// Stats returns what the judge did so far, cache hits included.
+func (c *CachedJudge) Stats() qeval.JudgeStats {
+	s := c.j.Stats()
+	s.CacheHits = c.hits.Load()
+	return s
+}
