@@ -90,6 +90,14 @@ func hasOrderBy(q string) bool {
 			} else {
 				return false
 			}
+		case '/':
+			if i+1 < len(q) && q[i+1] == '*' {
+				if j := strings.Index(q[i+2:], "*/"); j >= 0 {
+					i += j + 3
+				} else {
+					return false
+				}
+			}
 		case '-':
 			if i+1 < len(q) && q[i+1] == '-' {
 				if j := strings.IndexByte(q[i:], '\n'); j >= 0 {
@@ -114,7 +122,10 @@ func isWordByte(b byte) bool {
 // bagEqual is the shared body of the normalising modes: same shape, then some column
 // permutation making the rows equal (in order, or as bags).
 func bagEqual(gold, pred *qeval.ResultSet, ordered bool) bool {
-	r1, r2 := gold.Rows, pred.Rows
+	r1, r2, ok := rows(gold, pred)
+	if !ok {
+		return false
+	}
 	if len(r1) == 0 && len(r2) == 0 {
 		return true
 	}

@@ -160,3 +160,24 @@ func permutedEqual(g, p keyed, ordered bool) bool {
 		return sameBag(gRows, pRows)
 	})
 }
+
+// rowsOf returns the rows of a result set (nil for a nil set) and whether every row
+// has the width of the first: a ragged result (possible from JSON input) equals nothing.
+func rowsOf(rs *qeval.ResultSet) ([][]qeval.Value, bool) {
+	if rs == nil {
+		return nil, true
+	}
+	for _, r := range rs.Rows {
+		if len(r) != len(rs.Rows[0]) {
+			return nil, false
+		}
+	}
+	return rs.Rows, true
+}
+
+// rows returns the rows of both sets and whether they can be compared at all.
+func rows(gold, pred *qeval.ResultSet) (r1, r2 [][]qeval.Value, ok bool) {
+	r1, ok1 := rowsOf(gold)
+	r2, ok2 := rowsOf(pred)
+	return r1, r2, ok1 && ok2
+}

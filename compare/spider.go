@@ -35,7 +35,10 @@ var SpiderTS = Mode{
 }
 
 func spiderEqual(gold, pred *qeval.ResultSet, orderMatters bool) bool {
-	r1, r2 := gold.Rows, pred.Rows
+	r1, r2, ok := rows(gold, pred)
+	if !ok {
+		return false
+	}
 	if len(r1) == 0 && len(r2) == 0 {
 		return true
 	}

@@ -45,61 +45,45 @@ func ReplaceCurYear(q string) string {
 	return curYear.ReplaceAllString(q, "2020")
 }
 
-// RemoveDistinct drops every DISTINCT keyword from q, keeping everything else byte for
-// byte. Like the official evaluator (which removes sqlparse tokens equal to "distinct"),
-// it leaves the word alone inside strings, quoted names, comments, placeholders and
-// longer words (distinct_id, @distinct).
+// RemoveDistinct is the official evaluator's remove_distinct: it drops every DISTINCT
+// keyword and keeps everything else byte for byte, and — because the official code
+// joins the tokens of the first statement that sqlparse finds — it drops whatever
+// follows the first top-level semicolon (and the spaces and line comments right after
+// it). The word is left alone inside strings, quoted names, comments, placeholders and
+// longer words (distinct_id, @distinct), following sqlparse 0.4.2's lexer.
 func RemoveDistinct(q string) string {
-	if !strings.Contains(strings.ToLower(q), "distinct") {
-		return q
-	}
 	var b strings.Builder
-	i, n := 0, len(q)
-	last := 0
-	for i < n {
-		c := q[i]
-		switch {
-		case c == '-' && i+1 < n && q[i+1] == '-', c == '#' && i+1 < n && q[i+1] == ' ':
-			for i < n && q[i] != '\n' && q[i] != '\r' {
-				i++
-			}
-		case c == '/' && i+1 < n && q[i+1] == '*':
-			if j := strings.Index(q[i+2:], "*/"); j >= 0 {
-				i += j + 4
-			} else {
-				i++ // an unterminated comment is not a comment to sqlparse
-			}
-		case c == '\'' || c == '"':
-			i = skipSQLParseString(q, i, c)
-		case c == '`':
-			i = skipQuote(q, i, '`')
-		case c == '$' || c == ':' || c == '?' || c == '@' || c == '#':
-			// placeholders and @names: the sigil and the word after it are one token
-			i++
-			for i < n {
-				r, w := utf8.DecodeRuneInString(q[i:])
-				if !isWordRune(r) {
-					break
-				}
-				i += w
-			}
-		default:
-			r, w := utf8.DecodeRuneInString(q[i:])
-			if !isWordRune(r) {
-				i += w
-				continue
-			}
-			start := i
-			for i < n {
-				r, w := utf8.DecodeRuneInString(q[i:])
-				if !isWordRune(r) && r != '$' && r != '#' {
-					break
-				}
-				i += w
-			}
-			if strings.EqualFold(q[start:i], "distinct") {
+	last, level := 0, 0
+	for i := 0; i < len(q); {
+		start := i
+		tok, next := lexToken(q, i)
+		i = next
+		switch tok {
+		case tokWord:
+			w := q[start:i]
+			if strings.EqualFold(w, "distinct") {
 				b.WriteString(q[last:start])
 				last = i
+			} else if strings.EqualFold(w, "end") {
+				level--
+			}
+		case tokOpen:
+			level++
+		case tokClose:
+			level--
+		case tokSemicolon:
+			if level <= 0 {
+				// the statement ends here; sqlparse keeps the spaces and line comments
+				// that follow on the same line
+				for i < len(q) {
+					t, n := lexToken(q, i)
+					if t != tokSpace && t != tokLineComment {
+						break
+					}
+					i = n
+				}
+				b.WriteString(q[last:i])
+				return b.String()
 			}
 		}
 	}
@@ -110,35 +94,121 @@ func RemoveDistinct(q string) string {
 	return b.String()
 }
 
+type tokKind uint8
+
+const (
+	tokOther tokKind = iota
+	tokSpace
+	tokLineComment
+	tokWord
+	tokOpen
+	tokClose
+	tokSemicolon
+)
+
+// The quoted-token patterns of sqlparse 0.4.2 (in a string, a backslash escapes only
+// a quote) (as RE2 runs them, with the same
+// leftmost-first results as Python's backtracking).
+var (
+	reSingle    = regexp.MustCompile(`^'(?:''|\\'|[^'])*'`)
+	reDouble    = regexp.MustCompile(`^"(?:""|\\"|[^"])*"`)
+	reDouble2   = regexp.MustCompile(`^(?:""|".*?[^\\]")`)
+	reBacktick  = regexp.MustCompile("^`(?:``|[^`])*`")
+	reBracket   = regexp.MustCompile(`^\[[^\]\[]+\]`)
+	reLineCmt   = regexp.MustCompile(`^(?:--|# ).*?(?:\r\n|\r|\n|$)`)
+	reBlockCmt  = regexp.MustCompile(`^/\*[\s\S]*?\*/`)
+	reAtName    = regexp.MustCompile(`^(?:@|##|#)[\p{L}_][\p{L}\p{N}_]+`)
+	reOperators = regexp.MustCompile(`^[+/@#%^&|-]+`)
+)
+
+// lexToken reads one token of q at i the way sqlparse's lexer would, as far as it
+// matters for finding DISTINCT and statement ends, and returns its kind and end.
+func lexToken(q string, i int) (tokKind, int) {
+	rest := q[i:]
+	if m := reLineCmt.FindString(rest); m != "" {
+		return tokLineComment, i + len(m)
+	}
+	if m := reBlockCmt.FindString(rest); m != "" {
+		return tokOther, i + len(m)
+	}
+	c := q[i]
+	switch {
+	case c == '\n' || c == '\r':
+		return tokOther, i + 1
+	case c == ' ' || c == '\t' || c == '\f' || c == '\v':
+		return tokSpace, i + 1
+	case c == '`':
+		if m := reBacktick.FindString(rest); m != "" {
+			return tokOther, i + len(m)
+		}
+	case c == '$' || c == ':' || c == '?':
+		// placeholders ($name, :name, ?name) when not glued to a preceding word
+		if !prevIsWord(q, i) {
+			j := i + 1
+			for j < len(q) {
+				r, w := utf8.DecodeRuneInString(q[j:])
+				if !isWordRune(r) {
+					break
+				}
+				j += w
+			}
+			if j > i+1 || c == '?' {
+				return tokOther, j
+			}
+		}
+	case c == '@' || c == '#':
+		if m := reAtName.FindString(rest); m != "" {
+			return tokOther, i + len(m)
+		}
+	case c == '\'':
+		if m := reSingle.FindString(rest); m != "" {
+			return tokOther, i + len(m)
+		}
+	case c == '"':
+		if m := reDouble.FindString(rest); m != "" {
+			return tokOther, i + len(m)
+		}
+		if m := reDouble2.FindString(rest); m != "" {
+			return tokOther, i + len(m)
+		}
+	case c == '[':
+		if i == 0 || !(prevIsWord(q, i) || q[i-1] == ']' || q[i-1] == ')') {
+			if m := reBracket.FindString(rest); m != "" {
+				return tokOther, i + len(m)
+			}
+		}
+	case c == '(':
+		return tokOpen, i + 1
+	case c == ')':
+		return tokClose, i + 1
+	case c == ';':
+		return tokSemicolon, i + 1
+	}
+	if r, w := utf8.DecodeRuneInString(rest); isWordRune(r) {
+		j := i + w
+		for j < len(q) {
+			r, w := utf8.DecodeRuneInString(q[j:])
+			if !isWordRune(r) && r != '$' && r != '#' {
+				break
+			}
+			j += w
+		}
+		return tokWord, j
+	} else if m := reOperators.FindString(rest); m != "" {
+		return tokOther, i + len(m)
+	} else {
+		return tokOther, i + w
+	}
+}
+
+func prevIsWord(q string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(q[:i])
+	return isWordRune(r)
+}
+
 func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// skipSQLParseString skips a string as sqlparse lexes it: doubled quotes and backslash
-// escapes stay inside. An unterminated quote is a single character.
-func skipSQLParseString(s string, i int, q byte) int {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case q:
-			if j+1 < len(s) && s[j+1] == q {
-				j++
-				continue
-			}
-			return j + 1
-		}
-	}
-	return i + 1
-}
 
-func skipQuote(s string, i int, q byte) int {
-	for j := i + 1; j < len(s); j++ {
-		if s[j] == q {
-			if j+1 < len(s) && s[j+1] == q {
-				j++
-				continue
-			}
-			return j + 1
-		}
-	}
-	return i + 1
-}

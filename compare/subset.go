@@ -19,7 +19,10 @@ var Subset = Mode{
 }
 
 func subsetEqual(gold, pred *qeval.ResultSet, _ bool) bool {
-	r1, r2 := gold.Rows, pred.Rows
+	r1, r2, ok := rows(gold, pred)
+	if !ok {
+		return false
+	}
 	if len(r1) == 0 && len(r2) == 0 {
 		return true
 	}

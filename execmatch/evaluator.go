@@ -36,6 +36,9 @@ type Options struct {
 	Conns int
 }
 
+// DefaultOpener opens a database file with the embedded SQLite executor.
+func DefaultOpener(path string, l qeval.Limits) (qeval.Executor, error) { return sqlite.Open(path, l) }
+
 // Evaluator judges items, keeping each database open once opened. It is safe for
 // concurrent use. Close it when done.
 type Evaluator struct {
@@ -78,6 +81,7 @@ func New(opt Options) (*Evaluator, error) {
 			return sqlite.OpenConns(path, l, conns)
 		}
 	}
+
 	return &Evaluator{opt: opt, mode: mode, execs: map[string]*opened{}, dirs: map[string]dirResult{}}, nil
 }
 
@@ -224,9 +228,7 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		}
 		if pass {
 			cv.Match, cv.Outcome, cv.Error = true, qeval.OutcomeMatch, ""
-			if ci > 0 {
-				cv.Error = ""
-			}
+			cv.Candidates = ci + 1 // the ones tried
 			return cv
 		}
 		if ci == 0 {

@@ -127,5 +127,7 @@ func literals(q string) []span {
 	return out
 }
 
-func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
-func isNameByte(c byte) bool { return c == '_' || c == '$' || isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80 }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isNameByte(c byte) bool {
+	return c == '_' || c == '$' || isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
+}
