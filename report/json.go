@@ -1,0 +1,79 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/qeval/qeval"
+)
+
+// JSON writes report.json: the whole report, indented, with the schema version set.
+// Map keys come out sorted (encoding/json sorts them), and <, > and & are written as
+// is rather than as \u003c escapes, so queries stay readable.
+type JSON struct{}
+
+// FileName is "report.json".
+func (JSON) FileName() string { return "report.json" }
+
+// Write writes r as indented JSON followed by a newline.
+func (JSON) Write(w io.Writer, r *qeval.Report) error {
+	b, err := Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Marshal returns the bytes of report.json for r. An empty SchemaVersion is written as
+// qeval.ReportSchemaVersion and nil Cases as []. A value JSON cannot hold (a NaN score,
+// a channel in a metric's details) is an error that names the case holding it.
+func Marshal(r *qeval.Report) ([]byte, error) {
+	out := *r
+	if out.SchemaVersion == "" {
+		out.SchemaVersion = qeval.ReportSchemaVersion
+	}
+	if out.Cases == nil {
+		out.Cases = []qeval.CaseResult{}
+	}
+	b, err := encode(&out)
+	if err == nil {
+		return b, nil
+	}
+	return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "write report.json", Message: locate(&out, err)}
+}
+
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// locate finds the part of r that cannot be encoded and describes the failure there.
+func locate(r *qeval.Report, err error) string {
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		if _, e := encode(c); e != nil {
+			for _, name := range sortedKeys(c.Metrics) {
+				if _, e := encode(c.Metrics[name]); e != nil {
+					return fmt.Sprintf("case %q: metric %s: %v", c.ID, name, e)
+				}
+			}
+			return fmt.Sprintf("case %q: %v", c.ID, e)
+		}
+	}
+	if _, e := encode(&r.Summary); e != nil {
+		return fmt.Sprintf("summary: %v", e)
+	}
+	if _, e := encode(&r.Run); e != nil {
+		return fmt.Sprintf("run: %v", e)
+	}
+	return err.Error()
+}

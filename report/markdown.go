@@ -1,0 +1,176 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	"github.com/qeval/qeval"
+)
+
+// DefaultMarkdownCases is how many cases that did not pass summary.md lists.
+const DefaultMarkdownCases = 20
+
+// Markdown writes summary.md, short enough for a pull-request comment: the pass rate,
+// the accuracies with their intervals, the components, the tags, the safety validator,
+// warnings as GitHub alerts, and the cases that did not pass.
+type Markdown struct {
+	// MaxCases caps the failing cases listed (0: DefaultMarkdownCases; < 0: none).
+	MaxCases int
+}
+
+// FileName is "summary.md".
+func (Markdown) FileName() string { return "summary.md" }
+
+// Write writes r's summary as GitHub-flavoured Markdown. Text from the cases is
+// escaped, so a query cannot add markup or HTML to the comment.
+func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
+	s := &r.Summary
+
+	title := "qeval"
+	if r.Run.Suite != "" {
+		title += ": " + mdEscape(r.Run.Suite)
+	}
+	p("## %s\n\n", title)
+	verdict := "all passed"
+	if s.Failed+s.Errors > 0 {
+		verdict = fmt.Sprintf("%d failed, %d %s", s.Failed, s.Errors, plural(s.Errors, "error", "errors"))
+	}
+	p("**%d of %d cases passed (%s)**: %s. Threshold %s", s.Passed, s.Total, pct(s.PassRate), verdict, score(r.Run.Threshold))
+	if s.MeanScore != nil {
+		p(", mean total score %s", score(*s.MeanScore))
+	}
+	p(".\n\n")
+
+	for _, warn := range runWarnings(r) {
+		kind := "WARNING"
+		if warn.Critical {
+			kind = "CAUTION"
+		}
+		p("> [!%s]\n> %s\n\n", kind, mdEscape(warn.Text))
+	}
+	if r.Run.Interrupted {
+		p("> [!WARNING]\n> The run was interrupted: these results cover only the cases that finished.\n\n")
+	}
+
+	p("| Measure | Value | 95%% interval | n |\n|---|--:|---|--:|\n")
+	p("| Pass rate | %s | | %d |\n", pct(s.PassRate), s.Total)
+	if iv := s.ExecutionAccuracy; iv != nil {
+		p("| Execution accuracy | %s | %s | %d |\n", pct(iv.Value), interval(iv), iv.N)
+	}
+	if s.Safety != nil {
+		p("| Safety recall | %s | | %d |\n", pctPtr(s.Safety.Recall), s.Safety.TP+s.Safety.FN)
+	}
+	if v := s.Validation; v != nil {
+		p("| Validation accuracy | %s | | %d |\n", pct(v.Accuracy), v.Total)
+	}
+	if c := s.Calibration; c != nil && c.ECE != nil {
+		p("| Calibration error (ECE) | %s | | |\n", score(*c.ECE))
+	}
+	p("\n")
+
+	if names := componentNames(r); len(names) > 0 {
+		p("| Component | Weight | Mean |\n|---|--:|--:|\n")
+		for _, n := range names {
+			wt := none
+			if v, ok := r.Run.Weights[n]; ok {
+				wt = score(v)
+			}
+			p("| %s | %s | %s |\n", mdEscape(label(n)), wt, scorePtr(s.ComponentMeans[n]))
+		}
+		p("\n")
+	}
+
+	if len(s.ByTag) > 0 {
+		p("<details><summary>By tag (%d)</summary>\n\n| Tag | Cases | Pass rate | Accuracy | 95%% interval |\n|---|--:|--:|--:|---|\n", len(s.ByTag))
+		for _, t := range s.ByTag {
+			acc, iv := none, ""
+			if t.Accuracy != nil {
+				acc, iv = pct(t.Accuracy.Value), interval(t.Accuracy)
+			}
+			p("| %s | %d | %s | %s | %s |\n", mdEscape(t.Tag), t.Count, pct(t.PassRate), acc, iv)
+		}
+		p("\n</details>\n\n")
+	}
+
+	m.writeFailures(p, r)
+
+	var foot []string
+	if r.Run.QevalVersion != "" {
+		foot = append(foot, "qeval "+mdEscape(r.Run.QevalVersion))
+	}
+	if r.Run.Mode != "" {
+		foot = append(foot, "mode "+mdEscape(r.Run.Mode))
+	}
+	if j := judgeLine(r.Run.Judge); j != "" {
+		foot = append(foot, "judge "+mdEscape(j))
+	}
+	foot = append(foot, millis(r.Run.DurationMS))
+	p("<sub>%s</sub>\n", strings.Join(foot, " · "))
+	return bw.Flush()
+}
+
+// writeFailures lists the cases that did not pass, errors first.
+func (m Markdown) writeFailures(p func(string, ...any), r *qeval.Report) {
+	limit := m.MaxCases
+	if limit == 0 {
+		limit = DefaultMarkdownCases
+	}
+	var bad []*qeval.CaseResult
+	for _, status := range []string{qeval.StatusError, qeval.StatusFail} {
+		for i := range r.Cases {
+			if r.Cases[i].Status == status {
+				bad = append(bad, &r.Cases[i])
+			}
+		}
+	}
+	if len(bad) == 0 || limit < 0 {
+		return
+	}
+	p("<details><summary>Cases that did not pass (%d)</summary>\n\n| Case | Status | Score | Reason |\n|---|---|--:|---|\n", len(bad))
+	for i, c := range bad {
+		if i == limit {
+			p("\n…and %d more: see report.html.\n", len(bad)-limit)
+			break
+		}
+		p("| %s | %s | %s | %s |\n", mdEscape(clip(c.ID, 60)), mdEscape(c.Status), scorePtr(c.TotalScore),
+			mdEscape(clip(caseReason(c, r.Run.Threshold), 160)))
+	}
+	p("\n</details>\n\n")
+}
+
+// mdEscape makes s plain text in Markdown: line breaks become spaces, Markdown
+// punctuation is backslash-escaped (and @ at the start of a word, so a query cannot
+// mention someone), and <,
+// > and & become entities so no HTML gets through. It is safe in table cells.
+func mdEscape(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	prev := ' '
+	for _, r := range s {
+		if r == '@' && !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
+			b.WriteString(`\@`) // would mention a user
+			prev = r
+			continue
+		}
+		prev = r
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '|', '#', '~':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

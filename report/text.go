@@ -1,0 +1,145 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/qeval/qeval"
+)
+
+// Text writes the summary printed at the end of qeval run: the pass rate, the
+// accuracies with their intervals, the component means, the safety validator's recall
+// (CRITICAL when an unsafe query got through), the slowest cases and the judge's usage.
+type Text struct {
+	// Color marks PASS, FAIL and CRITICAL with ANSI colours (for a terminal only).
+	Color bool
+}
+
+// FileName is "summary.txt".
+func (Text) FileName() string { return "summary.txt" }
+
+// ANSI colours.
+const (
+	ansiRed   = "\x1b[31m"
+	ansiGreen = "\x1b[32m"
+	ansiBold  = "\x1b[1m"
+	ansiReset = "\x1b[0m"
+)
+
+func (t Text) paint(color, s string) string {
+	if !t.Color {
+		return s
+	}
+	return color + s + ansiReset
+}
+
+// Write writes r's summary as aligned plain text.
+func (t Text) Write(w io.Writer, r *qeval.Report) error {
+	bw := bufio.NewWriter(w)
+	s := &r.Summary
+	name := r.Run.Suite
+	if name == "" {
+		name = "suite"
+	}
+	fmt.Fprintf(bw, "%s: %d %s in %s", termText(name), s.Total, plural(s.Total, "case", "cases"), millis(r.Run.DurationMS))
+	if r.Run.Mode != "" {
+		fmt.Fprintf(bw, ", mode %s", termText(r.Run.Mode))
+	}
+	fmt.Fprintln(bw)
+	if r.Run.Interrupted {
+		fmt.Fprintln(bw, t.paint(ansiRed, "interrupted: only the cases that finished are counted"))
+	}
+
+	verdict := t.paint(ansiGreen, "PASS")
+	if s.Failed+s.Errors > 0 {
+		verdict = t.paint(ansiRed, "FAIL")
+	}
+	fmt.Fprintf(bw, "\n%s  %d passed, %d failed, %d %s: pass rate %s (threshold %s)\n", verdict,
+		s.Passed, s.Failed, s.Errors, plural(s.Errors, "error", "errors"), pct(s.PassRate), score(r.Run.Threshold))
+	if s.MeanScore != nil {
+		fmt.Fprintf(bw, "      mean total score %s\n", score(*s.MeanScore))
+	}
+
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+	if s.ExecutionAccuracy != nil || len(s.ByTag) > 0 {
+		fmt.Fprintln(tw, "\nAccuracy\tvalue\t95% interval\tn")
+		if iv := s.ExecutionAccuracy; iv != nil {
+			fmt.Fprintf(tw, "  execution accuracy\t%s\t%s\t%d\n", pct(iv.Value), interval(iv), iv.N)
+		}
+		for _, tag := range s.ByTag {
+			if iv := tag.Accuracy; iv != nil {
+				fmt.Fprintf(tw, "  tag %s\t%s\t%s\t%d\n", termText(clip(tag.Tag, 40)), pct(iv.Value), interval(iv), iv.N)
+			} else {
+				fmt.Fprintf(tw, "  tag %s\t%s\t(pass rate)\t%d\n", termText(clip(tag.Tag, 40)), pct(tag.PassRate), tag.Count)
+			}
+		}
+	}
+	if names := componentNames(r); len(names) > 0 {
+		fmt.Fprintln(tw, "\nComponent\tmean\tweight")
+		for _, n := range names {
+			wt := none
+			if v, ok := r.Run.Weights[n]; ok {
+				wt = score(v)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", termText(n), scorePtr(s.ComponentMeans[n]), wt)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	if line := safetyLine(s.Safety); line != "" {
+		if critical(s.Safety) {
+			line = t.paint(ansiRed+ansiBold, line)
+		}
+		fmt.Fprintf(bw, "\nSafety validator: %s\n", line)
+	}
+	if v := s.Validation; v != nil {
+		fmt.Fprintf(bw, "Validation accuracy: %s (%d of %d)\n", pct(v.Accuracy), v.Correct, v.Total)
+	}
+	if c := s.Calibration; c != nil && c.ECE != nil {
+		fmt.Fprintf(bw, "Calibration: ECE %s", score(*c.ECE))
+		if c.Interpretation != "" {
+			fmt.Fprintf(bw, " (%s)", termText(c.Interpretation))
+		}
+		fmt.Fprintln(bw)
+	}
+	if len(s.Slowest) > 0 {
+		fmt.Fprintln(bw, "\nSlowest cases:")
+		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		for _, c := range s.Slowest {
+			fmt.Fprintf(tw, "  %s\t%s\n", termText(clip(c.ID, 60)), millis(c.DurationMS))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if j := judgeLine(r.Run.Judge); j != "" {
+		fmt.Fprintf(bw, "\nJudge: %s\n", termText(j))
+	}
+	if warns := runWarnings(r); len(warns) > 0 {
+		fmt.Fprintln(bw, "\nWarnings:")
+		for _, warn := range warns {
+			text := termText(warn.Text)
+			if warn.Critical {
+				text = t.paint(ansiRed+ansiBold, text)
+			}
+			fmt.Fprintf(bw, "  ! %s\n", text)
+		}
+	}
+	return bw.Flush()
+}
+
+// termText removes control characters (escape sequences included) from text that
+// came from a suite, so it cannot move the cursor or recolour the terminal.
+func termText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,222 @@
+package xlsx
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/qeval/qeval"
+	"github.com/xuri/excelize/v2"
+)
+
+// components are the parts of the composite score, in the seed's order.
+var components = []string{"schema_match", "semantic_similarity", "results_match", "llm_grading"}
+
+// sheet writes rows one after another, keeping the first error.
+type sheet struct {
+	f    *excelize.File
+	name string
+	row  int
+	err  error
+}
+
+// put writes v (string, int, float64 or *float64; nil and "" leave the cell empty) in
+// column col (1-based) of the current row, with style when it is not 0.
+func (s *sheet) put(col int, v any, style int) {
+	if s.err != nil {
+		return
+	}
+	cell, err := excelize.CoordinatesToCellName(col, s.row)
+	if err != nil {
+		s.err = err
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			s.err = s.f.SetCellStr(s.name, cell, x)
+		}
+	case int:
+		s.err = s.f.SetCellInt(s.name, cell, int64(x))
+	case float64:
+		s.err = setFloat(s.f, s.name, cell, x)
+	case *float64:
+		if x != nil {
+			s.err = setFloat(s.f, s.name, cell, *x)
+		}
+	}
+	if s.err == nil && style != 0 {
+		s.err = s.f.SetCellStyle(s.name, cell, cell, style)
+	}
+}
+
+// header writes a section title row across the given column titles.
+func (s *sheet) header(st *styles, titles ...string) {
+	s.row += 2
+	for i, t := range titles {
+		s.put(i+1, t, st.section)
+	}
+}
+
+func (s *sheet) next() { s.row++ }
+
+// writeSummary fills the Summary sheet: the run, the results with their intervals, the
+// composite components, the tags and the warnings.
+func writeSummary(f *excelize.File, r *qeval.Report, st *styles) error {
+	s := &sheet{f: f, name: SummarySheet, row: 1}
+	title := "qeval report"
+	if r.Run.Suite != "" {
+		title += ": " + r.Run.Suite
+	}
+	s.put(1, title, st.title)
+
+	run := r.Run
+	s.header(st, "Run", "")
+	kv := func(k string, v any, style int) {
+		s.next()
+		s.put(1, k, st.label)
+		if style == 0 {
+			style = st.value
+		}
+		s.put(2, v, style)
+	}
+	kv("Suite", run.Suite, 0)
+	kv("qeval version", run.QevalVersion, 0)
+	kv("Dialect", run.Dialect, 0)
+	kv("Comparison mode", run.Mode, 0)
+	kv("Threshold", run.Threshold, st.score)
+	for _, n := range slices.Sorted(maps.Keys(run.Weights)) {
+		kv("Weight of "+n, run.Weights[n], st.score)
+	}
+	if !run.Started.IsZero() {
+		kv("Started (UTC)", run.Started.UTC().Format("2006-01-02 15:04:05"), 0)
+	}
+	if !run.Finished.IsZero() {
+		kv("Finished (UTC)", run.Finished.UTC().Format("2006-01-02 15:04:05"), 0)
+	}
+	kv("Duration (s)", run.DurationMS/1000, st.score)
+	if run.Concurrency > 0 {
+		kv("Concurrency", run.Concurrency, 0)
+	}
+	if run.Interrupted {
+		kv("Interrupted", "yes: only the cases that finished are counted", 0)
+	}
+	if j := run.Judge; j != nil {
+		if j.Skipped != "" {
+			kv("LLM judge", "none ("+j.Skipped+")", 0)
+		} else {
+			kv("LLM judge", strings.TrimSpace(j.Provider+" "+j.Model), 0)
+			kv("Judge prompt version", j.PromptVersion, 0)
+			kv("Judge calls", j.Calls, st.number)
+			kv("Judge cache hits", j.CacheHits, st.number)
+			kv("Judge tokens in", j.TokensIn, st.number)
+			kv("Judge tokens out", j.TokensOut, st.number)
+		}
+	}
+
+	sum := &r.Summary
+	s.header(st, "Result", "Value", "95% low", "95% high", "n")
+	measure := func(k string, v any, style int) {
+		s.next()
+		s.put(1, k, st.label)
+		s.put(2, v, style)
+	}
+	withInterval := func(k string, iv *qeval.Interval) {
+		if iv == nil {
+			return
+		}
+		measure(k, iv.Value, st.percent)
+		s.put(3, iv.Low, st.percent)
+		s.put(4, iv.High, st.percent)
+		s.put(5, iv.N, 0)
+	}
+	measure("Cases", sum.Total, 0)
+	measure("Passed", sum.Passed, 0)
+	measure("Failed", sum.Failed, 0)
+	measure("Errors", sum.Errors, 0)
+	measure("Pass rate", sum.PassRate, st.percent)
+	measure("Mean total score", sum.MeanScore, st.score)
+	withInterval("Execution accuracy", sum.ExecutionAccuracy)
+	if sf := sum.Safety; sf != nil {
+		measure("Safety recall", sf.Recall, st.percent)
+		measure("Safety precision", sf.Precision, st.percent)
+		measure("Unsafe queries allowed", sf.FN, 0)
+	}
+	if v := sum.Validation; v != nil {
+		measure("Validation accuracy", v.Accuracy, st.percent)
+	}
+	if c := sum.Calibration; c != nil {
+		measure("Calibration ECE", c.ECE, st.score)
+		measure("Calibration Brier score", c.Brier, st.score)
+		measure("Calibration AUROC", c.AUROC, st.score)
+	}
+
+	if len(sum.ComponentMeans) > 0 || len(run.Weights) > 0 {
+		s.header(st, "Component", "Weight", "Mean")
+		for _, n := range componentOrder(sum.ComponentMeans, run.Weights) {
+			s.next()
+			s.put(1, n, st.label)
+			if w, ok := run.Weights[n]; ok {
+				s.put(2, w, st.score)
+			}
+			s.put(3, sum.ComponentMeans[n], st.score)
+		}
+	}
+	if len(sum.ByTag) > 0 {
+		s.header(st, "Tag", "Cases", "Pass rate", "Accuracy", "95% low", "95% high")
+		for _, t := range sum.ByTag {
+			s.next()
+			s.put(1, t.Tag, st.label)
+			s.put(2, t.Count, 0)
+			s.put(3, t.PassRate, st.percent)
+			if iv := t.Accuracy; iv != nil {
+				s.put(4, iv.Value, st.percent)
+				s.put(5, iv.Low, st.percent)
+				s.put(6, iv.High, st.percent)
+			}
+		}
+	}
+	if len(sum.Warnings) > 0 {
+		s.header(st, "Warnings")
+		for _, w := range sum.Warnings {
+			s.next()
+			s.put(1, w, 0)
+		}
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if err := f.SetColWidth(SummarySheet, "A", "A", 30); err != nil {
+		return err
+	}
+	if err := f.SetColWidth(SummarySheet, "B", "B", 36); err != nil {
+		return err
+	}
+	return f.SetColWidth(SummarySheet, "C", "F", 12)
+}
+
+// componentOrder is the known components first, then any other name, sorted.
+func componentOrder(means map[string]*float64, weights map[string]float64) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range components {
+		_, a := means[n]
+		_, b := weights[n]
+		if a || b {
+			out, seen[n] = append(out, n), true
+		}
+	}
+	var rest []string
+	for n := range means {
+		if !seen[n] {
+			rest, seen[n] = append(rest, n), true
+		}
+	}
+	for n := range weights {
+		if !seen[n] {
+			rest, seen[n] = append(rest, n), true
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}
