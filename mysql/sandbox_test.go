@@ -97,10 +97,10 @@ func TestQuery_CancelStopsServer(t *testing.T) {
 		t.Fatalf("Query = %v, want canceled", err)
 	}
 	q := "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE CONCAT('%qeval-cancel-', 'probe%') AND ID <> CONNECTION_ID()"
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(10 * time.Second) // polled: a loaded machine may take a while to run the KILL
 	for adminValue(t, admin, q) != "0" {
 		if time.Now().After(deadline) {
-			t.Fatal("the canceled SLEEP still runs on the server 2s later")
+			t.Fatal("the canceled SLEEP still runs on the server 10s later")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

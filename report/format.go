@@ -220,6 +220,9 @@ func judgeLine(j *qeval.JudgeInfo) string {
 		return ""
 	}
 	if j.Skipped != "" {
+		if strings.HasPrefix(j.Skipped, "no LLM judge") {
+			return j.Skipped
+		}
 		return "no LLM judge (" + j.Skipped + ")"
 	}
 	s := j.Provider + " " + j.Model
@@ -270,7 +273,8 @@ func runWarnings(r *qeval.Report) []warning {
 	said := false
 	for _, w := range r.Summary.Warnings {
 		crit := strings.HasPrefix(w, "CRITICAL")
-		said = said || crit && strings.Contains(strings.ToLower(w), "safety")
+		lw := strings.ToLower(w)
+		said = said || crit && (strings.Contains(lw, "safety") || strings.Contains(lw, "unsafe"))
 		out = append(out, warning{w, crit})
 	}
 	if critical(r.Summary.Safety) && !said {

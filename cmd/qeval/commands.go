@@ -30,8 +30,15 @@ type command struct {
 // commands is the one list of subcommands. A new subcommand is a file cmd/qeval/<name>.go
 // and one line here.
 var commands = map[string]command{
-	"spider": {"score predictions against gold SQL by execution, as the official Spider evaluator does", cmdSpider},
-	"modes":  {"list the result comparison modes", cmdModes},
+	"run":       {"run a suite: generate or read queries, execute, score and report every case", cmdRun},
+	"diff":      {"compare two report.json files: cases fixed and broken, accuracy change with its interval", cmdDiff},
+	"score":     {"compute every metric its inputs allow for one generated query", cmdScore},
+	"calibrate": {"report how well stated confidence predicts correctness (JSONL input)", cmdCalibrate},
+	"spider":    {"score predictions against gold SQL by execution, as the official Spider evaluator does", cmdSpider},
+	"modes":     {"list the result comparison modes", cmdModes},
+	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
+	"validate":  {"say whether SQL queries are valid, safe reads, and why not (JSON per query)", cmdValidate},
+	"judge":     {"ask an LLM judge whether a generated query is correct, with its reasoning", cmdJudge},
 }
 
 func run(ctx context.Context, args []string, e *env) int {

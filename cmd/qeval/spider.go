@@ -12,12 +12,12 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/sqlparse"
 	"github.com/qeval/qeval/suite"
 )
 
-// hardnessOf computes the Spider difficulty of a gold query; nil until the SQL
-// structure package provides it, and then the hardness columns are filled.
-var hardnessOf func(sql string) (string, error)
+// hardnessOf computes the Spider difficulty of a gold query with the official rules.
+var hardnessOf = sqlparse.Hardness
 
 var spiderLevels = []string{"easy", "medium", "hard", "extra", "all"}
 var spiderTurns = []string{"turn 1", "turn 2", "turn 3", "turn 4", "turn > 4"}
@@ -81,11 +81,9 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	verdicts, sum := ev.Run(ctx, items, *workers, nil)
 	wall := time.Since(start)
 	hardness := make([]*string, len(items))
-	if hardnessOf != nil {
-		for i, it := range items {
-			if h, err := hardnessOf(it.Gold); err == nil {
-				hardness[i] = &h
-			}
+	for i, it := range items {
+		if h, err := hardnessOf(it.Gold); err == nil {
+			hardness[i] = &h
 		}
 	}
 	rep := buildSpiderReport(set, verdicts, hardness, sum, wall)
@@ -113,16 +111,16 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 
 // spiderReport is the summary of a run, as --json prints it.
 type spiderReport struct {
-	Mode         string                    `json:"mode"`
-	Etype        string                    `json:"etype"`
-	Total        int                       `json:"total"`
-	Correct      int                       `json:"correct"`
-	Accuracy     float64                   `json:"accuracy"`
-	Levels       map[string]*levelScore    `json:"levels"`
-	Turns        map[string]*levelScore    `json:"turns,omitempty"`
-	Outcomes     map[qeval.Outcome]int     `json:"outcomes"`
-	Interactions int                       `json:"interactions"`
-	Timings      map[string]float64        `json:"timings_ms"`
+	Mode         string                 `json:"mode"`
+	Etype        string                 `json:"etype"`
+	Total        int                    `json:"total"`
+	Correct      int                    `json:"correct"`
+	Accuracy     float64                `json:"accuracy"`
+	Levels       map[string]*levelScore `json:"levels"`
+	Turns        map[string]*levelScore `json:"turns,omitempty"`
+	Outcomes     map[qeval.Outcome]int  `json:"outcomes"`
+	Interactions int                    `json:"interactions"`
+	Timings      map[string]float64     `json:"timings_ms"`
 	levelOrder   []string
 }
 

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,9 +162,6 @@ func TestSpider_Interactions(t *testing.T) {
 // The table of a full run equals the official evaluator's printout for the same files.
 func TestSpider_OfficialTable(t *testing.T) {
 	data := testdata.SharedDir(t)
-	if hardnessOf == nil {
-		t.Skip("hardness columns need the SQL structure package (sqlparse.Hardness)")
-	}
 	for _, set := range []string{"dailsql_gpt4", "spider_pred_example"} {
 		sp := filepath.Join(data, "spider")
 		code, out, stderr := runCLI(t, "", "spider", "--gold", sp+"/dev_gold_no_wta1.sql", "--pred", sp+"/predictions/"+set+"_no_wta1.txt",

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/cache"
+	"github.com/qeval/qeval/judge"
+	"github.com/qeval/qeval/metric"
+	"github.com/qeval/qeval/registry"
+)
+
+// judgeFlags are the LLM judge's flags, shared by 'qeval judge' and 'qeval score'.
+type judgeFlags struct {
+	provider    string
+	model       string
+	baseURL     string
+	timeout     time.Duration
+	concurrency int
+	cacheDir    string
+	noCache     bool
+	cacheTTL    time.Duration
+}
+
+// addJudgeFlags registers the judge's flags on fs; defaultProvider is the --judge default
+// ("none" leaves the judge off unless asked for).
+func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
+	f := &judgeFlags{}
+	fs.StringVar(&f.provider, "judge", defaultProvider, "LLM judge provider: "+strings.Join(registry.ProviderNames(), ", ")+", or none")
+	fs.StringVar(&f.model, "model", "", "judge model (default: the provider's; required for openai-compatible)")
+	fs.StringVar(&f.baseURL, "judge-base-url", "", "judge API base URL (default: ANTHROPIC_BASE_URL or OPENAI_BASE_URL, else the provider's)")
+	fs.DurationVar(&f.timeout, "judge-timeout", judge.DefaultCallTimeout, "deadline of each judge request")
+	fs.IntVar(&f.concurrency, "judge-concurrency", judge.DefaultMaxConcurrency, "judge requests in flight at once")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "judge cache folder (default: the user cache folder/qeval)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge every time; read and write no cache")
+	fs.DurationVar(&f.cacheTTL, "cache-ttl", cache.DefaultTTL, "how long a cached verdict stays valid")
+	return f
+}
+
+// judgeSetup is a judge ready for a run, or the reason there is none.
+type judgeSetup struct {
+	Judge    qeval.Judge // nil when Skipped is set
+	Skipped  string      // why judge metrics are skipped
+	Provider string
+	Model    string
+	stats    func() qeval.JudgeStats
+	store    *cache.Store
+}
+
+// Stats returns what the judge did (zero without a judge).
+func (s *judgeSetup) Stats() qeval.JudgeStats {
+	if s.stats == nil {
+		return qeval.JudgeStats{}
+	}
+	return s.stats()
+}
+
+// Close closes the cache.
+func (s *judgeSetup) Close() {
+	if s.store != nil {
+		s.store.Close()
+	}
+}
+
+// open builds the judge from the flags and the environment. A missing API key or
+// --judge none is not an error: the setup says the judge is skipped and why. An
+// unknown provider or an incomplete openai-compatible configuration is an error.
+func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*judgeSetup, error) {
+	s := &judgeSetup{Provider: f.provider}
+	if f.provider == "" || f.provider == "none" {
+		s.Skipped = "no LLM judge configured (--judge none)"
+		return s, nil
+	}
+	if f.timeout <= 0 || f.concurrency <= 0 {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "--judge-timeout and --judge-concurrency must be positive"}
+	}
+	cfg, err := registry.ResolveProvider(f.provider, registry.ProviderConfig{Model: f.model, BaseURL: f.baseURL, Getenv: e.getenv})
+	if err != nil {
+		return nil, err
+	}
+	s.Model = cfg.Model
+	c, err := registry.NewCompleter(f.provider, cfg)
+	if errors.Is(err, qeval.ErrNoAPIKey) {
+		s.Skipped = "no LLM judge: " + qeval.ErrorMessage(err)
+		if h := qeval.ErrorHint(err); h != "" {
+			s.Skipped += " (" + h + ")"
+		}
+		return s, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	j := judge.New(c, judge.Config{Provider: f.provider, Model: cfg.Model, CallTimeout: f.timeout,
+		MaxConcurrency: f.concurrency, Logger: logger})
+	s.Judge, s.stats = j, j.Stats
+	if f.noCache {
+		return s, nil
+	}
+	s.store = f.openCache(ctx, logger)
+	cj := judge.Cached(j, s.store)
+	s.Judge, s.stats = cj, cj.Stats
+	return s, nil
+}
+
+// openCache opens the disk cache, or warns and keeps the cache in memory.
+func (f *judgeFlags) openCache(ctx context.Context, logger *slog.Logger) *cache.Store {
+	opt := cache.Options{TTL: f.cacheTTL}
+	dir := f.cacheDir
+	if dir == "" {
+		d, err := cache.DefaultDir()
+		if err != nil {
+			logger.Warn("judge cache kept in memory only", "err", err)
+			return cache.Memory(opt)
+		}
+		dir = d
+	}
+	s, err := cache.Open(ctx, dir, opt)
+	if err != nil {
+		logger.Warn("judge cache kept in memory only", "err", err)
+		return cache.Memory(opt)
+	}
+	return s
+}
+
+// judgeOutput is what 'qeval judge --json' prints.
+type judgeOutput struct {
+	Score         *float64          `json:"score"`
+	Verdict       string            `json:"verdict,omitempty"`
+	Reasoning     string            `json:"reasoning"`
+	Cached        bool              `json:"cached"`
+	LLMCalled     bool              `json:"llm_called"`
+	Error         *judgeOutputError `json:"error"`
+	Skipped       *string           `json:"skipped"`
+	Provider      string            `json:"provider"`
+	Model         string            `json:"model"`
+	PromptVersion string            `json:"prompt_version"`
+	LatencyMS     float64           `json:"latency_ms"`
+	Stats         qeval.JudgeStats  `json:"stats"`
+}
+
+type judgeOutputError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// cmdJudge asks the LLM judge about one generated query. Without an API key it prints
+// that the judge is skipped and why ("skipped" in JSON, score null) and exits 0: a
+// missing key is a configuration of the run, not a failure. A judge that fails
+// (timeout, provider gave up, malformed reply) prints score 0 with the error and
+// exits 1.
+func cmdJudge(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("judge", "--generated SQL --expected SQL [--question TEXT] [--dialect D] [flags]", e)
+	generated := fs.String("generated", "", "the generated query (required)")
+	expected := fs.String("expected", "", "the expected (gold) query (required)")
+	question := fs.String("question", "", "the question both queries answer")
+	dialect := fs.String("dialect", "sqlite", "query language: sqlite, postgres, mysql, kql, ...")
+	schema := fs.String("schema", "", "the database schema as DDL")
+	task := fs.String("task", string(qeval.TaskQueryCorrectness), "what to ask: query_correctness (correct, partially_correct, incorrect) or llm_grading (a score in [0,1])")
+	jsonOut := fs.Bool("json", false, "print the verdict as JSON")
+	jf := addJudgeFlags(fs, registry.DefaultProvider)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unexpected argument %q", fs.Arg(0)),
+			Hint: "quote each query: qeval judge --generated 'SELECT ...' --expected 'SELECT ...'"})
+	}
+	if strings.TrimSpace(*generated) == "" || strings.TrimSpace(*expected) == "" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --generated or --expected",
+			Hint: "qeval judge --generated 'SELECT name FROM users' --expected 'SELECT u.name FROM users u'"})
+	}
+	version, err := judge.PromptVersion(qeval.JudgeTask(*task))
+	if err != nil {
+		return fail(e, err)
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	setup, err := jf.open(ctx, e, logger)
+	if err != nil {
+		return fail(e, err)
+	}
+	defer setup.Close()
+
+	in := qeval.JudgeInput{Question: *question, Generated: *generated, Expected: *expected, Dialect: *dialect, Schema: *schema}
+	opt := metric.JudgeOptions{NoJudgeReason: setup.Skipped}
+	start := time.Now()
+	var r metric.Result
+	if qeval.JudgeTask(*task) == qeval.TaskLLMGrading {
+		r = metric.LLMGrading(ctx, setup.Judge, in, opt)
+	} else {
+		r = metric.QueryCorrectness(ctx, setup.Judge, in, opt)
+	}
+	out := judgeOutput{Score: r.Score, Skipped: r.Skipped, Provider: setup.Provider, Model: setup.Model,
+		PromptVersion: version, LatencyMS: float64(time.Since(start).Microseconds()) / 1000, Stats: setup.Stats()}
+	out.Verdict, _ = r.Details["verdict"].(string)
+	out.Reasoning, _ = r.Details["reasoning"].(string)
+	out.Cached, _ = r.Details["cached"].(bool)
+	out.LLMCalled, _ = r.Details["llm_called"].(bool)
+	if r.Error != nil {
+		out.Error = &judgeOutputError{Message: r.Error.Message}
+		out.Error.Code, _ = r.Details["error_code"].(string)
+		out.Error.Hint, _ = r.Details["hint"].(string)
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return fail(e, err)
+		}
+	} else {
+		printVerdict(e.stdout, &out)
+	}
+	switch {
+	case out.Error != nil:
+		if !*jsonOut {
+			fmt.Fprintf(e.stderr, "error: %s\n", out.Error.Message)
+			if out.Error.Hint != "" {
+				fmt.Fprintf(e.stderr, "hint: %s\n", out.Error.Hint)
+			}
+		}
+		return exitFailed
+	case ctx.Err() != nil:
+		fmt.Fprintln(e.stderr, "error: interrupted")
+		return exitFailed
+	}
+	return exitOK
+}
+
+func printVerdict(w io.Writer, o *judgeOutput) {
+	if o.Skipped != nil {
+		fmt.Fprintf(w, "skipped:   %s\n", *o.Skipped)
+		return
+	}
+	if o.Verdict != "" {
+		fmt.Fprintf(w, "verdict:   %s\n", o.Verdict)
+	}
+	fmt.Fprintf(w, "score:     %g\n", *o.Score)
+	if o.Error != nil {
+		fmt.Fprintf(w, "error:     %s\n", o.Error.Message)
+	} else {
+		fmt.Fprintf(w, "reasoning: %s\n", o.Reasoning)
+	}
+	from := "the model"
+	switch {
+	case o.Cached:
+		from = "the cache"
+	case !o.LLMCalled && o.Error == nil:
+		from = "qeval (no model call)"
+	}
+	fmt.Fprintf(w, "from:      %s (%s %s, prompt %s)\n", from, o.Provider, o.Model, o.PromptVersion)
+	fmt.Fprintf(w, "latency:   %s\n", time.Duration(o.LatencyMS*float64(time.Millisecond)).Round(time.Millisecond))
+	fmt.Fprintf(w, "judge:     %d calls, %d cache hits, %d tokens in, %d tokens out\n",
+		o.Stats.Calls, o.Stats.CacheHits, o.Stats.InputTokens, o.Stats.OutputTokens)
+}

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/judge"
+	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/report"
+	"github.com/qeval/qeval/runner"
+	"github.com/qeval/qeval/suite"
+)
+
+func cmdRun(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("run", "SUITE [flags]", e)
+	outDir := fs.String("o", "", "write report.json, report.xlsx, junit.xml, report.html, summary.md and results.jsonl to this folder")
+	files := map[string]*string{}
+	for _, name := range registry.WriterNames() {
+		files[name] = fs.String(name, "", "write the "+name+" report to this file")
+	}
+	resultsPath := fs.String("results", "", "append each finished case to this JSONL file (default: DIR/results.jsonl with -o)")
+	resume := fs.String("resume", "", "continue the run whose results file this is: finished cases are kept, the others run")
+	predictions := fs.String("predictions", "", "take generated queries from this file (JSONL with id and query, or one query per line)")
+	targetCmd := fs.String("target-command", "", "run this command per case: case JSON on stdin, {\"query\": ...} on stdout")
+	targetURL := fs.String("target-url", "", "POST each case as JSON to this URL; the reply is {\"query\": ...}")
+	targetTimeout := fs.Duration("target-timeout", 0, "deadline of one target call (default 60s)")
+	mode := fs.String("mode", "", "comparison mode (default: the suite's, else bag)")
+	threshold := fs.Float64("threshold", -1, "total score a case needs to pass (default: the suite's, else 0.9)")
+	concurrency := fs.Int("concurrency", 0, "cases run at once (default: the suite's, else the number of CPUs)")
+	timeout := fs.Duration("timeout", 0, "deadline of each query (default: the suite's, else 30s)")
+	minPass := fs.Float64("min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
+	minScore := fs.Float64("min-score", -1, "exit 3 when the mean total score is below this (0..1)")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	jf := addJudgeFlags(fs, registry.DefaultProvider)
+	pos, code := parseInterspersed(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval run takes one suite file",
+			Hint: "qeval run examples/chinook/suite.yaml -o out/"})
+	}
+	s, err := suite.Load(pos[0], suite.Options{CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
+	if err != nil {
+		return fail(e, err)
+	}
+	if *mode != "" {
+		if _, err := compare.Lookup(*mode); err != nil {
+			return fail(e, err)
+		}
+	}
+	target, err := buildTarget(s, *predictions, *targetCmd, *targetURL, *targetTimeout)
+	if err != nil {
+		return fail(e, err)
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if s.Judge != nil && s.Judge.Provider != "" && !flagSet(fs, "judge") {
+		jf.provider = s.Judge.Provider
+		if s.Judge.Model != "" && !flagSet(fs, "model") {
+			jf.model = s.Judge.Model
+		}
+		if s.Judge.BaseURL != "" && !flagSet(fs, "judge-base-url") {
+			jf.baseURL = s.Judge.BaseURL
+		}
+	}
+	js, err := jf.open(ctx, e, logger)
+	if err != nil {
+		return fail(e, err)
+	}
+	defer js.Close()
+
+	cfg := runner.Config{Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout,
+		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger}
+	if js.Judge != nil {
+		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
+	}
+	if *threshold >= 0 {
+		cfg.Threshold = threshold
+	}
+	if *resume != "" {
+		done, err := runner.LoadResults(*resume)
+		if err != nil {
+			return fail(e, err)
+		}
+		cfg.Done = done
+		if *resultsPath == "" {
+			*resultsPath = *resume
+		}
+	}
+	if *outDir != "" {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "create -o " + *outDir, Message: err.Error()})
+		}
+		if *resultsPath == "" {
+			*resultsPath = filepath.Join(*outDir, "results.jsonl")
+			if *resume == "" {
+				os.Remove(*resultsPath) // a new run starts a new results file
+			}
+		}
+	}
+	var results *runner.ResultsWriter
+	if *resultsPath != "" {
+		if results, err = runner.CreateResults(*resultsPath); err != nil {
+			return fail(e, err)
+		}
+		defer results.Close()
+	}
+	prog := newProgress(e.stderr, len(s.Cases)-len(cfg.Done), *quiet)
+	cfg.OnCase = func(r qeval.CaseResult) {
+		if results != nil {
+			if err := results.Append(r); err != nil {
+				logger.Warn("write results file", "err", err)
+			}
+		}
+		prog.add(r, js.Stats().Calls)
+	}
+	rep, err := runner.Run(ctx, s, cfg)
+	prog.finish()
+	if err != nil {
+		return fail(e, err)
+	}
+	if *resume != "" {
+		rep.Run.ResumedFrom = *resume
+	}
+	// reports
+	targets := map[string]string{}
+	if *outDir != "" {
+		for _, name := range registry.WriterNames() {
+			w, _ := registry.NewWriter(name)
+			targets[name] = filepath.Join(*outDir, w.FileName())
+		}
+	}
+	for name, p := range files {
+		if *p != "" {
+			targets[name] = *p
+		}
+	}
+	for name, path := range targets {
+		if err := writeReportFile(name, path, rep); err != nil {
+			return fail(e, err)
+		}
+	}
+	report.Text{}.Write(e.stdout, rep)
+	if rep.Run.Interrupted {
+		fmt.Fprintf(e.stderr, "interrupted: %d of %d cases finished; the reports cover them", len(rep.Cases), len(s.Cases))
+		if *resultsPath != "" {
+			fmt.Fprintf(e.stderr, " (continue with --resume %s)", *resultsPath)
+		}
+		fmt.Fprintln(e.stderr)
+		return exitFailed
+	}
+	return gates(e, rep, *minPass, *minScore)
+}
+
+func gates(e *env, rep *qeval.Report, minPass, minScore float64) int {
+	failed := false
+	if minPass >= 0 && rep.Summary.PassRate < minPass {
+		fmt.Fprintf(e.stderr, "gate failed: pass rate %.1f%% is below --min-pass-rate %.1f%%\n", 100*rep.Summary.PassRate, 100*minPass)
+		failed = true
+	}
+	if minScore >= 0 {
+		if rep.Summary.MeanScore == nil || *rep.Summary.MeanScore < minScore {
+			got := "none"
+			if rep.Summary.MeanScore != nil {
+				got = fmt.Sprintf("%.3f", *rep.Summary.MeanScore)
+			}
+			fmt.Fprintf(e.stderr, "gate failed: mean total score %s is below --min-score %.3f\n", got, minScore)
+			failed = true
+		}
+	}
+	if failed {
+		return exitThreshold
+	}
+	return exitOK
+}
+
+func writeReportFile(name, path string, rep *qeval.Report) error {
+	w, err := registry.NewWriter(name)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
+	}
+	if err := w.Write(f, rep); err != nil {
+		f.Close()
+		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
+	}
+	return f.Close()
+}
+
+// buildTarget picks where generated queries come from: a flag, else the suite's
+// target, else the cases themselves.
+func buildTarget(s *qeval.Suite, predictions, command, url string, timeout time.Duration) (runner.Target, error) {
+	t := qeval.Target{}
+	if s.Target != nil {
+		t = *s.Target
+		if t.Predictions != "" {
+			t.Predictions = suite.ResolveDatabase(s, t.Predictions, nil)
+		}
+	}
+	if predictions != "" || command != "" || url != "" {
+		t = qeval.Target{Predictions: predictions, URL: url, Timeout: t.Timeout}
+		if command != "" {
+			t.Command = strings.Fields(command)
+		}
+	}
+	if timeout > 0 {
+		t.Timeout = qeval.Duration(timeout)
+	}
+	switch {
+	case t.Predictions != "":
+		return runner.LoadPredictions(t.Predictions)
+	case len(t.Command) > 0:
+		return &runner.Command{Argv: t.Command, Timeout: time.Duration(t.Timeout)}, nil
+	case t.URL != "":
+		return &runner.HTTP{URL: t.URL, Headers: t.Headers, Timeout: time.Duration(t.Timeout)}, nil
+	}
+	return runner.Inline{}, nil
+}
+
+// progress shows cases done, the pass rate so far, the ETA and judge calls: a bar
+// redrawn in place on a terminal, a line every 10% (or 10 s) otherwise.
+type progress struct {
+	mu          sync.Mutex
+	w           io.Writer
+	total, done int
+	passed      int
+	start, last time.Time
+	tty, quiet  bool
+	lastPct     int
+	calls       int64
+}
+
+func newProgress(w io.Writer, total int, quiet bool) *progress {
+	return &progress{w: w, total: total, start: time.Now(), last: time.Now(), tty: isTerminal(w), quiet: quiet || total == 0, lastPct: -1}
+}
+
+func (p *progress) add(r qeval.CaseResult, calls int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if r.Status == qeval.StatusPass {
+		p.passed++
+	}
+	p.calls = calls
+	if p.quiet {
+		return
+	}
+	pct := 100 * p.done / p.total
+	if p.tty {
+		p.draw()
+		return
+	}
+	if pct/10 != p.lastPct/10 || time.Since(p.last) > 10*time.Second || p.done == p.total {
+		p.lastPct, p.last = pct, time.Now()
+		fmt.Fprintf(p.w, "%s\n", p.line())
+	}
+}
+
+func (p *progress) line() string {
+	elapsed := time.Since(p.start)
+	eta := "?"
+	if p.done > 0 {
+		eta = (time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done))).Round(time.Second).String()
+	}
+	return fmt.Sprintf("%d/%d cases, pass rate %.1f%%, ETA %s, judge calls %d", p.done, p.total,
+		100*float64(p.passed)/float64(max(p.done, 1)), eta, p.calls)
+}
+
+func (p *progress) draw() {
+	const width = 24
+	filled := width * p.done / p.total
+	fmt.Fprintf(p.w, "\r[%s%s] %s ", strings.Repeat("█", filled), strings.Repeat("·", width-filled), p.line())
+}
+
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && !p.quiet && p.done > 0 {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// flagSet reports whether a flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// judgePromptVersions names the prompts of both judge tasks, e.g.
+// "query_correctness@1, llm_grading@1".
+func judgePromptVersions() string {
+	var out []string
+	for _, t := range []qeval.JudgeTask{qeval.TaskQueryCorrectness, qeval.TaskLLMGrading} {
+		if v, err := judge.PromptVersion(t); err == nil {
+			out = append(out, v)
+		}
+	}
+	return strings.Join(out, ", ")
+}

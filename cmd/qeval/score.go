@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/metric"
+	"github.com/qeval/qeval/sqlite"
+)
+
+func cmdScore(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("score", "--generated SQL [--expected SQL] [flags]", e)
+	generated := fs.String("generated", "", "the generated query (required)")
+	expected := fs.String("expected", "", "the expected (gold) query")
+	tables := fs.String("expected-tables", "", "comma-separated tables the query should read (default: those of --expected)")
+	db := fs.String("db", "", "SQLite database file: run both queries for execution_match, results_match and schema_match")
+	question := fs.String("question", "", "the question the query answers (for the LLM judge)")
+	dialect := fs.String("dialect", "sqlite", "SQL dialect of the queries: sqlite, postgres or mysql")
+	mode := fs.String("mode", "", "comparison mode of execution_match (default spider-ts; see 'qeval modes')")
+	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "deadline of each query with --db")
+	var safetyValid, isValid, shouldPass optBool
+	fs.Var(&safetyValid, "safety-valid", "the validator's safety flag (`BOOL`: true if it found the query safe)")
+	fs.Var(&isValid, "is-valid", "the validator's overall verdict (`BOOL`)")
+	fs.Var(&shouldPass, "should-pass", "whether the validator should accept the query (`BOOL`)")
+	var validatorErrors stringList
+	fs.Var(&validatorErrors, "validator-error", "a message of the validator (repeat for several)")
+	jsonOut := fs.Bool("json", false, "print the metrics as JSON")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unexpected argument %q", fs.Arg(0)),
+			Hint: "quote each query: qeval score --generated 'SELECT ...' --expected 'SELECT ...'"})
+	}
+	if strings.TrimSpace(*generated) == "" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --generated",
+			Hint: "qeval score --generated 'SELECT name FROM users' --expected 'SELECT name FROM users'"})
+	}
+	c := metric.Case{
+		Dialect: *dialect, Question: *question, Generated: *generated, Expected: *expected,
+		SafetyValid: safetyValid.p, IsValid: isValid.p, ShouldPass: shouldPass.p, ValidatorErrors: validatorErrors,
+	}
+	if *tables != "" {
+		c.ExpectedTables = []string{}
+		for _, t := range strings.Split(*tables, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				c.ExpectedTables = append(c.ExpectedTables, t)
+			}
+		}
+	}
+	switch {
+	case *db == "":
+		c.ExecutionSkipped = "no --db given"
+	case strings.TrimSpace(*expected) == "":
+		c.ExecutionSkipped = "no --expected query to compare with"
+	}
+	if *db != "" {
+		// Open the file once first: a missing or broken database is a usage fault, not a
+		// failed metric; its schema feeds the reference check of validation_accuracy.
+		ex, err := sqlite.Open(*db, qeval.Limits{Timeout: *timeout})
+		if err != nil {
+			return fail(e, err)
+		}
+		c.Schema, err = ex.Schema(ctx)
+		ex.Close()
+		if err != nil {
+			return fail(e, err)
+		}
+		if c.ExecutionSkipped == "" {
+			v := execmatch.Match(ctx, *db, *generated, *expected, execmatch.Options{Mode: *mode, Limits: qeval.Limits{Timeout: *timeout}})
+			c.Execution = &v
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	results := metric.Evaluate(ctx, c, metric.Options{Logger: logger})
+	if *jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"metrics": results}); err != nil {
+			return fail(e, err)
+		}
+	} else {
+		printScores(e.stdout, results)
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(e.stderr, "error: interrupted")
+		return exitFailed
+	}
+	return exitOK
+}
+
+// printScores prints one line per metric, in table order: name, score (or skipped or
+// error) and a short note.
+func printScores(w io.Writer, results map[string]metric.Result) {
+	fmt.Fprintf(w, "%-20s %-8s %s\n", "METRIC", "SCORE", "NOTE")
+	for _, name := range metric.Names() {
+		r, ok := results[name]
+		if !ok {
+			continue
+		}
+		score, note := "", ""
+		switch {
+		case r.Error != nil:
+			score, note = "0.000", "ERROR: "+r.Error.Message
+		case r.Skipped != nil:
+			score, note = "skipped", *r.Skipped
+		case r.Score != nil:
+			score, note = strconv.FormatFloat(*r.Score, 'f', 3, 64), noteOf(name, r.Details)
+		}
+		fmt.Fprintf(w, "%-20s %-8s %s\n", name, score, oneLine(note))
+	}
+}
+
+// noteOf summarises the details of a scored metric in a few words.
+func noteOf(name string, d map[string]any) string {
+	var parts []string
+	add := func(label string, v any) {
+		switch x := v.(type) {
+		case nil:
+		case string:
+			if x != "" {
+				parts = append(parts, label+x)
+			}
+		case []string:
+			if len(x) > 0 {
+				parts = append(parts, label+strings.Join(x, ", "))
+			}
+		case float64:
+			parts = append(parts, label+strconv.FormatFloat(x, 'f', 2, 64))
+		default:
+			parts = append(parts, label+fmt.Sprint(x))
+		}
+	}
+	switch name {
+	case metric.NameExecutionMatch:
+		add("", d["outcome"])
+		add("mode ", d["mode"])
+		add("", d["error"])
+	case metric.NameTableAccuracy, metric.NameSchemaMatch:
+		add("missing: ", d["missing"])
+		add("extra: ", d["extra"])
+		if len(parts) == 0 {
+			add("matched: ", d["matched"])
+		}
+	case metric.NameSafetyValidation:
+		add("", d["classification"])
+		add("", d["warning"])
+		add("", d["error"])
+	case metric.NameValidationAccuracy:
+		add("", d["type"])
+		add("category ", d["category"])
+	case metric.NameSemanticSimilarity:
+		add("tables ", d["tables"])
+		add("filters ", d["filters"])
+		add("aggregations ", d["aggregations"])
+	case metric.NameResultsMatch:
+		parts = append(parts, fmt.Sprintf("%v of %v expected rows found", d["matched"], d["expected_rows"]))
+	default:
+		add("", d["verdict"])
+		add("", d["reasoning"])
+	}
+	if len(parts) == 0 {
+		keys := make([]string, 0, len(d))
+		for k := range d {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			add(k+" ", d[k])
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+// optBool is a boolean flag that takes its value as the next argument
+// (--should-pass false) and remembers whether it was given.
+type optBool struct{ p *bool }
+
+func (b *optBool) String() string {
+	if b == nil || b.p == nil {
+		return ""
+	}
+	return strconv.FormatBool(*b.p)
+}
+
+func (b *optBool) Set(s string) error {
+	v, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("%q is not a boolean (true or false)", s)
+	}
+	b.p = &v
+	return nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, "; ") }
+
+func (l *stringList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}

@@ -1,0 +1,242 @@
+package metric
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/qeval/qeval"
+)
+
+// DefaultMaxRows is how many rows of each result the results match compares.
+const DefaultMaxRows = 100
+
+// ResultsMatch scores how many expected rows the generated rows contain: the share of
+// the first maxRows expected rows (DefaultMaxRows when maxRows is 0, all when < 0) that
+// are found among the first maxRows generated rows.
+//
+// Rows are compared as records, so neither row order nor field order matters: keys are
+// lower-cased, values are compared as normalised strings (NULL "null"; numbers, and text
+// that reads as a number, canonical: 3.0 is "3", other floats rounded to 6 decimals;
+// booleans "true"/"false"; text trimmed and lower-cased). An expected row is found in a
+// generated row that has every one of its keys with the same value (extra generated
+// fields are allowed). Each generated row matches at most one expected row; rows are
+// matched greedily in order, which is exact when all expected rows have the same keys.
+// No expected rows: 1 when there are no generated rows either, else 0.
+//
+// Details: expected_rows, generated_rows (compared counts), matched, missing_rows (up to
+// 5 examples of expected rows not found), truncated (whether rows were cut).
+func ResultsMatch(generated, expected []map[string]any, maxRows int) Result {
+	return matchRecords(recordsOfMaps(head(generated, maxRows)), recordsOfMaps(head(expected, maxRows)),
+		maxRows, len(generated), len(expected))
+}
+
+func head[T any](rows []T, maxRows int) []T {
+	if maxRows == 0 {
+		maxRows = DefaultMaxRows
+	}
+	if maxRows > 0 && len(rows) > maxRows {
+		return rows[:maxRows]
+	}
+	return rows
+}
+
+// ResultSetsMatch is ResultsMatch on result sets: a column is a key, its cells the values.
+// Repeated column names get a "#2", "#3"... suffix.
+func ResultSetsMatch(generated, expected *qeval.ResultSet, maxRows int) Result {
+	return matchRecords(recordsOfSet(generated, maxRows), recordsOfSet(expected, maxRows), maxRows,
+		generated.NumRows(), expected.NumRows())
+}
+
+// record is a row as sorted (key, value) pairs.
+type record []kv
+
+type kv struct{ k, v string }
+
+func (r record) keyset() string {
+	var b strings.Builder
+	for _, f := range r {
+		b.WriteString(f.k)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// project returns the values of r for the sorted keys ks, joined, and whether r has them all.
+func (r record) project(ks []string) (string, bool) {
+	var b strings.Builder
+	i := 0
+	for _, k := range ks {
+		for i < len(r) && r[i].k < k {
+			i++
+		}
+		if i == len(r) || r[i].k != k {
+			return "", false
+		}
+		b.WriteString(r[i].v)
+		b.WriteByte(0)
+	}
+	return b.String(), true
+}
+
+func recordsOfMaps(rows []map[string]any) []record {
+	out := make([]record, len(rows))
+	for i, row := range rows {
+		r := make(record, 0, len(row))
+		for k, v := range row {
+			r = append(r, kv{strings.ToLower(strings.TrimSpace(k)), normAny(v)})
+		}
+		slices.SortFunc(r, func(a, b kv) int { return strings.Compare(a.k, b.k) })
+		out[i] = r
+	}
+	return out
+}
+
+func recordsOfSet(rs *qeval.ResultSet, maxRows int) []record {
+	if rs == nil {
+		return nil
+	}
+	rows := head(rs.Rows, maxRows)
+	keys := make([]string, len(rs.Columns))
+	seen := map[string]int{}
+	for i, c := range rs.Columns {
+		k := strings.ToLower(strings.TrimSpace(c.Name))
+		seen[k]++
+		if seen[k] > 1 {
+			k += "#" + strconv.Itoa(seen[k])
+		}
+		keys[i] = k
+	}
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	out := make([]record, len(rows))
+	for i, row := range rows {
+		r := make(record, 0, len(order))
+		for _, j := range order {
+			v := qeval.Null
+			if j < len(row) {
+				v = row[j]
+			}
+			r = append(r, kv{keys[j], normValue(v)})
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func matchRecords(gen, exp []record, maxRows, genTotal, expTotal int) Result {
+	gen, exp = head(gen, maxRows), head(exp, maxRows)
+	d := map[string]any{
+		"expected_rows":  len(exp),
+		"generated_rows": len(gen),
+		"truncated":      len(gen) < genTotal || len(exp) < expTotal,
+	}
+	if len(exp) == 0 {
+		d["matched"] = 0
+		d["missing_rows"] = []map[string]string{}
+		if len(gen) == 0 {
+			return Scored(1, d)
+		}
+		return Scored(0, d)
+	}
+	used := make([]bool, len(gen))
+	// For each key set of the expected rows, index the unused generated rows by their
+	// projection on those keys.
+	index := map[string]map[string][]int{}
+	matched := 0
+	missing := []map[string]string{}
+	for _, e := range exp {
+		ks := e.keyset()
+		idx, ok := index[ks]
+		if !ok {
+			keys := make([]string, len(e))
+			for i, f := range e {
+				keys[i] = f.k
+			}
+			idx = map[string][]int{}
+			for gi, g := range gen {
+				if p, ok := g.project(keys); ok {
+					idx[p] = append(idx[p], gi)
+				}
+			}
+			index[ks] = idx
+		}
+		var b strings.Builder
+		for _, f := range e {
+			b.WriteString(f.v)
+			b.WriteByte(0)
+		}
+		p := b.String()
+		found := false
+		cands := idx[p]
+		for len(cands) > 0 {
+			gi := cands[0]
+			cands = cands[1:]
+			if !used[gi] {
+				used[gi], found = true, true
+				break
+			}
+		}
+		idx[p] = cands
+		if found {
+			matched++
+		} else if len(missing) < 5 {
+			m := make(map[string]string, len(e))
+			for _, f := range e {
+				m[f.k] = f.v
+			}
+			missing = append(missing, m)
+		}
+	}
+	d["matched"] = matched
+	d["missing_rows"] = missing
+	return Scored(float64(matched)/float64(len(exp)), d)
+}
+
+func resultsMatch(_ context.Context, c *Case, o *Options) (Result, error) {
+	if c.ExpectedRows != nil && c.GeneratedRows != nil {
+		return ResultsMatch(c.GeneratedRows, c.ExpectedRows, o.MaxRows), nil
+	}
+	gen, exp := c.results()
+	if gen != nil && exp != nil {
+		return ResultSetsMatch(gen, exp, o.MaxRows), nil
+	}
+	if v := c.Execution; v != nil {
+		why := string(v.Outcome)
+		if v.Error != "" {
+			why += ": " + v.Error
+		}
+		if exp == nil {
+			return Skip("no expected result (" + why + ")"), nil
+		}
+		return Skip("no generated result (" + why + ")"), nil
+	}
+	if c.ExecutionSkipped != "" {
+		return Skip("no results: " + c.ExecutionSkipped), nil
+	}
+	if exp == nil {
+		return Skip("no expected result (the queries were not run on a database)"), nil
+	}
+	if gen == nil {
+		return Skip("no generated result (the generated query was not run)"), nil
+	}
+	return ResultSetsMatch(gen, exp, o.MaxRows), nil
+}
+
+// results returns the result sets of the case: its own, else those of its execution verdict.
+func (c *Case) results() (gen, exp *qeval.ResultSet) {
+	gen, exp = c.GeneratedResult, c.ExpectedResult
+	if c.Execution != nil {
+		if gen == nil {
+			gen = c.Execution.Pred
+		}
+		if exp == nil {
+			exp = c.Execution.Gold
+		}
+	}
+	return gen, exp
+}

@@ -1,0 +1,85 @@
+package metric
+
+import (
+	"context"
+	"strings"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/sqlparse"
+)
+
+// TableAccuracy scores the tables a generated query reads against the tables it should
+// read: the Jaccard index |generated ∩ expected| / |generated ∪ expected| over table
+// names compared case-insensitively, without quoting or schema qualifiers. Aliases are
+// resolved to their base tables through shape.Aliases. Two empty lists score 1.
+//
+// Details: generated_tables, expected_tables, matched, missing (expected but not read),
+// extra (read but not expected).
+func TableAccuracy(generated *qeval.Shape, expected []string) Result {
+	gen := newNameSet(nil)
+	if generated != nil {
+		aliases := make(map[string]string, len(generated.Aliases))
+		for a, base := range generated.Aliases {
+			aliases[normName(a)] = base
+		}
+		for _, t := range generated.Tables {
+			if base, ok := aliases[normName(t)]; ok && base != "" {
+				t = base
+			}
+			gen.add(t)
+		}
+	}
+	exp := newNameSet(expected)
+	score, both, extra, missing := jaccard(gen, exp)
+	return Scored(score, map[string]any{
+		"generated_tables": gen.keys,
+		"expected_tables":  exp.keys,
+		"matched":          both,
+		"missing":          missing,
+		"extra":            extra,
+	})
+}
+
+// tableAccuracy is the table_accuracy calculator of a case: it parses the generated
+// query (a parse error fails the metric with the parser's message) and takes the
+// expected tables from c.ExpectedTables or, when that is nil, from the expected query.
+func tableAccuracy(_ context.Context, c *Case, _ *Options) (Result, error) {
+	if strings.TrimSpace(c.Generated) == "" && c.GeneratedShape == nil {
+		return Skip("no generated query"), nil
+	}
+	expected := c.ExpectedTables
+	source := "expected_tables"
+	if expected == nil {
+		if strings.TrimSpace(c.Expected) == "" && c.ExpectedShape == nil {
+			return Skip("no expected tables and no expected query"), nil
+		}
+		shape, err := c.expectedShape()
+		if err != nil {
+			return Result{}, prefixError("parse expected query", err)
+		}
+		expected, source = shape.Tables, "expected_query"
+	}
+	shape, err := c.generatedShape()
+	if err != nil {
+		return Result{}, prefixError("parse generated query", err)
+	}
+	r := TableAccuracy(shape, expected)
+	r.Details["expected_source"] = source
+	return r, nil
+}
+
+// generatedShape returns c.GeneratedShape or parses c.Generated in c.Dialect.
+func (c *Case) generatedShape() (*qeval.Shape, error) {
+	if c.GeneratedShape != nil {
+		return c.GeneratedShape, nil
+	}
+	return sqlparse.Parse(c.Dialect, c.Generated)
+}
+
+// expectedShape returns c.ExpectedShape or parses c.Expected in c.Dialect.
+func (c *Case) expectedShape() (*qeval.Shape, error) {
+	if c.ExpectedShape != nil {
+		return c.ExpectedShape, nil
+	}
+	return sqlparse.Parse(c.Dialect, c.Expected)
+}

@@ -1,0 +1,352 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/kql"
+	"github.com/qeval/qeval/metric"
+	"github.com/qeval/qeval/suite"
+)
+
+// Config is everything a run needs besides the suite. Zero fields take defaults.
+type Config struct {
+	// Target produces generated queries; nil reads them from the cases (Inline).
+	Target Target
+	// Mode overrides the suite's comparison mode.
+	Mode string
+	// Threshold and Weights override the suite's.
+	Threshold *float64
+	Weights   map[string]float64
+	// Judge answers the judge-based metrics; nil skips them with JudgeSkipped (or
+	// metric.NoJudgeReason).
+	Judge        qeval.Judge
+	JudgeInfo    *qeval.JudgeInfo
+	JudgeSkipped string
+	// JudgeStats, when set, is read at the end for the judge's usage.
+	JudgeStats func() qeval.JudgeStats
+	// Concurrency bounds the cases run at once (the suite's, else GOMAXPROCS).
+	Concurrency int
+	// CaseTimeout bounds one case (the suite's timeout × 4, else 2 minutes).
+	CaseTimeout time.Duration
+	// QueryTimeout bounds each query (the suite's timeout, else qeval.DefaultTimeout).
+	QueryTimeout time.Duration
+	// Open opens SQL databases (nil: the embedded SQLite executor).
+	Open qeval.Opener
+	// Connections are configured database names (DSNs are resolved by Open).
+	Connections map[string]bool
+	// MaxResultRows is how many rows results_match compares (metric.DefaultMaxRows).
+	MaxResultRows int
+	// Done holds cases already finished (from a results file): they are not run again
+	// and their results are kept.
+	Done map[string]qeval.CaseResult
+	// OnCase is called after each case finishes, from the worker goroutines; it must
+	// not block for long.
+	OnCase func(r qeval.CaseResult)
+	// Version is the qeval version recorded in the report.
+	Version string
+	Now     func() time.Time
+	Logger  *slog.Logger
+}
+
+// Run runs every case of s and returns the report. When ctx ends, the cases not
+// finished are left out, Interrupted is set, and the report covers what finished.
+func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error) {
+	r, err := newRun(s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer r.eval.Close()
+	started := r.now()
+	results := make([]*qeval.CaseResult, len(s.Cases))
+	g := new(errgroup.Group)
+	g.SetLimit(r.concurrency)
+	for i, c := range s.Cases {
+		if done, ok := cfg.Done[c.ID]; ok {
+			d := done
+			results[i] = &d
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			cr := r.runCase(ctx, c)
+			if ctx.Err() != nil && cr.Status == qeval.StatusError {
+				return nil // interrupted, not finished: leave it out so a resume redoes it
+			}
+			results[i] = &cr
+			if cfg.OnCase != nil {
+				cfg.OnCase(cr)
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	rep := &qeval.Report{SchemaVersion: qeval.ReportSchemaVersion}
+	for _, cr := range results {
+		if cr != nil {
+			rep.Cases = append(rep.Cases, *cr)
+		}
+	}
+	finished := r.now()
+	rep.Run = qeval.RunInfo{Suite: s.Name, SuitePath: s.Path, QevalVersion: cfg.Version, Dialect: dialectOf(s),
+		Mode: r.eval.Mode().ID(), Weights: r.weights, Threshold: r.threshold, Started: started, Finished: finished,
+		DurationMS: float64(finished.Sub(started).Microseconds()) / 1000, Concurrency: r.concurrency,
+		Interrupted: ctx.Err() != nil}
+	rep.Run.Judge = r.judgeInfo()
+	rep.Summary = Summarize(rep.Cases, r.threshold)
+	return rep, nil
+}
+
+type run struct {
+	cfg         Config
+	suite       *qeval.Suite
+	eval        *execmatch.Evaluator
+	weights     map[string]float64
+	threshold   float64
+	concurrency int
+	caseTimeout time.Duration
+	target      Target
+	schemas     sync.Map // database path → *qeval.Schema (nil when unavailable)
+}
+
+func newRun(s *qeval.Suite, cfg Config) (*run, error) {
+	r := &run{cfg: cfg, suite: s, target: cfg.Target}
+	if r.target == nil {
+		r.target = Inline{}
+	}
+	mode := s.Mode
+	if cfg.Mode != "" {
+		mode = cfg.Mode
+	}
+	if mode == "" {
+		mode = "bag"
+	}
+	qt := time.Duration(s.Timeout)
+	if cfg.QueryTimeout > 0 {
+		qt = cfg.QueryTimeout
+	}
+	ev, err := execmatch.New(execmatch.Options{Mode: mode, Open: cfg.Open, Limits: qeval.Limits{Timeout: qt}})
+	if err != nil {
+		return nil, err
+	}
+	r.eval = ev
+	r.threshold = DefaultThreshold
+	if s.Threshold != nil {
+		r.threshold = *s.Threshold
+	}
+	if cfg.Threshold != nil {
+		r.threshold = *cfg.Threshold
+	}
+	r.weights = DefaultWeights()
+	if len(s.Weights) > 0 {
+		r.weights = s.Weights
+	}
+	if len(cfg.Weights) > 0 {
+		r.weights = cfg.Weights
+	}
+	r.concurrency = cfg.Concurrency
+	if r.concurrency <= 0 {
+		r.concurrency = s.Concurrency
+	}
+	if r.concurrency <= 0 {
+		r.concurrency = runtime.GOMAXPROCS(0)
+	}
+	r.caseTimeout = cfg.CaseTimeout
+	if r.caseTimeout <= 0 {
+		r.caseTimeout = 2 * time.Minute
+		if qt > 0 {
+			r.caseTimeout = 4 * qt
+		}
+	}
+	return r, nil
+}
+
+func (r *run) now() time.Time {
+	if r.cfg.Now != nil {
+		return r.cfg.Now()
+	}
+	return time.Now()
+}
+
+func dialectOf(s *qeval.Suite) string {
+	if strings.EqualFold(s.Dialect, "kql") {
+		return "kql"
+	}
+	return "sql"
+}
+
+// runCase gets the generated query, runs both queries, computes the metrics and the
+// composite score, and decides the status.
+func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, r.caseTimeout)
+	defer cancel()
+	res = qeval.CaseResult{ID: c.ID, Question: c.Question, Tags: c.Tags, ExpectedQuery: c.ExpectedQuery,
+		ShouldPass: c.ShouldPass, Confidence: c.Confidence, Validator: c.Validator}
+	db := c.Database
+	if db == "" {
+		db = r.suite.Database
+	}
+	res.Database = db
+	defer func() {
+		res.Duration = time.Since(start)
+		res.DurationMS = float64(res.Duration.Microseconds()) / 1000
+	}()
+
+	tstart := time.Now()
+	out, err := r.target.Generate(ctx, r.suite, c)
+	if r.target.Kind() != "inline" {
+		res.Target = &qeval.TargetCall{Kind: r.target.Kind(), LatencyMS: float64(time.Since(tstart).Microseconds()) / 1000}
+	}
+	if err != nil {
+		msg := qeval.ErrorMessage(err)
+		if res.Target != nil {
+			res.Target.Error = msg
+		}
+		res.Status, res.Reason = qeval.StatusError, "no generated query: "+msg
+		res.Metrics = skipAll("no generated query: " + msg)
+		return res
+	}
+	res.GeneratedQuery = out.Query
+	if out.Confidence != nil {
+		res.Confidence = out.Confidence
+	}
+	if out.Validator != nil {
+		res.Validator = out.Validator
+	}
+
+	mc := metric.Case{ID: c.ID, Question: c.Question, Generated: out.Query, Expected: c.ExpectedQuery,
+		ExpectedTables: c.ExpectedTables, ShouldPass: c.ShouldPass}
+	if res.Validator != nil {
+		mc.SafetyValid, mc.IsValid, mc.ValidatorErrors = res.Validator.SafetyValid, res.Validator.IsValid, res.Validator.Errors
+	}
+	executed := false
+	switch {
+	case dialectOf(r.suite) == "kql":
+		mc.Dialect = "kql"
+		if sh, err := kql.ParseShape(out.Query); err == nil {
+			mc.GeneratedShape = sh
+		}
+		if sh, err := kql.ParseShape(c.ExpectedQuery); err == nil {
+			mc.ExpectedShape = sh
+		}
+		mc.ExecutionSkipped = "KQL execution is not available in this version of qeval"
+	case db == "":
+		mc.ExecutionSkipped = "no database configured for this case"
+	default:
+		path := suite.ResolveDatabase(r.suite, db, r.cfg.Connections)
+		v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: path, Gold: c.ExpectedQuery, Pred: out.Query})
+		mc.Execution = &v
+		mc.Schema = r.schema(ctx, path)
+		executed = v.Outcome == qeval.OutcomeMatch || v.Outcome == qeval.OutcomeMismatch
+		short := v
+		short.Gold, short.Pred = v.Gold.Head(reportRows), v.Pred.Head(reportRows)
+		res.Verdict = &short
+		if len(c.ExpectedColumns) > 0 && v.Gold != nil {
+			// expected columns named by the case win over the gold result's own
+			cols := make([]qeval.Column, len(c.ExpectedColumns))
+			for i, n := range c.ExpectedColumns {
+				cols[i] = qeval.Column{Name: n}
+			}
+			mc.ExpectedResult = &qeval.ResultSet{Columns: cols, Rows: v.Gold.Rows}
+		}
+		if v.Outcome == qeval.OutcomeGoldError {
+			res.Status, res.Reason = qeval.StatusError, v.Error
+		}
+	}
+	res.Metrics = metric.Evaluate(ctx, mc, metric.Options{Judge: r.cfg.Judge, MaxRows: r.cfg.MaxResultRows,
+		Logger: r.cfg.Logger, Now: r.cfg.Now})
+	if r.cfg.Judge == nil && r.cfg.JudgeSkipped != "" {
+		for _, n := range []string{metric.NameQueryCorrectness, metric.NameLLMGrading} {
+			if m, ok := res.Metrics[n]; ok && m.Skipped != nil {
+				res.Metrics[n] = metric.Skip(r.cfg.JudgeSkipped)
+			}
+		}
+	}
+	comp := Score(res.Metrics, r.weights)
+	res.TotalScore, res.Partial = comp.Total, comp.Partial
+	if res.Status == qeval.StatusError {
+		return res
+	}
+	switch {
+	case ctx.Err() != nil:
+		res.Status, res.Reason = qeval.StatusError, "the case ran past its deadline of "+r.caseTimeout.String()
+	case !executed:
+		res.Status = qeval.StatusFail
+		if mc.Execution != nil {
+			res.Reason = fmt.Sprintf("the generated query did not execute (%s): %s", mc.Execution.Outcome, mc.Execution.Error)
+		} else {
+			res.Reason = "not executed: " + mc.ExecutionSkipped
+		}
+	case res.TotalScore == nil:
+		res.Status, res.Reason = qeval.StatusFail, "no score component could be computed"
+	case *res.TotalScore >= r.threshold:
+		res.Status = qeval.StatusPass
+	default:
+		res.Status = qeval.StatusFail
+		res.Reason = fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**res.TotalScore, 100*r.threshold)
+	}
+	return res
+}
+
+// reportRows is how many rows of each result a report keeps.
+const reportRows = 20
+
+func skipAll(reason string) map[string]qeval.MetricResult {
+	out := map[string]qeval.MetricResult{}
+	for _, n := range metric.Names() {
+		out[n] = metric.Skip(reason)
+	}
+	return out
+}
+
+// schema reads a database's schema once, for the reference validator.
+func (r *run) schema(ctx context.Context, path string) *qeval.Schema {
+	if v, ok := r.schemas.Load(path); ok {
+		return v.(*qeval.Schema)
+	}
+	var sch *qeval.Schema
+	open := r.cfg.Open
+	if open == nil {
+		open = execmatch.DefaultOpener
+	}
+	if ex, err := open(path, qeval.Limits{}); err == nil {
+		if sr, ok := ex.(qeval.SchemaReader); ok {
+			sch, _ = sr.Schema(ctx)
+		}
+		ex.Close()
+	}
+	r.schemas.Store(path, sch)
+	return sch
+}
+
+func (r *run) judgeInfo() *qeval.JudgeInfo {
+	if r.cfg.JudgeInfo == nil && r.cfg.Judge == nil {
+		reason := r.cfg.JudgeSkipped
+		if reason == "" {
+			reason = metric.NoJudgeReason
+		}
+		return &qeval.JudgeInfo{Skipped: reason}
+	}
+	info := qeval.JudgeInfo{}
+	if r.cfg.JudgeInfo != nil {
+		info = *r.cfg.JudgeInfo
+	}
+	if r.cfg.JudgeStats != nil {
+		st := r.cfg.JudgeStats()
+		info.Calls, info.CacheHits = int(st.Calls), int(st.CacheHits)
+		info.TokensIn, info.TokensOut = int(st.InputTokens), int(st.OutputTokens)
+	}
+	return &info
+}

@@ -1,0 +1,180 @@
+package runner
+
+import (
+	"sort"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/metric"
+)
+
+// Summarize aggregates case results: pass rate, means, execution accuracy with its
+// 95% bootstrap interval (seeded), breakdown by tag, the safety and validation
+// confusion, calibration, the score histogram and the slowest cases.
+func Summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
+	s := qeval.Summary{Total: len(cases), ComponentMeans: map[string]*float64{}, MetricMeans: map[string]*float64{},
+		Outcomes: map[qeval.Outcome]int{}, ScoreHistogram: make([]int, 10)}
+	var scores []float64
+	byMetric := map[string][]qeval.MetricResult{}
+	var execK, execN int
+	var calib []metric.CalibrationCase
+	type tagAcc struct{ n, pass, execK, execN int }
+	tags := map[string]*tagAcc{}
+	for _, c := range cases {
+		switch c.Status {
+		case qeval.StatusPass:
+			s.Passed++
+		case qeval.StatusFail:
+			s.Failed++
+		default:
+			s.Errors++
+		}
+		if c.TotalScore != nil {
+			scores = append(scores, *c.TotalScore)
+			bin := int(*c.TotalScore * 10)
+			if bin > 9 {
+				bin = 9
+			}
+			if bin < 0 {
+				bin = 0
+			}
+			s.ScoreHistogram[bin]++
+		}
+		for name, m := range c.Metrics {
+			byMetric[name] = append(byMetric[name], m)
+		}
+		matched, judged := false, false
+		if c.Verdict != nil {
+			s.Outcomes[c.Verdict.Outcome]++
+			if c.Verdict.Outcome != qeval.OutcomeGoldError && c.Verdict.Outcome != qeval.OutcomeCanceled {
+				judged, matched = true, c.Verdict.Match
+				execN++
+				if matched {
+					execK++
+				}
+			}
+		}
+		for _, t := range c.Tags {
+			ta := tags[t]
+			if ta == nil {
+				ta = &tagAcc{}
+				tags[t] = ta
+			}
+			ta.n++
+			if c.Status == qeval.StatusPass {
+				ta.pass++
+			}
+			if judged {
+				ta.execN++
+				if matched {
+					ta.execK++
+				}
+			}
+		}
+		if c.Confidence != nil && judged {
+			cc := metric.CalibrationCase{Level: c.Confidence.Level}
+			if c.Confidence.Value != nil {
+				cc.Confidence = *c.Confidence.Value
+			} else if v, ok := metric.LevelValue(c.Confidence.Level); ok {
+				cc.Confidence = v
+			}
+			if matched {
+				cc.Correct = 1
+			}
+			calib = append(calib, cc)
+		}
+	}
+	if s.Total > 0 {
+		s.PassRate = float64(s.Passed) / float64(s.Total)
+	}
+	s.MeanScore = mean(scores)
+	for name, rs := range byMetric {
+		var vals []float64
+		for _, m := range rs {
+			if m.Score != nil && m.Skipped == nil {
+				vals = append(vals, *m.Score)
+			}
+		}
+		s.MetricMeans[name] = mean(vals)
+	}
+	for _, n := range Components {
+		s.ComponentMeans[n] = s.MetricMeans[n]
+	}
+	bo := metric.BootstrapOptions{}
+	if execN > 0 {
+		s.ExecutionAccuracy = interval(metric.BootstrapProportion(execK, execN, bo), execK, execN)
+	}
+	names := make([]string, 0, len(tags))
+	for t := range tags {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		ta := tags[t]
+		ts := qeval.TagSummary{Tag: t, Count: ta.n, PassRate: float64(ta.pass) / float64(ta.n)}
+		if ta.execN > 0 {
+			ts.Accuracy = interval(metric.BootstrapProportion(ta.execK, ta.execN, bo), ta.execK, ta.execN)
+		}
+		s.ByTag = append(s.ByTag, ts)
+	}
+	if safety := metric.SummarizeSafety(byMetric[metric.NameSafetyValidation], bo); safety.Counted > 0 {
+		m := safety.Confusion
+		s.Safety = &qeval.SafetySummary{TP: m.TP, TN: m.TN, FP: m.FP, FN: m.FN, Precision: safety.Precision, Recall: safety.Recall, Critical: safety.Critical}
+		s.Warnings = append(s.Warnings, safety.Warnings...)
+	}
+	if val := metric.SummarizeValidation(byMetric[metric.NameValidationAccuracy], bo); val.Counted > 0 {
+		vs := &qeval.ValidationSummary{Total: val.Counted, ByType: map[string]int{}, ByCategory: map[string]int{}}
+		if val.Accuracy != nil {
+			vs.Accuracy = *val.Accuracy
+			vs.Correct = val.Confusion.TP + val.Confusion.TN
+		}
+		for typ, cats := range val.Categories {
+			for cat, n := range cats {
+				vs.ByType[typ] += n
+				vs.ByCategory[cat] += n
+			}
+		}
+		s.Validation = vs
+	}
+	if len(calib) > 0 {
+		if rep, err := metric.Calibrate(calib, metric.CalibrationOptions{}); err == nil {
+			s.Calibration = calibration(rep)
+			s.Warnings = append(s.Warnings, rep.Warnings...)
+		}
+	}
+	slow := append([]qeval.CaseResult(nil), cases...)
+	sort.SliceStable(slow, func(i, j int) bool { return slow[i].DurationMS > slow[j].DurationMS })
+	for i := 0; i < len(slow) && i < 5; i++ {
+		s.Slowest = append(s.Slowest, qeval.SlowCase{ID: slow[i].ID, DurationMS: slow[i].DurationMS})
+	}
+	return s
+}
+
+func calibration(r metric.CalibrationReport) *qeval.CalibrationSummary {
+	c := &qeval.CalibrationSummary{Score: r.Score, Interpretation: r.Interpretation, Warnings: r.Warnings,
+		ECE: f(r.ECE), MCE: f(r.MCE), Brier: f(r.Brier), AUROC: r.AUROC, AURC: f(r.AURC)}
+	for _, g := range r.Groups {
+		c.Groups = append(c.Groups, qeval.CalibrationGroup{Name: g.Level, Count: g.Count, Accuracy: g.Accuracy})
+	}
+	for _, b := range r.Bins {
+		c.Bins = append(c.Bins, qeval.ReliabilityBin{Lower: b.Lower, Upper: b.Upper, Count: b.Count, Confidence: b.Confidence, Accuracy: b.Accuracy})
+	}
+	return c
+}
+
+func f(x float64) *float64 { return &x }
+
+func interval(iv metric.Interval, k, n int) *qeval.Interval {
+	return &qeval.Interval{Value: float64(k) / float64(n), Low: iv.Lower, High: iv.Upper, N: n}
+}
+
+func mean(v []float64) *float64 {
+	if len(v) == 0 {
+		return nil
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	m := s / float64(len(v))
+	return &m
+}

@@ -1,0 +1,261 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/qeval/qeval"
+)
+
+// Output is what the system under test answered for one case.
+type Output struct {
+	Query      string                `json:"query"`
+	Confidence *qeval.Confidence     `json:"confidence,omitempty"`
+	Validator  *qeval.ValidatorFlags `json:"validator,omitempty"`
+}
+
+// Request is what qeval sends to a command or HTTP target for one case. The expected
+// query is never sent.
+type Request struct {
+	ID       string   `json:"id"`
+	Question string   `json:"question"`
+	Dialect  string   `json:"dialect"`
+	Database string   `json:"database,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+}
+
+// Target produces the generated query of a case.
+type Target interface {
+	// Kind is "inline", "predictions", "command" or "url".
+	Kind() string
+	// Generate answers one case. It is safe for concurrent use and honours ctx.
+	Generate(ctx context.Context, s *qeval.Suite, c qeval.Case) (Output, error)
+}
+
+// Inline reads the generated query from the case itself.
+type Inline struct{}
+
+func (Inline) Kind() string { return "inline" }
+
+func (Inline) Generate(_ context.Context, _ *qeval.Suite, c qeval.Case) (Output, error) {
+	if c.GeneratedQuery == nil {
+		return Output{}, &qeval.Error{Code: qeval.CodeInvalid, Message: "no generated_query in the case and no target configured",
+			Hint: "add generated_query to the case, or run with --predictions, --target-command or --target-url"}
+	}
+	return Output{Query: *c.GeneratedQuery, Confidence: c.Confidence, Validator: c.Validator}, nil
+}
+
+// Predictions reads generated queries from a file: JSONL objects with "id" and "query"
+// (or "generated_query", and optionally "confidence" and "validator"), or plain text
+// with one query per line in case order.
+type Predictions struct {
+	byID   map[string]Output
+	byLine []Output
+	path   string
+}
+
+// LoadPredictions reads a predictions file.
+func LoadPredictions(path string) (*Predictions, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open predictions " + path, Message: "no such file", Err: err}
+	}
+	p := &Predictions{path: path}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	jsonl := strings.HasSuffix(strings.ToLower(path), ".jsonl")
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if !jsonl {
+			p.byLine = append(p.byLine, Output{Query: text})
+			continue
+		}
+		if text == "" {
+			continue
+		}
+		var rec struct {
+			ID             string                `json:"id"`
+			Query          *string               `json:"query"`
+			GeneratedQuery *string               `json:"generated_query"`
+			Confidence     *qeval.Confidence     `json:"confidence"`
+			Validator      *qeval.ValidatorFlags `json:"validator"`
+		}
+		if err := json.Unmarshal([]byte(text), &rec); err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read predictions %s:%d", path, line), Message: err.Error()}
+		}
+		q := rec.Query
+		if q == nil {
+			q = rec.GeneratedQuery
+		}
+		if rec.ID == "" || q == nil {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read predictions %s:%d", path, line), Message: `each line needs "id" and "query"`}
+		}
+		if p.byID == nil {
+			p.byID = map[string]Output{}
+		}
+		p.byID[rec.ID] = Output{Query: *q, Confidence: rec.Confidence, Validator: rec.Validator}
+	}
+	return p, nil
+}
+
+func (p *Predictions) Kind() string { return "predictions" }
+
+func (p *Predictions) Generate(_ context.Context, s *qeval.Suite, c qeval.Case) (Output, error) {
+	if p.byID != nil {
+		if o, ok := p.byID[c.ID]; ok {
+			return o, nil
+		}
+		return Output{}, &qeval.Error{Code: qeval.CodeNotFound, Message: fmt.Sprintf("no prediction for case %q in %s", c.ID, p.path)}
+	}
+	for i := range s.Cases {
+		if s.Cases[i].ID == c.ID {
+			if i < len(p.byLine) {
+				return p.byLine[i], nil
+			}
+			return Output{}, &qeval.Error{Code: qeval.CodeNotFound,
+				Message: fmt.Sprintf("%s has %d lines; case %q is number %d", p.path, len(p.byLine), c.ID, i+1)}
+		}
+	}
+	return Output{}, &qeval.Error{Code: qeval.CodeNotFound, Message: "case " + c.ID + " not in the suite"}
+}
+
+// Command runs a program per case: the case as JSON (Request) on its stdin, an Output as
+// JSON on its stdout, within Timeout.
+type Command struct {
+	Argv    []string
+	Timeout time.Duration
+	Dir     string
+}
+
+func (t *Command) Kind() string { return "command" }
+
+func (t *Command) Generate(ctx context.Context, s *qeval.Suite, c qeval.Case) (Output, error) {
+	if len(t.Argv) == 0 {
+		return Output{}, &qeval.Error{Code: qeval.CodeInvalid, Message: "target command is empty"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, orDefault(t.Timeout))
+	defer cancel()
+	body, _ := json.Marshal(request(s, c))
+	cmd := exec.CommandContext(ctx, t.Argv[0], t.Argv[1:]...)
+	cmd.Dir = t.Dir
+	cmd.Stdin = bytes.NewReader(body)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &limited{w: &stdout, n: 16 << 20}, &limited{w: &stderr, n: 64 << 10}
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return Output{}, &qeval.Error{Code: qeval.CodeTimeout, Message: fmt.Sprintf("target command %s timed out after %s", t.Argv[0], orDefault(t.Timeout))}
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 500 {
+			msg = msg[:500] + "…"
+		}
+		return Output{}, &qeval.Error{Code: qeval.CodeUnavailable, Message: fmt.Sprintf("target command %s: %v: %s", t.Argv[0], err, msg)}
+	}
+	return decodeOutput(stdout.Bytes(), "target command "+t.Argv[0])
+}
+
+// HTTP posts the case as JSON (Request) to URL and reads an Output as JSON.
+type HTTP struct {
+	URL     string
+	Headers map[string]string
+	Timeout time.Duration
+	Client  *http.Client
+}
+
+func (t *HTTP) Kind() string { return "url" }
+
+func (t *HTTP) Generate(ctx context.Context, s *qeval.Suite, c qeval.Case) (Output, error) {
+	ctx, cancel := context.WithTimeout(ctx, orDefault(t.Timeout))
+	defer cancel()
+	body, _ := json.Marshal(request(s, c))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
+	if err != nil {
+		return Output{}, &qeval.Error{Code: qeval.CodeInvalid, Message: "target url: " + err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range t.Headers {
+		req.Header.Set(k, os.ExpandEnv(v))
+	}
+	client := t.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return Output{}, &qeval.Error{Code: qeval.CodeTimeout, Message: fmt.Sprintf("target url %s timed out after %s", t.URL, orDefault(t.Timeout))}
+		}
+		return Output{}, &qeval.Error{Code: qeval.CodeUnavailable, Message: "target url: " + err.Error()}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return Output{}, &qeval.Error{Code: qeval.CodeUnavailable, Message: "target url: read reply: " + err.Error()}
+	}
+	if resp.StatusCode/100 != 2 {
+		snippet := strings.TrimSpace(string(data))
+		if len(snippet) > 300 {
+			snippet = snippet[:300] + "…"
+		}
+		return Output{}, &qeval.Error{Code: qeval.CodeUnavailable, Message: fmt.Sprintf("target url %s: %s: %s", t.URL, resp.Status, snippet)}
+	}
+	return decodeOutput(data, "target url "+t.URL)
+}
+
+func request(s *qeval.Suite, c qeval.Case) Request {
+	db := c.Database
+	if db == "" {
+		db = s.Database
+	}
+	return Request{ID: c.ID, Question: c.Question, Dialect: dialectOf(s), Database: db, Tags: c.Tags}
+}
+
+func decodeOutput(data []byte, who string) (Output, error) {
+	var o Output
+	if err := json.Unmarshal(bytes.TrimSpace(data), &o); err != nil {
+		return Output{}, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("%s: reply is not JSON {\"query\": ...}: %v", who, err)}
+	}
+	if strings.TrimSpace(o.Query) == "" {
+		return Output{}, &qeval.Error{Code: qeval.CodeInvalid, Message: who + `: reply has no "query"`}
+	}
+	return o, nil
+}
+
+// DefaultTargetTimeout bounds one target call.
+const DefaultTargetTimeout = 60 * time.Second
+
+func orDefault(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultTargetTimeout
+	}
+	return d
+}
+
+// limited writes at most n bytes to w and drops the rest.
+type limited struct {
+	w io.Writer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	k := len(p)
+	if k > l.n {
+		p = p[:l.n]
+	}
+	l.n -= len(p)
+	l.w.Write(p)
+	return k, nil
+}
