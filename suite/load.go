@@ -34,6 +34,14 @@ func Load(path string, opt Options) (*qeval.Suite, error) {
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open suite " + path, Message: "no such file", Err: err}
 	}
+	return Parse(path, data, opt)
+}
+
+// Parse reads a suite from data; name gives the format by its extension (.yaml, .yml,
+// .json, .jsonl, .csv), names the suite in messages, and is the folder relative
+// database paths are resolved against.
+func Parse(name string, data []byte, opt Options) (*qeval.Suite, error) {
+	path := name
 	p := &problems{file: path}
 	var s *qeval.Suite
 	switch strings.ToLower(filepath.Ext(path)) {
