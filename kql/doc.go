@@ -22,15 +22,20 @@
 //	token.go, lexer.go        tokens; every literal form: '…', "…", @'…', h'…',
 //	                          ```…```, 1h, 0x1F, datetime(…), guid(…), raw GUIDs
 //	ast.go, ast_ops.go        the tree: statements, expressions, one type per operator
-//	parser.go                 statements (let, set, declare, alias, restrict, pattern),
-//	                          errors and recovery
-//	parse_expr.go             expressions by precedence level, dynamic literals, datatable
+//	errors.go                 Error, ErrorList and their *qeval.Error form
+//	parser.go                 the parser's state, token helpers, errors and recovery
+//	parse_stmt.go             statements: let, set, declare, alias, restrict, pattern
+//	parse_expr.go             expressions by precedence level
+//	parse_literal.go          dynamic literals, typeof, datatable, externaldata, with (...)
 //	parse_pipe.go             pipelines and the table of operators
-//	parse_ops.go, parse_ops2.go  one parse function per operator
+//	parse_ops*.go             one parse function per operator
 //	format*.go                Format: canonical text of any node
 //	timespan.go               canonical time spans and datetimes
 //	walk.go                   Inspect: a walk over the tree
-//	shape*.go                 ShapeOf and ParseShape
+//	shape.go                  ShapeOf and ParseShape, let and parameter scopes
+//	shape_pipe.go             what each operator contributes to the shape
+//	shape_expr.go             columns, filters, constants
+//	shape_names.go            aggregates and output column names
 //
 // # Adding an operator
 //

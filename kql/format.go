@@ -20,6 +20,7 @@ func Format(n Node) string {
 type formatter struct {
 	b     strings.Builder
 	subst func(*Ident) string // when set, names it maps to a text are printed as that text
+	fold  bool                // print constant time-span arithmetic (2*1h) as its value (2h)
 }
 
 func (f *formatter) str(s string) { f.b.WriteString(s) }

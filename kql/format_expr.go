@@ -39,6 +39,12 @@ func (f *formatter) expr(e Expr) {
 	case *Star:
 		f.str("*")
 	case *Paren:
+		if f.fold {
+			if t, ok := f.foldTimespan(e.X); ok {
+				f.str(formatTicks(t))
+				return
+			}
+		}
 		f.str("(")
 		f.expr(e.X)
 		f.str(")")
@@ -46,6 +52,12 @@ func (f *formatter) expr(e Expr) {
 		f.str(e.Op)
 		f.expr(e.X)
 	case *Binary:
+		if f.fold {
+			if t, ok := f.foldTimespan(e); ok {
+				f.str(formatTicks(t))
+				return
+			}
+		}
 		f.expr(e.Left)
 		f.str(" " + e.Op + " ")
 		f.expr(e.Right)

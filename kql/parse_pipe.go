@@ -39,20 +39,41 @@ func init() {
 	}
 }
 
-// simpleParams are the parameters (besides hint.*) each operator accepts before its
-// operands.
+// simpleParams lists the operators that take name=value parameters before their
+// operands: hint.* parameters always, and the names listed. An operator missing here
+// takes none, so "extend kind = 1" stays an assignment.
 var simpleParams = map[string][]string{
-	"join": {"kind"}, "lookup": {"kind"},
-	"union":     {"kind", "withsource", "with_source", "isfuzzy", "__isFuzzy", "best_effort"},
-	"mv-expand": {"kind", "bagexpansion", "with_itemindex"}, "mvexpand": {"kind", "bagexpansion", "with_itemindex"},
-	"mv-apply": {"kind", "with_itemindex"}, "mvapply": {"kind", "with_itemindex"},
-	"parse": {"kind", "flags"}, "parse-where": {"kind", "flags"},
-	"make-series": {"kind"}, "search": {"kind"}, "find": {"kind", "withsource", "with_source"},
-	"consume": {"decodeblocks"}, "graph-mark-components": {"kind", "with_component_id"},
-	"reduce": {"kind"}, "scan": {"kind", "with_match_id"}, "make-graph": {"with_node_id"},
-	"graph-match": {"cycles"}, "graph-shortest-paths": {"cycles", "output"},
-	"sort": {}, "order": {}, "top-nested": {}, "distinct": {}, "summarize": {},
-	"macro-expand": {"force_remote", "isfuzzy", "best_effort"}, "evaluate": {}, "partition": {}, "as": {}, "take": {}, "limit": {}, "top": {},
+	"join":                  {"kind"},
+	"lookup":                {"kind"},
+	"union":                 {"kind", "withsource", "with_source", "isfuzzy", "__isFuzzy", "best_effort"},
+	"mv-expand":             {"kind", "bagexpansion", "with_itemindex"},
+	"mvexpand":              {"kind", "bagexpansion", "with_itemindex"},
+	"mv-apply":              {"kind", "with_itemindex"},
+	"mvapply":               {"kind", "with_itemindex"},
+	"parse":                 {"kind", "flags"},
+	"parse-where":           {"kind", "flags"},
+	"make-series":           {"kind"},
+	"search":                {"kind"},
+	"find":                  {"kind", "withsource", "with_source"},
+	"consume":               {"decodeblocks"},
+	"graph-mark-components": {"kind", "with_component_id"},
+	"reduce":                {"kind"},
+	"scan":                  {"kind", "with_match_id"},
+	"make-graph":            {"with_node_id"},
+	"graph-match":           {"cycles"},
+	"graph-shortest-paths":  {"cycles", "output"},
+	"macro-expand":          {"force_remote", "isfuzzy", "best_effort"},
+	"sort":                  {},
+	"order":                 {},
+	"top":                   {},
+	"top-nested":            {},
+	"take":                  {},
+	"limit":                 {},
+	"distinct":              {},
+	"summarize":             {},
+	"evaluate":              {},
+	"partition":             {},
+	"as":                    {},
 }
 
 // parsePipeExpr parses Source [| Operator]..., or a scalar expression.
@@ -96,7 +117,7 @@ func (p *parser) parseOpPipe() *PipeExpr {
 	p.accept("|")
 	var x Expr
 	if p.tok().kind == tIdent && p.operatorAt() != "" && !p.isAt(1, "|") && !p.isAt(1, ".") && !p.isAt(1, "=") {
-		x = p.parsePipeExpr1(true)
+		x = p.parseOpOnlyPipe()
 	} else {
 		x = p.parsePipeExpr()
 	}
@@ -107,11 +128,8 @@ func (p *parser) parseOpPipe() *PipeExpr {
 	return &PipeExpr{Span: Span{start, x.End()}, Source: x}
 }
 
-// parsePipeExpr1 parses an operator-only pipeline when opFirst, else a pipeline.
-func (p *parser) parsePipeExpr1(opFirst bool) Expr {
-	if !opFirst {
-		return p.parsePipeExpr()
-	}
+// parseOpOnlyPipe parses a pipeline that starts with an operator: op [| op]...
+func (p *parser) parseOpOnlyPipe() Expr {
 	if !p.enter() {
 		return p.bad()
 	}
@@ -260,7 +278,7 @@ func (p *parser) parseSource() Expr {
 			return op.(Expr)
 		}
 		if p.startsOperator() {
-			return p.parsePipeExpr1(true)
+			return p.parseOpOnlyPipe()
 		}
 	}
 	return p.parseExpr()

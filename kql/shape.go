@@ -27,19 +27,27 @@ func ParseShape(src string) (*qeval.Shape, error) {
 //   - Columns: names used as columns anywhere, qualified with the pipeline's source
 //     table while it is the only table in play; names the query itself defines
 //     (extend x = ..., summarize n = ...) are left out.
-//   - Filters: every comparison of every where/filter, split on and/or; Value is the
-//     canonical text of the constant side (see Format; time spans are canonical, so
-//     ago(1h) and ago(60m) match), "" when both sides are columns. Predicates written
-//     as function calls (isnotempty(x)) give Operator = the function name; a bare
-//     boolean column gives Operator "istrue"; not(...) negates the operator (== → !=,
-//     has → !has, isempty → isnotempty, other → "not f").
+//   - Filters: every comparison of every where/filter, split on and/or, with the
+//     column on the left; Value is the canonical text of the constant side (see
+//     timespan.go: ago(1h), ago(60m) and ago(2*30m) all read "ago(1h)"; let-bound
+//     constants are substituted), "" when the other side is not constant. A predicate
+//     written as a call (isnotempty(x)) has Operator = the function name; a bare
+//     boolean column has Operator "istrue"; not(...) negates the operator (== → !=,
+//     has → !has, isempty → isnotempty, any other f → "not f").
 //   - Aggregates: the aggregate calls of summarize, make-series and top-nested, and the
 //     count operator (Func "count", Arg "*"); Arg is the canonical argument text, "*"
 //     for count().
 //   - GroupBy: the by keys of summarize and make-series and the of keys of top-nested.
 //   - OrderBy, Limit and Output: from the main pipeline (the last query statement).
 //     sort and top default to descending, so Desc is true unless asc is written.
-//   - Operators: every tabular operator in source order, as written.
+//     Output is followed through project, extend, summarize, project-away/-keep/
+//     -rename/-reorder, distinct, count, parse and mv-expand, with Kusto's names for
+//     unnamed columns (count_, sum_x, Column1); it is nil after an operator whose
+//     columns cannot be told from the text (join, union, evaluate, arg_max(x, *)...).
+//   - Operators: every tabular operator in source order, as written ("order" stays
+//     "order"), nested ones included; source operators (print, range, union, search,
+//     find, evaluate) count, datatable and externaldata do not. This matches the
+//     operator lists of Microsoft's parser without its let and set statements.
 //
 // s may be a partial script from a failed Parse.
 func ShapeOf(s *Script) *qeval.Shape {

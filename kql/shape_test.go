@@ -83,7 +83,8 @@ func section(ar *txtar.Archive, name string) string {
 // TestShape_EquivalentTimespans checks the seed's rule that equal time spans compare
 // equal: the filter values of these spellings are identical.
 func TestShape_EquivalentTimespans(t *testing.T) {
-	spellings := []string{"ago(1h)", "ago(60m)", "ago(3600s)", "ago(1.0h)", "ago(time(1:00:00))", "ago(timespan(60min))", "ago(onehour)"}
+	spellings := []string{"ago(1h)", "ago(60m)", "ago(3600s)", "ago(1.0h)", "ago(time(1:00:00))", "ago(timespan(60min))",
+		"ago(onehour)", "ago(2 * 30m)", "ago(1d / 24)", "ago(90m - 30m)", "ago((60 * 1m))"}
 	var first string
 	for i, sp := range spellings {
 		src := "T | where ts > " + sp

@@ -15,6 +15,10 @@ import (
 // time(0.12:34:56.7) as "45296700ms", timespan(2) as "2d"; zero prints as "0s". A value
 // that cannot be read (or a typed null) keeps its written form.
 //
+// In shape values (not in Format), constant time-span arithmetic is folded first, with
+// let-bound constants substituted: ago(2 * 30m), ago(1d / 24) and ago(lookback) with
+// let lookback = 60m all read ago(1h).
+//
 // A datetime that can be read prints as datetime(YYYY-MM-DDThh:mm:ss[.fffffff]Z) in UTC,
 // so datetime(2017-01-01), datetime("2017-01-01 00:00") and datetime(2017-01-01T00:00:00Z)
 // are equal.
@@ -178,4 +182,72 @@ func CanonicalDatetime(v string) (string, bool) {
 		}
 	}
 	return v, false
+}
+
+// foldTimespan evaluates constant time-span arithmetic: time spans added or
+// subtracted, multiplied or divided by numbers (2*1h, 1d - 1h, 1h/2), with let-bound
+// constants substituted. It reports false for anything else or an inexact result.
+func (f *formatter) foldTimespan(e Expr) (int64, bool) {
+	v, isSpan, ok := f.foldNum(e)
+	if !ok || !isSpan || v.Denom().Cmp(big.NewInt(1)) != 0 || !v.Num().IsInt64() {
+		return 0, false
+	}
+	return v.Num().Int64(), true
+}
+
+// foldNum evaluates a constant number or time span (in ticks) exactly.
+func (f *formatter) foldNum(e Expr) (v *big.Rat, isSpan, ok bool) {
+	switch e := e.(type) {
+	case *Paren:
+		return f.foldNum(e.X)
+	case *Unary:
+		v, isSpan, ok = f.foldNum(e.X)
+		if ok && e.Op == "-" {
+			v = new(big.Rat).Neg(v)
+		}
+		return v, isSpan, ok
+	case *Ident:
+		if f.subst == nil {
+			return nil, false, false
+		}
+		text := f.subst(e)
+		if text == "" {
+			return nil, false, false
+		}
+		if t, ok := timespanTicks(text); ok {
+			return new(big.Rat).SetInt64(t), true, true
+		}
+		if r, ok := new(big.Rat).SetString(text); ok {
+			return r, false, true
+		}
+	case *Literal:
+		switch e.Kind {
+		case LitTimespan:
+			if t, ok := timespanTicks(e.Value); ok && !e.Null {
+				return new(big.Rat).SetInt64(t), true, true
+			}
+		case LitLong, LitInt, LitReal:
+			if r, ok := new(big.Rat).SetString(e.Value); ok && !e.Null {
+				return r, false, true
+			}
+		}
+	case *Binary:
+		l, ls, ok1 := f.foldNum(e.Left)
+		r, rs, ok2 := f.foldNum(e.Right)
+		if !ok1 || !ok2 {
+			return nil, false, false
+		}
+		switch {
+		case (e.Op == "+" || e.Op == "-") && ls == rs:
+			if e.Op == "+" {
+				return new(big.Rat).Add(l, r), ls, true
+			}
+			return new(big.Rat).Sub(l, r), ls, true
+		case e.Op == "*" && !(ls && rs):
+			return new(big.Rat).Mul(l, r), ls || rs, true
+		case e.Op == "/" && !rs && r.Sign() != 0:
+			return new(big.Rat).Quo(l, r), ls, true
+		}
+	}
+	return nil, false, false
 }

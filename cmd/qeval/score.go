@@ -13,6 +13,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/metric"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/sqlite"
 )
 
@@ -33,6 +34,7 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 	var validatorErrors stringList
 	fs.Var(&validatorErrors, "validator-error", "a message of the validator (repeat for several)")
 	jsonOut := fs.Bool("json", false, "print the metrics as JSON")
+	jf := addJudgeFlags(fs, registry.DefaultProvider)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -80,7 +82,20 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	results := metric.Evaluate(ctx, c, metric.Options{Logger: logger})
+	js, err := jf.open(ctx, e, logger)
+	if err != nil {
+		return fail(e, err)
+	}
+	defer js.Close()
+	results := metric.Evaluate(ctx, c, metric.Options{Logger: logger, Judge: js.Judge})
+	if js.Judge == nil && js.Skipped != "" {
+		// Say why there is no judge (no API key, --judge none) rather than the generic reason.
+		for _, n := range []string{metric.NameQueryCorrectness, metric.NameLLMGrading} {
+			if r := results[n]; r.Skipped != nil && *r.Skipped == metric.NoJudgeReason {
+				results[n] = metric.Skip(js.Skipped)
+			}
+		}
+	}
 	if *jsonOut {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

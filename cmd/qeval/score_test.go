@@ -69,8 +69,15 @@ func TestScore_JSON(t *testing.T) {
 	if m := s.Metrics["execution_match"]; m.Skipped == nil || *m.Skipped != "no --db given" {
 		t.Errorf("execution_match=%+v, want skipped: no --db given", m)
 	}
-	if m := s.Metrics["llm_grading"]; m.Skipped == nil || !strings.Contains(*m.Skipped, "no LLM judge configured") {
-		t.Errorf("llm_grading=%+v, want skipped without a judge", m)
+	// The test environment has no API key, so the judge-based metrics say so.
+	for _, n := range []string{"query_correctness", "llm_grading"} {
+		if m := s.Metrics[n]; m.Skipped == nil || !strings.HasPrefix(*m.Skipped, "no LLM judge") || m.Score != nil {
+			t.Errorf("%s=%+v, want skipped without a judge", n, m)
+		}
+	}
+	none := scoreOf(t, "--generated", "SELECT 1", "--expected", "SELECT 2", "--judge", "none")
+	if m := none.Metrics["query_correctness"]; m.Skipped == nil || *m.Skipped != "no LLM judge configured (--judge none)" {
+		t.Errorf("--judge none: query_correctness=%+v", m)
 	}
 }
 

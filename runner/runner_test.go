@@ -1,0 +1,313 @@
+package runner_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/runner"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// salesDB builds a small database for the runner's tests.
+func salesDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sales.sqlite")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range []string{
+		"CREATE TABLE sales (id INTEGER PRIMARY KEY, region TEXT, product TEXT, amount REAL)",
+		"INSERT INTO sales (region, product, amount) VALUES ('north','tea',10),('north','coffee',20),('south','tea',5),('south','tea',7),('east','coffee',12)",
+		"CREATE TABLE returns (id INTEGER PRIMARY KEY, product TEXT, amount REAL)",
+		"INSERT INTO returns (product, amount) VALUES ('tea', 3), ('coffee', 4)",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+func TestScore_Renormalises(t *testing.T) {
+	weights := runner.DefaultWeights()
+	m := map[string]qeval.MetricResult{
+		"schema_match":        {Score: ptr(1.0)},
+		"semantic_similarity": {Score: ptr(0.8)},
+		"results_match":       {Score: ptr(0.6)},
+		"llm_grading":         {Skipped: ptr("no judge")},
+	}
+	c := runner.Score(m, weights)
+	if c.Total == nil || *c.Total < 0.7999 || *c.Total > 0.8001 || !c.Partial || c.Missing[0] != "llm_grading" {
+		t.Errorf("Score = %+v, want 0.8 over three components, partial", c)
+	}
+	if w := c.Components["semantic_similarity"]; *w.WeightedScore != 0.2 || w.Weight != 0.25 {
+		t.Errorf("semantic component = %+v", w)
+	}
+	m["llm_grading"] = qeval.MetricResult{Score: ptr(0.0), Error: &qeval.MetricError{Message: "LLM judge timeout"}}
+	c = runner.Score(m, weights)
+	if d := *c.Total - 0.6; d > 1e-9 || d < -1e-9 || c.Partial {
+		t.Errorf("a failed component counts as 0: %+v", c)
+	}
+	c = runner.Score(map[string]qeval.MetricResult{}, weights)
+	if c.Total != nil {
+		t.Errorf("nothing computed: total %v, want nil", *c.Total)
+	}
+}
+
+// The seed's three worked scenarios: a perfect match passes at 100%, minor differences
+// pass, a wrong table and grouping fails.
+func TestRun_SeedScenarios(t *testing.T) {
+	db := salesDB(t)
+	expected := "SELECT region, SUM(amount) AS total FROM sales GROUP BY region"
+	s := &qeval.Suite{Name: "seed", Database: db, Cases: []qeval.Case{
+		{ID: "perfect", ExpectedQuery: expected, GeneratedQuery: ptr(expected)},
+		{ID: "minor", ExpectedQuery: expected, GeneratedQuery: ptr("select REGION, sum(AMOUNT) as total from Sales s group by s.region order by 1")},
+		{ID: "wrong", ExpectedQuery: expected, GeneratedQuery: ptr("SELECT product, SUM(amount) AS total FROM returns GROUP BY product")},
+	}}
+	rep, err := runner.Run(context.Background(), s, runner.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]qeval.CaseResult{}
+	for _, c := range rep.Cases {
+		got[c.ID] = c
+	}
+	if c := got["perfect"]; c.Status != qeval.StatusPass || *c.TotalScore != 1 || !c.Partial {
+		t.Errorf("perfect: %s %v partial=%v (%s)", c.Status, deref(c.TotalScore), c.Partial, c.Reason)
+	}
+	if c := got["minor"]; c.Status != qeval.StatusPass || *c.TotalScore < 0.9 {
+		t.Errorf("minor: %s %v (%s)", c.Status, deref(c.TotalScore), c.Reason)
+	}
+	if c := got["wrong"]; c.Status != qeval.StatusFail || *c.TotalScore >= 0.9 || !strings.Contains(c.Reason, "below the threshold") {
+		t.Errorf("wrong: %s %v (%s)", c.Status, deref(c.TotalScore), c.Reason)
+	}
+	if j := rep.Run.Judge; j == nil || j.Skipped == "" {
+		t.Errorf("judge info %+v, want skipped with a reason", j)
+	}
+	if m := got["perfect"].Metrics["llm_grading"]; m.Skipped == nil {
+		t.Errorf("llm_grading = %+v, want skipped", m)
+	}
+	if rep.Summary.Passed != 2 || rep.Summary.Failed != 1 || rep.Summary.ExecutionAccuracy == nil || rep.Run.Mode != "bag@1" {
+		t.Errorf("summary %+v, mode %s", rep.Summary, rep.Run.Mode)
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func TestRun_ErrorsStayInTheirCase(t *testing.T) {
+	db := salesDB(t)
+	s := &qeval.Suite{Name: "errors", Database: db, Cases: []qeval.Case{
+		{ID: "ok", ExpectedQuery: "SELECT count(*) FROM sales", GeneratedQuery: ptr("SELECT count(*) FROM sales")},
+		{ID: "gold", ExpectedQuery: "SELECT nope FROM sales", GeneratedQuery: ptr("SELECT 1")},
+		{ID: "pred", ExpectedQuery: "SELECT count(*) FROM sales", GeneratedQuery: ptr("SELEC count(*) FROM sales")},
+		{ID: "none", ExpectedQuery: "SELECT 1"},
+		{ID: "write", ExpectedQuery: "SELECT count(*) FROM sales", GeneratedQuery: ptr("DELETE FROM sales")},
+	}}
+	rep, err := runner.Run(context.Background(), s, runner.Config{Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"ok": qeval.StatusPass, "gold": qeval.StatusError, "pred": qeval.StatusFail, "none": qeval.StatusError, "write": qeval.StatusFail}
+	for _, c := range rep.Cases {
+		if c.Status != want[c.ID] {
+			t.Errorf("case %s: %s (%s), want %s", c.ID, c.Status, c.Reason, want[c.ID])
+		}
+		if c.ID != "ok" && c.Reason == "" {
+			t.Errorf("case %s has no reason", c.ID)
+		}
+	}
+	if n := len(rep.Cases); n != 5 {
+		t.Fatalf("%d cases", n)
+	}
+}
+
+// A command target is a real program: it gets the case (never the expected query) on
+// stdin and answers with JSON; an HTTP target gets the same over POST.
+func TestRun_Targets(t *testing.T) {
+	db := salesDB(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "sut.sh")
+	os.WriteFile(script, []byte(`#!/bin/sh
+input=$(cat)
+case "$input" in
+  *'"expected'*) echo '{"query": "SELECT 0"}' ;;
+  *'"id":"a"'*) echo '{"query": "SELECT count(*) FROM sales", "confidence": "high"}' ;;
+  *'"id":"b"'*) echo "not json" ;;
+  *) exit 3 ;;
+esac
+`), 0o755)
+	cases := []qeval.Case{
+		{ID: "a", Question: "How many sales?", ExpectedQuery: "SELECT count(*) FROM sales"},
+		{ID: "b", ExpectedQuery: "SELECT 1"},
+		{ID: "c", ExpectedQuery: "SELECT 1"},
+	}
+	s := &qeval.Suite{Name: "t", Database: db, Cases: cases}
+	rep, err := runner.Run(context.Background(), s, runner.Config{Target: &runner.Command{Argv: []string{script}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]qeval.CaseResult{}
+	for _, c := range rep.Cases {
+		byID[c.ID] = c
+	}
+	if c := byID["a"]; c.Status != qeval.StatusPass || c.Target == nil || c.Target.Kind != "command" || c.Confidence.Level != "high" {
+		t.Errorf("a: %+v", c)
+	}
+	if c := byID["b"]; c.Status != qeval.StatusError || !strings.Contains(c.Reason, "not JSON") {
+		t.Errorf("b: %s %s", c.Status, c.Reason)
+	}
+	if c := byID["c"]; c.Status != qeval.StatusError || c.Target.Error == "" {
+		t.Errorf("c: %s %+v", c.Status, c.Target)
+	}
+
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		var req map[string]any
+		json.Unmarshal(body, &req)
+		if _, leaked := req["expected_query"]; leaked || r.Header.Get("X-Key") != "k" {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		if req["id"] == "c" {
+			http.Error(w, "model overloaded", 503)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"query": "SELECT count(*) FROM sales"})
+	}))
+	defer srv.Close()
+	rep, err = runner.Run(context.Background(), s, runner.Config{Target: &runner.HTTP{URL: srv.URL, Headers: map[string]string{"X-Key": "k"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 3 {
+		t.Errorf("%d calls", calls.Load())
+	}
+	for _, c := range rep.Cases {
+		switch c.ID {
+		case "a":
+			if c.Status != qeval.StatusPass {
+				t.Errorf("http a: %s %s", c.Status, c.Reason)
+			}
+		case "c":
+			if c.Status != qeval.StatusError || !strings.Contains(c.Reason, "503") {
+				t.Errorf("http c: %s %s", c.Status, c.Reason)
+			}
+		}
+	}
+}
+
+// A run killed half-way resumes from its results file without redoing or losing a
+// finished case.
+func TestRun_Resume(t *testing.T) {
+	db := salesDB(t)
+	var cases []qeval.Case
+	for i := 0; i < 8; i++ {
+		cases = append(cases, qeval.Case{ID: string(rune('a' + i)), ExpectedQuery: "SELECT count(*) FROM sales"})
+	}
+	s := &qeval.Suite{Name: "r", Database: db, Cases: cases}
+	results := filepath.Join(t.TempDir(), "results.jsonl")
+	w, err := runner.CreateResults(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	target := &countingTarget{calls: &calls}
+	ctx, cancel := context.WithCancel(context.Background())
+	var done atomic.Int32
+	rep, err := runner.Run(ctx, s, runner.Config{Target: target, Concurrency: 1, OnCase: func(r qeval.CaseResult) {
+		w.Append(r)
+		if done.Add(1) == 3 {
+			cancel()
+		}
+	}})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Run.Interrupted || len(rep.Cases) < 3 || len(rep.Cases) == 8 {
+		t.Fatalf("first run: interrupted=%v with %d cases", rep.Run.Interrupted, len(rep.Cases))
+	}
+	// a kill can leave half a line at the end
+	f, _ := os.OpenFile(results, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id": "h", "status": "PA`)
+	f.Close()
+	finished, err := runner.LoadResults(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := calls.Load()
+	rep, err = runner.Run(context.Background(), s, runner.Config{Target: target, Done: finished})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != 8 || rep.Summary.Passed != 8 {
+		t.Errorf("resumed run has %d cases, %d passed", len(rep.Cases), rep.Summary.Passed)
+	}
+	if again := calls.Load() - first; int(again) != 8-len(finished) {
+		t.Errorf("resume called the target %d times for %d unfinished cases", again, 8-len(finished))
+	}
+}
+
+type countingTarget struct{ calls *atomic.Int32 }
+
+func (countingTarget) Kind() string { return "predictions" }
+
+func (t *countingTarget) Generate(ctx context.Context, _ *qeval.Suite, c qeval.Case) (runner.Output, error) {
+	t.calls.Add(1)
+	return runner.Output{Query: "SELECT count(*) FROM sales"}, nil
+}
+
+func TestLoadResults_BadLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.jsonl")
+	os.WriteFile(p, []byte("{\"id\":\"a\",\"status\":\"PASS\"}\nnot json\n{\"id\":\"b\"}\n"), 0o644)
+	_, err := runner.LoadResults(p)
+	if err == nil || !strings.Contains(err.Error(), p+":2") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestLoadPredictions(t *testing.T) {
+	dir := t.TempDir()
+	jl := filepath.Join(dir, "p.jsonl")
+	os.WriteFile(jl, []byte(`{"id": "x", "query": "SELECT 2", "confidence": 0.4}`+"\n"), 0o644)
+	p, err := runner.LoadPredictions(jl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &qeval.Suite{Cases: []qeval.Case{{ID: "x"}, {ID: "y"}}}
+	o, err := p.Generate(context.Background(), s, s.Cases[0])
+	if err != nil || o.Query != "SELECT 2" || *o.Confidence.Value != 0.4 {
+		t.Errorf("x: %+v %v", o, err)
+	}
+	if _, err := p.Generate(context.Background(), s, s.Cases[1]); err == nil || !strings.Contains(err.Error(), `no prediction for case "y"`) {
+		t.Errorf("y: %v", err)
+	}
+	txt := filepath.Join(dir, "p.txt")
+	os.WriteFile(txt, []byte("SELECT 1\nSELECT 2\n"), 0o644)
+	p, _ = runner.LoadPredictions(txt)
+	if o, _ := p.Generate(context.Background(), s, s.Cases[1]); o.Query != "SELECT 2" {
+		t.Errorf("by line: %+v", o)
+	}
+}
