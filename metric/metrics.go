@@ -101,6 +101,9 @@ type Case struct {
 	// texts (a KQL case passes the shapes of the kql package).
 	GeneratedShape *qeval.Shape
 	ExpectedShape  *qeval.Shape
+	// GeneratedReads and ExpectedReads, when set, are what the database engine says each
+	// query reads (sqlite.Executor.Reads): table accuracy prefers them to parsing.
+	GeneratedReads, ExpectedReads *qeval.Shape
 	// Schema and AllowTables are given to qeval's reference check of the generated query.
 	Schema      *qeval.Schema
 	AllowTables []string

@@ -53,18 +53,29 @@ func tableAccuracy(_ context.Context, c *Case, _ *Options) (Result, error) {
 		if strings.TrimSpace(c.Expected) == "" && c.ExpectedShape == nil {
 			return Skip("no expected tables and no expected query"), nil
 		}
-		shape, err := c.expectedShape()
-		if err != nil {
-			return Result{}, prefixError("parse expected query", err)
+		if c.ExpectedReads != nil {
+			expected, source = c.ExpectedReads.Tables, "expected_query (engine)"
+		} else {
+			shape, err := c.expectedShape()
+			if err != nil {
+				return Result{}, prefixError("parse expected query", err)
+			}
+			expected, source = shape.Tables, "expected_query"
 		}
-		expected, source = shape.Tables, "expected_query"
 	}
-	shape, err := c.generatedShape()
-	if err != nil {
-		return Result{}, prefixError("parse generated query", err)
+	shape, path := c.GeneratedReads, "engine"
+	if shape == nil {
+		var err error
+		if shape, err = c.generatedShape(); err != nil {
+			return Result{}, prefixError("parse generated query", err)
+		}
+		path = "parser"
 	}
 	r := TableAccuracy(shape, expected)
 	r.Details["expected_source"] = source
+	// path says how the generated query's tables were found: asked of the database
+	// engine, or parsed from the text
+	r.Details["path"] = path
 	return r, nil
 }
 

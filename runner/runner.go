@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -66,6 +68,7 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 		return nil, err
 	}
 	defer r.eval.Close()
+	defer r.closeDatabases()
 	started := r.now()
 	results := make([]*qeval.CaseResult, len(s.Cases))
 	g := new(errgroup.Group)
@@ -117,11 +120,12 @@ type run struct {
 	concurrency int
 	caseTimeout time.Duration
 	target      Target
-	schemas     sync.Map // database path → *qeval.Schema (nil when unavailable)
+	mu          sync.Mutex
+	dbs         map[string]*dbInfo // by database path
 }
 
 func newRun(s *qeval.Suite, cfg Config) (*run, error) {
-	r := &run{cfg: cfg, suite: s, target: cfg.Target}
+	r := &run{cfg: cfg, suite: s, target: cfg.Target, dbs: map[string]*dbInfo{}}
 	if r.target == nil {
 		r.target = Inline{}
 	}
@@ -248,7 +252,13 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 		path := suite.ResolveDatabase(r.suite, db, r.cfg.Connections)
 		v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: path, Gold: c.ExpectedQuery, Pred: out.Query})
 		mc.Execution = &v
-		mc.Schema = r.schema(ctx, path)
+		db := r.database(ctx, path)
+		mc.Schema = db.schema
+		if db.reads != nil {
+			// the engine's answer to which tables each query reads, when it can tell
+			mc.GeneratedReads, _ = db.reads.Reads(ctx, out.Query)
+			mc.ExpectedReads, _ = db.reads.Reads(ctx, c.ExpectedQuery)
+		}
 		executed = v.Outcome == qeval.OutcomeMatch || v.Outcome == qeval.OutcomeMismatch
 		short := v
 		short.Gold, short.Pred = v.Gold.Head(reportRows), v.Pred.Head(reportRows)
@@ -311,24 +321,68 @@ func skipAll(reason string) map[string]qeval.MetricResult {
 	return out
 }
 
-// schema reads a database's schema once, for the reference validator.
-func (r *run) schema(ctx context.Context, path string) *qeval.Schema {
-	if v, ok := r.schemas.Load(path); ok {
-		return v.(*qeval.Schema)
+// readsReader is an executor that can say which tables a query reads.
+type readsReader interface {
+	Reads(ctx context.Context, query string) (*qeval.Shape, error)
+}
+
+// dbInfo is what the metrics learn from a database besides results: its schema (for
+// the reference validator) and the engine's answer to which tables a query reads.
+type dbInfo struct {
+	schema *qeval.Schema
+	reads  readsReader
+	exec   qeval.Executor
+}
+
+// database opens a database once per run for its schema and reads; a folder (test
+// suite) is described by its first file.
+func (r *run) database(ctx context.Context, path string) *dbInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d, ok := r.dbs[path]; ok {
+		return d
 	}
-	var sch *qeval.Schema
+	d := &dbInfo{}
+	r.dbs[path] = d
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		entries, _ := os.ReadDir(path)
+		file = ""
+		for _, en := range entries {
+			if strings.Contains(en.Name(), ".sqlite") {
+				file = filepath.Join(path, en.Name())
+				break
+			}
+		}
+	}
+	if file == "" {
+		return d
+	}
 	open := r.cfg.Open
 	if open == nil {
 		open = execmatch.DefaultOpener
 	}
-	if ex, err := open(path, qeval.Limits{}); err == nil {
-		if sr, ok := ex.(qeval.SchemaReader); ok {
-			sch, _ = sr.Schema(ctx)
-		}
-		ex.Close()
+	ex, err := open(file, qeval.Limits{})
+	if err != nil {
+		return d
 	}
-	r.schemas.Store(path, sch)
-	return sch
+	d.exec = ex
+	if sr, ok := ex.(qeval.SchemaReader); ok {
+		d.schema, _ = sr.Schema(ctx)
+	}
+	d.reads, _ = ex.(readsReader)
+	return d
+}
+
+// closeDatabases closes what database opened.
+func (r *run) closeDatabases() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range r.dbs {
+		if d.exec != nil {
+			d.exec.Close()
+		}
+	}
 }
 
 func (r *run) judgeInfo() *qeval.JudgeInfo {

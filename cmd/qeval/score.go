@@ -72,10 +72,17 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 			return fail(e, err)
 		}
 		c.Schema, err = ex.Schema(ctx)
-		ex.Close()
 		if err != nil {
+			ex.Close()
 			return fail(e, err)
 		}
+		// the engine's own answer to which tables each query reads (a query the engine
+		// rejects keeps the parser's answer)
+		c.GeneratedReads, _ = ex.Reads(ctx, *generated)
+		if strings.TrimSpace(*expected) != "" {
+			c.ExpectedReads, _ = ex.Reads(ctx, *expected)
+		}
+		ex.Close()
 		if c.ExecutionSkipped == "" {
 			v := execmatch.Match(ctx, *db, *generated, *expected, execmatch.Options{Mode: *mode, Limits: qeval.Limits{Timeout: *timeout}})
 			c.Execution = &v
