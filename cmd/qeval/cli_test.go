@@ -43,3 +43,23 @@ func TestModes_Lists(t *testing.T) {
 		t.Errorf("code %d", code)
 	}
 }
+
+func TestParse_KQL(t *testing.T) {
+	in := "StormEvents | where StartTime > ago(60m) | summarize count() by State\nStormEvents | where\n"
+	code, out, stderr := runCLI(t, in, "parse", "--dialect", "kql")
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	for _, want := range []string{`"ok":true`, `"tables":["StormEvents"]`, `"value":"ago(1h)"`, `"func":"count"`} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("line 1 lacks %s: %s", want, lines[0])
+		}
+	}
+	if !strings.Contains(lines[1], `"ok":false`) || !strings.Contains(lines[1], `"line":1,"col":20`) {
+		t.Errorf("line 2: %s", lines[1])
+	}
+}

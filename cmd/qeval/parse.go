@@ -10,18 +10,21 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/kql"
 	"github.com/qeval/qeval/sqlparse"
 )
 
 func cmdParse(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("parse", "[--dialect sqlite|postgres|mysql] [--field NAME] [FILE|-]", e)
-	dialect := fs.String("dialect", sqlparse.SQLite, "SQL dialect: sqlite, postgres or mysql")
+	fs := newFlags("parse", "[--dialect sqlite|postgres|mysql|kql] [--field NAME] [FILE|-]", e)
+	dialect := fs.String("dialect", sqlparse.SQLite, "query language: sqlite, postgres, mysql (SQL) or kql")
 	field := fs.String("field", "query", "for a .jsonl FILE: the string field holding the query")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	if _, err := sqlparse.Parse(*dialect, "SELECT 1"); qeval.ErrorCode(err) == qeval.CodeInvalid {
-		return fail(e, err)
+	if !strings.EqualFold(*dialect, "kql") {
+		if _, err := sqlparse.Parse(*dialect, "SELECT 1"); qeval.ErrorCode(err) == qeval.CodeInvalid {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: qeval.ErrorMessage(err) + " (or kql)"})
+		}
 	}
 	inputs, err := readQueries(fs.Arg(0), *field, e)
 	if err != nil {
@@ -36,7 +39,7 @@ func cmdParse(ctx context.Context, args []string, e *env) int {
 		out := parseOutput{Index: in.index, Tables: []string{}, Columns: []qeval.ColumnRef{}, Filters: []qeval.Filter{}, Aggregates: []qeval.Aggregate{}}
 		if in.err != "" {
 			out.Error = &queryError{Message: in.err}
-		} else if s, err := sqlparse.Parse(*dialect, in.query); err != nil {
+		} else if s, err := parseShape(*dialect, in.query); err != nil {
 			qe := &queryError{Message: qeval.ErrorMessage(err)}
 			if x, ok := err.(*qeval.Error); ok {
 				qe.Line, qe.Col = x.Line, x.Col
@@ -52,6 +55,19 @@ func cmdParse(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	return exitOK
+}
+
+// parseShape parses one query of a SQL dialect or KQL into its shape. KQL errors come
+// back as *qeval.Error with the position of the first problem.
+func parseShape(dialect, text string) (*qeval.Shape, error) {
+	if strings.EqualFold(dialect, "kql") {
+		s, err := kql.ParseShape(text)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return sqlparse.Parse(dialect, text)
 }
 
 // parseOutput is one line of qeval parse's output.
