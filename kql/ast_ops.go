@@ -56,6 +56,7 @@ type SortTerm struct {
 }
 
 // WhereOp is where/filter Pred; graph-where-nodes and graph-where-edges share it.
+// "where a = b", which Kusto accepts, is stored as a == b.
 type WhereOp struct {
 	OpBase
 	Pred Expr

@@ -88,7 +88,13 @@ func (f *formatter) expr(e Expr) {
 		f.exprs(e.Args)
 		f.str(")")
 	case *Member:
-		f.expr(e.X)
+		if l, ok := e.X.(*Literal); ok && typedName(l.Raw) == "" && l.Kind != LitString {
+			f.str("(") // 0.x would read as a number
+			f.expr(e.X)
+			f.str(")")
+		} else {
+			f.expr(e.X)
+		}
 		f.str(".")
 		f.ident(e.Name)
 	case *Index:
@@ -229,8 +235,7 @@ func (f *formatter) sortTerms(ts []*SortTerm) {
 // tableArg writes a join/union operand: a name or call as is, anything else in
 // parentheses.
 func (f *formatter) tableArg(e Expr) {
-	switch e.(type) {
-	case *Ident, *Member, *Call:
+	if startsWithName(e) {
 		f.expr(e)
 		return
 	}
@@ -253,6 +258,23 @@ func (f *formatter) expandItems(items []*ExpandItem) {
 				f.typeRef(it.To)
 			}
 			f.str(")")
+		}
+	}
+}
+
+// startsWithName reports whether e is a name, or a call or member chain that starts
+// with one (database("d").T), so it can be written without parentheses.
+func startsWithName(e Expr) bool {
+	for {
+		switch v := e.(type) {
+		case *Ident:
+			return true
+		case *Member:
+			e = v.X
+		case *Call:
+			e = v.Func
+		default:
+			return false
 		}
 	}
 }

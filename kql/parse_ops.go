@@ -4,7 +4,13 @@ package kql
 // and parameters in b and parses its operands.
 
 func parseWhere(p *parser, b OpBase) Operator {
-	return &WhereOp{OpBase: b, Pred: p.parseExpr()}
+	pred := p.parseNamedExpr()
+	if ne, ok := pred.(*NamedExpr); ok && len(ne.Names) == 1 {
+		// Kusto accepts "where a = b" (its grammar reads a named expression) and
+		// means a == b; store the comparison.
+		pred = &Binary{Span: ne.Span, Op: "==", Left: ne.Names[0], Right: ne.Value}
+	}
+	return &WhereOp{OpBase: b, Pred: pred}
 }
 
 func parseProject(p *parser, b OpBase) Operator {
@@ -153,7 +159,7 @@ func (p *parser) parseSortTerms() []*SortTerm {
 
 func (p *parser) parseSortTerm() *SortTerm {
 	start := p.tok().pos
-	st := &SortTerm{X: p.parseExpr()}
+	st := &SortTerm{X: p.parseNamedExpr()}
 	if p.isWord("asc") || p.isWord("desc") {
 		st.Order = p.next().text
 	}
@@ -169,7 +175,7 @@ func (p *parser) parseSortTerm() *SortTerm {
 }
 
 func parseTop(p *parser, b OpBase) Operator {
-	op := &TopOp{OpBase: b, Count: p.parseExpr()}
+	op := &TopOp{OpBase: b, Count: p.parseNamedExpr()}
 	if p.expectWord("by") {
 		op.Terms = p.parseSortTerms()
 	}
@@ -177,11 +183,11 @@ func parseTop(p *parser, b OpBase) Operator {
 }
 
 func parseTake(p *parser, b OpBase) Operator {
-	return &TakeOp{OpBase: b, Count: p.parseExpr()}
+	return &TakeOp{OpBase: b, Count: p.parseNamedExpr()}
 }
 
 func parseSample(p *parser, b OpBase) Operator {
-	return &SampleOp{OpBase: b, Count: p.parseExpr()}
+	return &SampleOp{OpBase: b, Count: p.parseNamedExpr()}
 }
 
 func parseSampleDistinct(p *parser, b OpBase) Operator {

@@ -40,6 +40,7 @@ func TestOperators(t *testing.T) {
 	}{
 		{`T | where x > 1 and y has "a"`, "*kql.WhereOp", `T | where x > 1 and y has "a"`},
 		{`T | filter x == 1`, "*kql.WhereOp", `T | filter x == 1`},
+		{`T | where IsBillable = true`, "*kql.WhereOp", `T | where IsBillable == true`},
 		{`T | project a, b = c * 2, ['d e']`, "*kql.ProjectOp", `T | project a, b = c * 2, ["d e"]`},
 		{`T | project-away a, b*, *c`, "*kql.ProjectAwayOp", `T | project-away a, b*, *c`},
 		{`T | project-keep a*`, "*kql.ProjectAwayOp", `T | project-keep a*`},
