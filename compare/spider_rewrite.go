@@ -210,5 +210,3 @@ func prevIsWord(q string, i int) bool {
 }
 
 func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-

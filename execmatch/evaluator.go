@@ -34,6 +34,9 @@ type Options struct {
 	Open qeval.Opener
 	// Conns is the number of connections kept per database file (default: GOMAXPROCS).
 	Conns int
+	// DiscardResults leaves Verdict.Gold and Verdict.Pred nil, for batches that need
+	// only the verdicts (it keeps a large run's memory flat).
+	DiscardResults bool
 }
 
 // DefaultOpener opens a database file with the embedded SQLite executor.
@@ -229,7 +232,7 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		if pass {
 			cv.Match, cv.Outcome, cv.Error = true, qeval.OutcomeMatch, ""
 			cv.Candidates = ci + 1 // the ones tried
-			return cv
+			return e.trim(cv)
 		}
 		if ci == 0 {
 			f := cv
@@ -238,7 +241,14 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 	}
 	out := *first
 	out.GoldTime, out.PredTime = v.GoldTime, v.PredTime
-	return out
+	return e.trim(out)
+}
+
+func (e *Evaluator) trim(v qeval.Verdict) qeval.Verdict {
+	if e.opt.DiscardResults {
+		v.Gold, v.Pred = nil, nil
+	}
+	return v
 }
 
 func predFailure(err error) (qeval.Outcome, string) {

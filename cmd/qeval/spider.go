@@ -68,7 +68,7 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 		return fail(e, err)
 	}
 	ev, err := execmatch.New(execmatch.Options{Mode: *mode, KeepDistinct: *keepDistinct, PlugValue: *plugValue,
-		MaxCandidates: *maxCands, Limits: qeval.Limits{Timeout: *timeout}, Conns: *workers})
+		MaxCandidates: *maxCands, Limits: qeval.Limits{Timeout: *timeout}, Conns: *workers, DiscardResults: true})
 	if err != nil {
 		return fail(e, err)
 	}
@@ -78,14 +78,14 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 		items[i].Database = filepath.Join(*db, items[i].DBID)
 	}
 	start := time.Now()
-	verdicts, sum := ev.Run(ctx, items, *workers, nil)
-	wall := time.Since(start)
 	hardness := make([]*string, len(items))
-	for i, it := range items {
-		if h, err := hardnessOf(it.Gold); err == nil {
+	verdicts, sum := ev.Run(ctx, items, *workers, func(i int, _ qeval.Verdict) {
+		// the workers also grade each gold query's difficulty
+		if h, err := hardnessOf(items[i].Gold); err == nil {
 			hardness[i] = &h
 		}
-	}
+	})
+	wall := time.Since(start)
 	rep := buildSpiderReport(set, verdicts, hardness, sum, wall)
 	if *itemsPath != "" {
 		if err := writeSpiderItems(*itemsPath, e, set, verdicts, hardness); err != nil {
