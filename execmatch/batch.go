@@ -3,6 +3,7 @@ package execmatch
 import (
 	"context"
 	"runtime"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -51,6 +52,22 @@ func (e *Evaluator) Run(ctx context.Context, items []qeval.Item, workers int, do
 	}
 	start := time.Now()
 	out := make([]qeval.Verdict, len(items))
+	// A database is closed as soon as no item is left for it, so a run over many
+	// databases holds only the ones in use.
+	var mu sync.Mutex
+	left := map[string]int{}
+	for _, it := range items {
+		left[it.Database]++
+	}
+	finished := func(db string) {
+		mu.Lock()
+		left[db]--
+		last := left[db] == 0
+		mu.Unlock()
+		if last {
+			e.release(db)
+		}
+	}
 	g := new(errgroup.Group)
 	g.SetLimit(workers)
 	for i := range items {
@@ -63,6 +80,7 @@ func (e *Evaluator) Run(ctx context.Context, items []qeval.Item, workers int, do
 		}
 		g.Go(func() error {
 			out[i] = e.Match(ctx, items[i])
+			finished(items[i].Database)
 			if done != nil {
 				done(i, out[i])
 			}

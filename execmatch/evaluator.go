@@ -3,6 +3,7 @@ package execmatch
 import (
 	"context"
 	"os"
+	"runtime"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -78,6 +79,9 @@ func New(opt Options) (*Evaluator, error) {
 		opt.MaxCandidates = DefaultMaxCandidates
 	}
 	opt.Limits = opt.Limits.WithDefaults()
+	if opt.Conns <= 0 {
+		opt.Conns = runtime.GOMAXPROCS(0)
+	}
 	if opt.Open == nil {
 		conns := opt.Conns
 		opt.Open = func(path string, l qeval.Limits) (qeval.Executor, error) {
@@ -155,6 +159,26 @@ func (e *Evaluator) files(path string) ([]string, error) {
 	e.dirs[path] = r
 	e.mu.Unlock()
 	return r.files, r.err
+}
+
+// release closes the databases of path (a file or a test-suite folder); a later item
+// on them opens them again.
+func (e *Evaluator) release(path string) {
+	e.mu.Lock()
+	files := e.dirs[path].files
+	var closing []qeval.Executor
+	for _, f := range files {
+		if o, ok := e.execs[f]; ok {
+			delete(e.execs, f)
+			if o.exec != nil {
+				closing = append(closing, o.exec)
+			}
+		}
+	}
+	e.mu.Unlock()
+	for _, ex := range closing {
+		ex.Close()
+	}
 }
 
 func (e *Evaluator) executor(path string) (qeval.Executor, error) {
