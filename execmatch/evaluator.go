@@ -3,8 +3,8 @@ package execmatch
 import (
 	"context"
 	"os"
-	"runtime"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
