@@ -24,11 +24,15 @@ type Options struct {
 	CheckMode func(name string) error
 	// Defaults fill what a cases-only file (JSONL, CSV) cannot say.
 	Defaults qeval.Suite
+	// SpiderDB is the database folder of a Spider examples file (dev.json).
+	SpiderDB string
 }
 
 // Load reads a suite file: YAML (.yaml, .yml), JSON (.json), JSONL (.jsonl: one case
-// per line) or CSV (.csv: a header row, then one case per row). Every problem found is
-// reported at once, each with its file:line and case id.
+// per line) or CSV (.csv: a header row, then one case per row). Two benchmark formats
+// are read natively: Spider's examples file (dev.json, with Options.SpiderDB) and
+// NL2KQL's JSONL ({"context", "baseline"} per line). Every problem found is reported
+// at once, each with its file:line and case id.
 func Load(path string, opt Options) (*qeval.Suite, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -44,12 +48,16 @@ func Parse(name string, data []byte, opt Options) (*qeval.Suite, error) {
 	path := name
 	p := &problems{file: path}
 	var s *qeval.Suite
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml", ".json":
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case ext == ".json" && isSpiderJSON(data):
+		s = parseSpider(data, p, opt)
+	case ext == ".yaml" || ext == ".yml" || ext == ".json":
 		s = parseDocument(data, p)
-	case ".jsonl":
+	case ext == ".jsonl" && isNL2KQL(data):
+		s = parseNL2KQL(data, p, opt)
+	case ext == ".jsonl":
 		s = parseJSONL(data, p, opt.Defaults)
-	case ".csv":
+	case ext == ".csv":
 		s = parseCSV(data, p, opt.Defaults)
 	default:
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open suite " + path,

@@ -163,3 +163,32 @@ func TestLoad_MissingFileAndFormat(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestLoad_SpiderAndNL2KQL(t *testing.T) {
+	dir := t.TempDir()
+	dev := write(t, dir, "dev.json", `[{"db_id": "concert_singer", "question": "How many singers?", "query": "SELECT count(*) FROM singer", "sql": {}},
+ {"db_id": "pets_1", "question": "How many pets?", "query": "SELECT count(*) FROM pets"}]`)
+	if _, err := suite.Load(dev, suite.Options{}); err == nil || !strings.Contains(err.Error(), "--spider-db") {
+		t.Errorf("without the database folder: %v", err)
+	}
+	s, err := suite.Load(dev, suite.Options{SpiderDB: "../examples/spider/database"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) != 2 || s.Mode != "spider-ts" || s.Cases[1].ID != "1" || s.Cases[1].Tags[0] != "pets_1" ||
+		!strings.HasSuffix(s.Cases[1].Database, filepath.Join("examples", "spider", "database", "pets_1")) {
+		t.Errorf("spider suite = %+v", s)
+	}
+	nl := write(t, dir, "Defender.jsonl", `{"context": "Show device events of the last week", "baseline": "DeviceEvents | where Timestamp > ago(7d)"}
+{"context": "broken"}
+`)
+	_, err = suite.Load(nl, suite.Options{})
+	if err == nil || !strings.Contains(err.Error(), nl+`:2: want a JSON object with "context" and "baseline"`) {
+		t.Errorf("nl2kql bad line: %v", err)
+	}
+	nl = write(t, dir, "ok.jsonl", `{"context": "Show device events of the last week", "baseline": "DeviceEvents | where Timestamp > ago(7d)"}`+"\n")
+	s, err = suite.Load(nl, suite.Options{})
+	if err != nil || s.Dialect != "kql" || s.Cases[0].ID != "1" || s.Cases[0].ExpectedQuery != "DeviceEvents | where Timestamp > ago(7d)" {
+		t.Errorf("nl2kql = %+v, %v", s, err)
+	}
+}

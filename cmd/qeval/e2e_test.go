@@ -100,3 +100,18 @@ func TestRun_BadSuite(t *testing.T) {
 		t.Errorf("code %d, stderr %q", code, stderr)
 	}
 }
+
+// A Spider examples file runs natively, with its predictions file (one query per line).
+func TestRun_SpiderNative(t *testing.T) {
+	dir := t.TempDir()
+	dev := writeFile(t, dir, "dev.json", `[{"db_id": "concert_singer", "question": "How many singers do we have?", "query": "SELECT count(*) FROM singer"},
+ {"db_id": "pets_1", "question": "Find the number of pets whose weight is heavier than 10.", "query": "SELECT count(*) FROM pets WHERE weight  >  10"}]`)
+	pred := writeFile(t, dir, "pred.txt", "SELECT COUNT(*) FROM singer\nSELECT count(*) FROM pets WHERE weight < 10\n")
+	code, out, stderr := runCLI(t, "", "run", dev, "--spider-db", exampleDir+"/database", "--predictions", pred, "--quiet", "--judge", "none", "--json", filepath.Join(dir, "r.json"))
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "mode spider-ts@1") || !strings.Contains(out, "1 passed, 1 failed") {
+		t.Errorf("summary:\n%s", out)
+	}
+}

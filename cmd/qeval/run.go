@@ -41,6 +41,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	minPass := fs.Float64("min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
 	minScore := fs.Float64("min-score", -1, "exit 3 when the mean total score is below this (0..1)")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	spiderDB := fs.String("spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
 	jf := addJudgeFlags(fs, registry.DefaultProvider)
 	pos, code := parseInterspersed(fs, args)
 	if code >= 0 {
@@ -50,7 +51,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval run takes one suite file",
 			Hint: "qeval run examples/chinook/suite.yaml -o out/"})
 	}
-	s, err := suite.Load(pos[0], suite.Options{CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
+	s, err := suite.Load(pos[0], suite.Options{SpiderDB: *spiderDB, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
 	if err != nil {
 		return fail(e, err)
 	}
