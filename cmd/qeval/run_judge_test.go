@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// fakeAnthropic answers the Messages API with a tool_use block for whichever tool the
+// request forces: a verdict for query correctness, a grade for LLM grading.
+func fakeAnthropic(t *testing.T, calls *atomic.Int32) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Model string `json:"model"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		json.Unmarshal(body, &req)
+		if r.URL.Path != "/v1/messages" || len(req.Tools) == 0 || r.Header.Get("X-Api-Key") != "sk-test-secret" {
+			t.Logf("rejected: path %s tools %d key %q body %.300s", r.URL.Path, len(req.Tools), r.Header.Get("X-Api-Key"), body)
+			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
+			return
+		}
+		input := map[string]any{"reasoning": "The query reads the right table and filter.", "verdict": "correct"}
+		if strings.Contains(req.Tools[0].Name, "grade") {
+			input = map[string]any{"reasoning": "Same tables, filters and aggregation.", "score": 0.8}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
+			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": input}},
+			"stop_reason": "tool_use", "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": 100, "output_tokens": 20},
+		})
+	}))
+}
+
+// With a judge configured, qeval run fills query correctness and LLM grading, counts
+// the calls, and a second run is answered from the cache.
+func TestRun_WithJudge(t *testing.T) {
+	var calls atomic.Int32
+	srv := fakeAnthropic(t, &calls)
+	defer srv.Close()
+	dir := t.TempDir()
+	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")
+	suitePath := writeFile(t, dir, "s.yaml", `name: judged
+database: `+db+`
+cases:
+  - id: a
+    question: How many singers are there?
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT COUNT(Singer_ID) FROM singer
+  - id: b
+    question: List the singers' names.
+    expected_query: SELECT Name FROM singer
+    generated_query: SELECT Name FROM singer WHERE Net_Worth_Millions > 10
+`)
+	vars := map[string]string{"ANTHROPIC_API_KEY": "sk-test-secret", "ANTHROPIC_BASE_URL": srv.URL}
+	run1 := func() (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"run", suitePath, "--quiet", "--cache-dir", filepath.Join(dir, "cache"), "--json", filepath.Join(dir, "r.json")},
+			&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }})
+		return code, out.String(), errb.String()
+	}
+	code, out, stderr := run1()
+	if code != exitOK {
+		t.Fatalf("code %d: %s %s", code, out, stderr)
+	}
+	first := calls.Load()
+	if first == 0 {
+		t.Fatal("the judge was never called")
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	var rep struct {
+		Run struct {
+			Judge struct {
+				Provider  string `json:"provider"`
+				Calls     int    `json:"calls"`
+				CacheHits int    `json:"cache_hits"`
+				TokensIn  int    `json:"tokens_in"`
+			} `json:"judge"`
+		} `json:"run"`
+		Cases []struct {
+			ID      string `json:"id"`
+			Metrics map[string]struct {
+				Score   *float64       `json:"score"`
+				Skipped *string        `json:"skipped"`
+				Error   any            `json:"error"`
+				Details map[string]any `json:"details"`
+			} `json:"metrics"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if j := rep.Run.Judge; j.Provider != "anthropic" || j.Calls == 0 || j.TokensIn == 0 {
+		t.Errorf("judge usage %+v", j)
+	}
+	for _, c := range rep.Cases {
+		g := c.Metrics["llm_grading"]
+		if g.Skipped != nil || g.Score == nil || *g.Score != 0.8 {
+			t.Errorf("case %s llm_grading = %+v", c.ID, g)
+		}
+	}
+	if strings.Contains(string(raw), "sk-test-secret") || strings.Contains(stderr, "sk-test-secret") {
+		t.Error("the API key leaked into the report or the log")
+	}
+	// the second run makes no provider call
+	if code, out, stderr := run1(); code != exitOK {
+		t.Fatalf("second run: %d %s %s", code, out, stderr)
+	}
+	if again := calls.Load() - first; again != 0 {
+		t.Errorf("the second identical run made %d calls, want 0 (cache)", again)
+	}
+}
