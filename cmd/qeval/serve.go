@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/judge"
+	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/server"
+)
+
+// cmdServe runs the HTTP API and the page until interrupted. Runs in progress are
+// canceled on the way out and recorded as interrupted.
+func cmdServe(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("serve", "[--addr 127.0.0.1:8080] [--data-dir DIR] [--token T] [--suite NAME=PATH ...] [--db NAME=PATH ...]", e)
+	addr := fs.String("addr", server.DefaultAddr, "address to listen on; anything but loopback needs --token")
+	dataDir := fs.String("data-dir", "qeval-data", "folder of the run store (runs.db), created when missing")
+	token := fs.String("token", "", "bearer token every API call must send (default: $QEVAL_TOKEN); required to bind beyond 127.0.0.1")
+	suites := namedPaths{}
+	fs.Var(suites, "suite", "a suite runs may name: `NAME=PATH` (repeat for several)")
+	dbs := namedPaths{}
+	fs.Var(dbs, "db", "a database posted suites may name: `NAME=PATH` of a SQLite file or test-suite folder (repeat)")
+	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "largest request body, in bytes")
+	maxRuns := fs.Int("max-runs", server.DefaultMaxActiveRuns, "runs in progress at once")
+	concurrency := fs.Int("concurrency", 0, "cases a run runs at once (default: the suite's, else the number of CPUs)")
+	jf := addJudgeFlags(fs, registry.DefaultProvider)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unexpected argument %q", fs.Arg(0)),
+			Hint: "qeval serve --suite chinook=examples/chinook/suite.yaml"})
+	}
+	if *token == "" && e.getenv != nil {
+		*token = e.getenv("QEVAL_TOKEN")
+	}
+	if err := server.CheckAddr(*addr, *token); err != nil {
+		return fail(e, err)
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	js, err := jf.open(ctx, e, logger)
+	if err != nil {
+		return fail(e, err)
+	}
+	defer js.Close()
+	cfg := server.Config{DataDir: *dataDir, Token: *token, Suites: suites, Databases: dbs, Judge: js.Judge,
+		JudgeSkipped: js.Skipped, JudgeStats: js.Stats, MaxBodyBytes: *maxBody, MaxActiveRuns: *maxRuns,
+		Concurrency: *concurrency, Version: version, Logger: logger}
+	if js.Judge != nil {
+		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
+		cfg.JudgeFor = judgeForModel(jf, js, e, logger)
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return fail(e, err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		srv.Close()
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "listen on " + *addr, Message: err.Error(), Err: err})
+	}
+	hs := srv.HTTPServer(*addr)
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(e.stderr, "qeval serving on http://%s/ (runs kept in %s)\n", ln.Addr(), *dataDir)
+	if js.Judge == nil {
+		fmt.Fprintf(e.stderr, "llm_grading is skipped: %s\n", js.Skipped)
+	}
+
+	code := exitOK
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		if !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(e.stderr, "error: serve: %v\n", err)
+			code = exitFailed
+		}
+	}
+	// Stop the runs first (their event streams end with them), then the connections.
+	if err := srv.Close(); err != nil {
+		logger.Error("close run store", "err", err)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hs.Shutdown(sctx)
+	return code
+}
+
+// judgeForModel builds judges for the other models score requests name: the same
+// provider, settings and cache, another model.
+func judgeForModel(jf *judgeFlags, js *judgeSetup, e *env, logger *slog.Logger) func(string) (qeval.Judge, error) {
+	return func(model string) (qeval.Judge, error) {
+		pc, err := registry.ResolveProvider(jf.provider, registry.ProviderConfig{Model: model, BaseURL: jf.baseURL, Getenv: e.getenv})
+		if err != nil {
+			return nil, err
+		}
+		c, err := registry.NewCompleter(jf.provider, pc)
+		if err != nil {
+			return nil, err
+		}
+		j := judge.New(c, judge.Config{Provider: jf.provider, Model: pc.Model, CallTimeout: jf.timeout,
+			MaxConcurrency: jf.concurrency, Logger: logger})
+		if js.store == nil {
+			return j, nil
+		}
+		return judge.Cached(j, js.store), nil
+	}
+}
+
+// namedPaths is a repeatable NAME=PATH flag.
+type namedPaths map[string]string
+
+func (m namedPaths) String() string {
+	parts := make([]string, 0, len(m))
+	for k, v := range m {
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (m namedPaths) Set(s string) error {
+	name, path, ok := strings.Cut(s, "=")
+	name, path = strings.TrimSpace(name), strings.TrimSpace(path)
+	if !ok || name == "" || path == "" {
+		return fmt.Errorf("%q: write NAME=PATH", s)
+	}
+	if strings.ContainsAny(name, `/\`) {
+		return fmt.Errorf("%q: a name cannot hold / or \\", s)
+	}
+	if _, dup := m[name]; dup {
+		return fmt.Errorf("%q: %s is given twice", s, name)
+	}
+	m[name] = path
+	return nil
+}
