@@ -39,6 +39,7 @@ var commands = map[string]command{
 	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
 	"validate":  {"say whether SQL queries are valid, safe reads, and why not (JSON per query)", cmdValidate},
 	"judge":     {"ask an LLM judge whether a generated query is correct, with its reasoning", cmdJudge},
+	"exec":      {"run one KQL (local engine) or SQLite query and print its result (--json for JSON)", cmdExec},
 	"serve":     {"serve the HTTP API and the web page: score queries, run suites with live results", cmdServe},
 }
 

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/kqlexec"
+	"github.com/qeval/qeval/sqlite"
+)
+
+// cmdExec runs one query and prints its result: KQL on the local engine (over a data
+// folder, a data file or a SQLite file) or SQL on SQLite.
+func cmdExec(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("exec", "--dialect kql|sqlite (--query TEXT | --query-file F) [--db FILE | --data DIR] [--now TIME] [--json]", e)
+	dialect := fs.String("dialect", "kql", "query language: kql (the local KQL engine) or sqlite")
+	queryText := fs.String("query", "", "the query text")
+	queryFile := fs.String("query-file", "", "a file holding the query (- for standard input)")
+	db := fs.String("db", "", "a SQLite database file (for kql also a .csv/.json data file)")
+	data := fs.String("data", "", "kql: a folder of data files, one table each (Table.csv[.gz], Table.json, Table.jsonl; schema.kql for types)")
+	nowText := fs.String("now", "", "kql: the time now() and ago() read, RFC 3339 or a date (default: now)")
+	asJSON := fs.Bool("json", false, `print {"columns": [{"name", "type"}], "rows": [...], "error": ...} instead of a table`)
+	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "stop the query after this long")
+	maxRows := fs.Int("max-rows", qeval.DefaultMaxRows, "fail when the result has more rows than this")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), Hint: "pass the query with --query or --query-file"})
+	}
+	text, err := execQueryText(*queryText, *queryFile, e)
+	if err != nil {
+		return fail(e, err)
+	}
+	limits := qeval.Limits{Timeout: *timeout, MaxRows: *maxRows}
+	var ex qeval.Executor
+	switch strings.ToLower(*dialect) {
+	case "kql":
+		now, err := parseNow(*nowText)
+		if err != nil {
+			return fail(e, err)
+		}
+		if *db != "" && *data != "" {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "give --db or --data, not both"})
+		}
+		source := *data
+		if source == "" {
+			source = *db
+		}
+		ex, err = kqlexec.Open(source, kqlexec.Options{Now: now, Limits: limits})
+		if err != nil {
+			return fail(e, err)
+		}
+	case "sqlite", "sql":
+		if *db == "" {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--dialect sqlite needs --db FILE"})
+		}
+		if *data != "" || *nowText != "" {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data and --now are for --dialect kql"})
+		}
+		s, err := sqlite.Open(*db, limits)
+		if err != nil {
+			return fail(e, err)
+		}
+		ex = s
+	default:
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown dialect %q (known: kql, sqlite)", *dialect)})
+	}
+	defer ex.Close()
+	rs, qerr := ex.Query(ctx, text)
+	if *asJSON {
+		if err := writeExecJSON(e.stdout, rs, qerr); err != nil {
+			return fail(e, &qeval.Error{Code: qeval.CodeInternal, Op: "write output", Message: err.Error(), Err: err})
+		}
+		if qerr != nil {
+			return exitFailed
+		}
+		return exitOK
+	}
+	if qerr != nil {
+		printQueryError(e.stderr, text, qerr)
+		return exitFailed
+	}
+	writeExecTable(e.stdout, rs)
+	return exitOK
+}
+
+func execQueryText(text, file string, e *env) (string, error) {
+	switch {
+	case text != "" && file != "":
+		return "", &qeval.Error{Code: qeval.CodeInvalid, Message: "give --query or --query-file, not both"}
+	case text != "":
+		return text, nil
+	case file == "-":
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return "", &qeval.Error{Code: qeval.CodeInvalid, Op: "read standard input", Message: err.Error(), Err: err}
+		}
+		return string(b), nil
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", &qeval.Error{Code: qeval.CodeNotFound, Op: "read query file " + file, Message: err.Error(), Err: err}
+		}
+		return string(b), nil
+	}
+	return "", &qeval.Error{Code: qeval.CodeInvalid, Message: "no query", Hint: "pass the query with --query TEXT or --query-file FILE"}
+}
+
+// parseNow reads --now: RFC 3339 or a date, in UTC; empty means the current time.
+func parseNow(s string) (time.Time, error) {
+	if s == "" {
+		return time.Now().UTC(), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--now %q is not a time", s), Hint: "write it as RFC 3339 (2007-12-31T00:00:00Z) or a date (2007-12-31)"}
+}
+
+type execColumn struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+type execErrorJSON struct {
+	Code    qeval.Code `json:"code"`
+	Message string     `json:"message"`
+	Line    int        `json:"line,omitempty"`
+	Col     int        `json:"col,omitempty"`
+	Hint    string     `json:"hint,omitempty"`
+}
+
+type execOutput struct {
+	Columns []execColumn        `json:"columns"`
+	Rows    [][]json.RawMessage `json:"rows"`
+	Error   *execErrorJSON      `json:"error"`
+}
+
+// writeExecJSON prints the result as one JSON object. Values are as qeval.Value writes
+// them (times in RFC 3339 UTC); cells of dynamic columns are the JSON they hold.
+func writeExecJSON(w io.Writer, rs *qeval.ResultSet, qerr error) error {
+	out := execOutput{Columns: []execColumn{}, Rows: [][]json.RawMessage{}}
+	if qerr != nil {
+		ee := &execErrorJSON{Code: qeval.ErrorCode(qerr), Message: qeval.ErrorMessage(qerr), Hint: qeval.ErrorHint(qerr)}
+		if x, ok := qerr.(*qeval.Error); ok {
+			ee.Line, ee.Col = x.Line, x.Col
+		}
+		out.Error = ee
+	} else {
+		for _, c := range rs.Columns {
+			out.Columns = append(out.Columns, execColumn{c.Name, c.Type})
+		}
+		for _, r := range rs.Rows {
+			row := make([]json.RawMessage, len(r))
+			for i, v := range r {
+				if rs.Columns[i].Type == "dynamic" && v.Kind == qeval.KindText && json.Valid([]byte(v.Str)) {
+					row[i] = json.RawMessage(v.Str)
+					continue
+				}
+				b, err := v.MarshalJSON()
+				if err != nil {
+					return err
+				}
+				row[i] = b
+			}
+			out.Rows = append(out.Rows, row)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// writeExecTable prints the result as aligned columns with a header line.
+func writeExecTable(w io.Writer, rs *qeval.ResultSet) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(rs.ColumnNames(), "\t"))
+	for _, r := range rs.Rows {
+		cells := make([]string, len(r))
+		for i, v := range r {
+			if v.IsNull() {
+				cells[i] = ""
+			} else {
+				cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(v.String())
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "(%d rows)\n", len(rs.Rows))
+}
+
+// printQueryError prints a failed query as "error: line:col: message", the query line
+// and a caret under the column when the position is known.
+func printQueryError(w io.Writer, text string, err error) {
+	msg := strings.TrimSpace(qeval.ErrorMessage(err))
+	x, ok := err.(*qeval.Error)
+	if ok && x.Line > 0 && !strings.Contains(msg, "\n") {
+		msg = fmt.Sprintf("%d:%d: %s", x.Line, x.Col, msg)
+	}
+	fmt.Fprintf(w, "error: %s\n", msg)
+	if ok && x.Line > 0 && !strings.Contains(msg, "\n") {
+		lines := strings.Split(text, "\n")
+		if x.Line <= len(lines) {
+			fmt.Fprintf(w, "    %s\n    %s^\n", lines[x.Line-1], strings.Repeat(" ", max(0, x.Col-1)))
+		}
+	}
+	if h := qeval.ErrorHint(err); h != "" {
+		fmt.Fprintf(w, "hint: %s\n", h)
+	}
+}

@@ -1,0 +1,361 @@
+package kqlexec_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/kqlexec"
+)
+
+// kqlDataDir returns <module root>/../shared/data/kql (or $QEVAL_SHARED_DATA/kql), or
+// skips the test when it is absent.
+func kqlDataDir(tb testing.TB) string {
+	tb.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "data")
+	if env := os.Getenv("QEVAL_SHARED_DATA"); env != "" {
+		dir = env
+	}
+	dir = filepath.Join(dir, "kql")
+	if _, err := os.Stat(filepath.Join(dir, "oracle", "docs_emulator_cases.jsonl")); err != nil {
+		tb.Skipf("shared KQL data not found at %s (set QEVAL_SHARED_DATA to the shared data folder): the conformance cases need it", dir)
+	}
+	return dir
+}
+
+type oracleCase struct {
+	ID       string `json:"id"`
+	KQL      string `json:"kql"`
+	Expected *struct {
+		Columns     []string          `json:"columns"`
+		ColumnTypes []string          `json:"column_types"`
+		Rows        []json.RawMessage `json:"rows"`
+	} `json:"expected"`
+}
+
+func loadOracle(tb testing.TB) []oracleCase {
+	path := filepath.Join(kqlDataDir(tb), "oracle", "docs_emulator_cases.jsonl")
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var out []oracleCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		var c oracleCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			tb.Fatalf("%s:%d: %v", path, line, err)
+		}
+		if c.Expected != nil {
+			out = append(out, c)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// conformanceGoal is the share of the engine's cases the local engine must answer
+// exactly as the real Kusto engine did.
+const conformanceGoal = 0.80
+
+// TestConformance_KustoEngine runs every docs case that has a result from the real
+// Kusto engine and compares column names, types and rows (as a bag unless the query
+// sorts). It fails below conformanceGoal and logs the failures grouped by cause.
+func TestConformance_KustoEngine(t *testing.T) {
+	cases := loadOracle(t)
+	exec, err := kqlexec.Open("", kqlexec.Options{Now: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Limits: qeval.Limits{Timeout: 10 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Close()
+	only := os.Getenv("QEVAL_KQL_CASE")
+	causes := map[string][]string{}
+	pass := 0
+	for _, c := range cases {
+		if only != "" && c.ID != only {
+			continue
+		}
+		cause := runCase(exec, c)
+		if only != "" {
+			sqlText, _, _ := exec.Translate(c.KQL)
+			t.Logf("case %s\n%s\nSQL: %s\ncause: %q", c.ID, c.KQL, sqlText, cause)
+		}
+		if cause == "" {
+			pass++
+			continue
+		}
+		causes[cause] = append(causes[cause], c.ID)
+	}
+	total := len(cases)
+	if only != "" {
+		total = 1
+	}
+	rate := float64(pass) / float64(total)
+	var keys []string
+	for k := range causes {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if len(causes[keys[i]]) != len(causes[keys[j]]) {
+			return len(causes[keys[i]]) > len(causes[keys[j]])
+		}
+		return keys[i] < keys[j]
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "conformance: %d of %d cases match the Kusto engine (%.1f%%); failures by cause:\n", pass, total, 100*rate)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %3d  %s: %s\n", len(causes[k]), k, strings.Join(causes[k], " "))
+	}
+	t.Log(b.String())
+	if rate < conformanceGoal && only == "" {
+		t.Errorf("conformance %.1f%% is below the goal of %.0f%%", 100*rate, 100*conformanceGoal)
+	}
+}
+
+var sortsRE = regexp.MustCompile(`(?i)\b(sort|order)\s+by\b|\|\s*top\s`)
+var approxRE = regexp.MustCompile(`(?i)\b(percentiles?|percentile_tdigest|percentiles_array|dcount|dcountif|hll|tdigest|rand|stdev|variance)\s*\(`)
+
+// runCase returns "" when the engine's answer matches, else the cause of the failure.
+func runCase(exec *kqlexec.Executor, c oracleCase) (cause string) {
+	defer func() {
+		if r := recover(); r != nil {
+			cause = fmt.Sprintf("panic: %v", r)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rs, err := exec.Query(ctx, c.KQL)
+	if err != nil {
+		msg := qeval.ErrorMessage(err)
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		code := qeval.ErrorCode(err)
+		if code == qeval.CodeUnsupported {
+			return msg
+		}
+		if len(msg) > 90 {
+			msg = msg[:90]
+		}
+		return string(code) + ": " + msg
+	}
+	e := c.Expected
+	names := rs.ColumnNames()
+	if strings.Join(names, ",") != strings.Join(e.Columns, ",") {
+		return "columns differ"
+	}
+	for i, ct := range e.ColumnTypes {
+		want, _ := kqlexec.ParseType("system." + ct)
+		if ct == "SByte" || ct == "Boolean" {
+			want = kqlexec.TBool
+		}
+		if string(want) != rs.Columns[i].Type {
+			return "column types differ"
+		}
+	}
+	if len(e.Rows) != len(rs.Rows) {
+		return "row count differs"
+	}
+	// Reals match to 1e-9 relative (the engine's answers are printed rounded, e.g.
+	// 2077.0909090909); only approximate functions (dcount, percentiles, ...) get 5%.
+	tol := 1e-9
+	if approxRE.MatchString(c.KQL) {
+		tol = 0.05
+	}
+	wantRows := make([][]any, len(e.Rows))
+	for i, raw := range e.Rows {
+		d := json.NewDecoder(strings.NewReader(string(raw)))
+		d.UseNumber()
+		if err := d.Decode(&wantRows[i]); err != nil {
+			return "bad expected row"
+		}
+	}
+	ordered := sortsRE.MatchString(c.KQL)
+	if ordered {
+		for i := range rs.Rows {
+			if !rowEqual(rs.Rows[i], wantRows[i], e.ColumnTypes, tol) {
+				return "rows differ"
+			}
+		}
+		return ""
+	}
+	// as a bag: match each expected row with an unused equal row
+	used := make([]bool, len(rs.Rows))
+	for _, w := range wantRows {
+		found := false
+		for i, g := range rs.Rows {
+			if !used[i] && rowEqual(g, w, e.ColumnTypes, tol) {
+				used[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			return "rows differ"
+		}
+	}
+	return ""
+}
+
+func rowEqual(g []qeval.Value, w []any, types []string, tol float64) bool {
+	if len(g) != len(w) {
+		return false
+	}
+	for i := range g {
+		if !cellEqual(g[i], w[i], types[i], tol) {
+			return false
+		}
+	}
+	return true
+}
+
+func cellEqual(g qeval.Value, w any, ty string, tol float64) bool {
+	if w == nil {
+		return g.IsNull() || (ty == "String" && g.Kind == qeval.KindText && g.Str == "")
+	}
+	switch ty {
+	case "DateTime":
+		ws, _ := w.(string)
+		wt, err := time.Parse(time.RFC3339Nano, ws)
+		if err != nil {
+			return false
+		}
+		switch g.Kind {
+		case qeval.KindTime:
+			return g.AsTime().Equal(wt)
+		case qeval.KindText:
+			gt, err := time.Parse(time.RFC3339Nano, g.Str)
+			return err == nil && gt.Equal(wt)
+		}
+		return false
+	case "Object":
+		if g.IsNull() {
+			return false
+		}
+		var gv any
+		d := json.NewDecoder(strings.NewReader(g.Str))
+		d.UseNumber()
+		if err := d.Decode(&gv); err != nil {
+			return false
+		}
+		return jsonEqual(gv, w, tol)
+	case "Double", "SqlDecimal":
+		return numEqual(g, w, tol)
+	case "Int64", "Int32":
+		n, ok := w.(json.Number)
+		return ok && g.Kind == qeval.KindInt && n.String() == fmt.Sprint(g.Int) || numEqual(g, w, tol) && tol > 1e-9
+	case "SByte", "Boolean":
+		b, ok := w.(bool)
+		return ok && g.Kind == qeval.KindBool && (g.Int != 0) == b
+	}
+	s, ok := w.(string)
+	return ok && g.Kind == qeval.KindText && g.Str == s
+}
+
+func numEqual(g qeval.Value, w any, tol float64) bool {
+	var gf float64
+	switch g.Kind {
+	case qeval.KindFloat:
+		gf = g.Float
+	case qeval.KindInt:
+		gf = float64(g.Int)
+	default:
+		return false
+	}
+	var wf float64
+	switch x := w.(type) {
+	case json.Number:
+		wf, _ = x.Float64()
+	case string:
+		switch x {
+		case "NaN":
+			return math.IsNaN(gf)
+		case "Infinity":
+			return math.IsInf(gf, 1)
+		case "-Infinity":
+			return math.IsInf(gf, -1)
+		}
+		return false
+	default:
+		return false
+	}
+	return floatClose(gf, wf, tol)
+}
+
+func floatClose(a, b, tol float64) bool {
+	if a == b {
+		return true
+	}
+	d := math.Abs(a - b)
+	return d <= tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+func jsonEqual(a, b any, tol float64) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		xf, _ := x.Float64()
+		yf, _ := y.Float64()
+		return floatClose(xf, yf, tol)
+	case string:
+		y, ok := b.(string)
+		if !ok {
+			return false
+		}
+		if x == y {
+			return true
+		}
+		// datetimes inside dynamic values may print with or without the fraction
+		xt, err1 := time.Parse(time.RFC3339Nano, x)
+		yt, err2 := time.Parse(time.RFC3339Nano, y)
+		return err1 == nil && err2 == nil && xt.Equal(yt)
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i], tol) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if !jsonEqual(v, y[k], tol) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

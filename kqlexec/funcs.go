@@ -1,0 +1,110 @@
+package kqlexec
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// fnDef is a scalar function computed in Go. The translator converts the arguments to
+// the types in args (rest for the arguments after them; "" keeps the argument's type)
+// and asks ret (or retf) for the result type; at run time fn receives the decoded
+// arguments and returns the result (or an error value).
+type fnDef struct {
+	min, max int
+	args     []Type
+	rest     Type
+	ret      Type
+	retf     func(args []expr) Type
+	fn       func(a []any) any
+}
+
+func (d *fnDef) argType(i int) Type {
+	if i < len(d.args) {
+		return d.args[i]
+	}
+	return d.rest
+}
+
+// funcs is the table of Go scalar functions by KQL name (and internal helpers).
+var funcs = map[string]*fnDef{}
+
+// volatile names the functions whose result changes between calls (rand, new_guid).
+var volatile = map[string]bool{}
+
+// unsupportedFuncs are known KQL functions the local engine does not compute.
+var unsupportedFuncs = map[string]bool{}
+
+func def(name string, d *fnDef) {
+	if _, dup := funcs[name]; dup {
+		panic("kqlexec: function defined twice: " + name)
+	}
+	funcs[name] = d
+}
+
+// fixed returns a definition with fixed argument and result types.
+func fixed(ret Type, fn func(a []any) any, args ...Type) *fnDef {
+	return &fnDef{min: len(args), max: len(args), args: args, ret: ret, fn: fn}
+}
+
+// sameAs returns a result-type function: the type of argument i.
+func sameAs(i int) func([]expr) Type {
+	return func(a []expr) Type {
+		if i < len(a) {
+			return a[i].t
+		}
+		return TDynamic
+	}
+}
+
+// sigCache holds decoded type signatures ("ssb": two strings to a bool).
+var sigCache sync.Map
+
+func signature(sig string) ([]Type, error) {
+	if v, ok := sigCache.Load(sig); ok {
+		return v.([]Type), nil
+	}
+	out := make([]Type, len(sig))
+	for i := 0; i < len(sig); i++ {
+		t, ok := codeType[sig[i]]
+		if !ok {
+			return nil, fmt.Errorf("bad signature %q", sig)
+		}
+		out[i] = t
+	}
+	sigCache.Store(sig, out)
+	return out, nil
+}
+
+// dispatch is the SQLite function kf(name, signature, args...): it decodes the
+// arguments, calls the Go function and encodes its result.
+func dispatch(args ...any) (out any, err error) {
+	defer func() {
+		// a function that panics on odd input fails its query, never the process
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%v: internal error: %v", args[0], r)
+		}
+	}()
+	if len(args) < 2 {
+		return nil, errors.New("kf: missing name")
+	}
+	name, _ := args[0].(string)
+	sig, _ := args[1].(string)
+	d, ok := funcs[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown function %s", name)
+	}
+	types, err := signature(sig)
+	if err != nil || len(types) != len(args)-1 {
+		return nil, fmt.Errorf("%s: bad signature %q", name, sig)
+	}
+	vals := make([]any, len(args)-2)
+	for i := range vals {
+		vals[i] = decode(args[i+2], types[i])
+	}
+	r := d.fn(vals)
+	if err, ok := r.(error); ok {
+		return nil, err
+	}
+	return encode(r, types[len(types)-1]), nil
+}

@@ -1,0 +1,294 @@
+package kqlexec
+
+import (
+	"math"
+	"strings"
+
+	"github.com/golang/geo/s2"
+	"github.com/uber/h3-go/v4"
+)
+
+// Geohash, S2 and H3 cells.
+
+const geohashAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
+
+func geohashEncode(p lonLat, n int) string {
+	latLo, latHi, lonLo, lonHi := -90.0, 90.0, -180.0, 180.0
+	var b strings.Builder
+	bit, ch, even := 0, 0, true
+	for b.Len() < n {
+		if even {
+			mid := (lonLo + lonHi) / 2
+			if p[0] >= mid {
+				ch = ch<<1 | 1
+				lonLo = mid
+			} else {
+				ch <<= 1
+				lonHi = mid
+			}
+		} else {
+			mid := (latLo + latHi) / 2
+			if p[1] >= mid {
+				ch = ch<<1 | 1
+				latLo = mid
+			} else {
+				ch <<= 1
+				latHi = mid
+			}
+		}
+		even = !even
+		if bit++; bit == 5 {
+			b.WriteByte(geohashAlphabet[ch])
+			bit, ch = 0, 0
+		}
+	}
+	return b.String()
+}
+
+// geohashBox decodes a geohash to its cell: west, south, east, north.
+func geohashBox(h string) (w, s, e, n float64, ok bool) {
+	if h == "" || len(h) > 18 {
+		return 0, 0, 0, 0, false
+	}
+	s, n, w, e = -90, 90, -180, 180
+	even := true
+	for _, c := range strings.ToLower(h) {
+		v := strings.IndexRune(geohashAlphabet, c)
+		if v < 0 {
+			return 0, 0, 0, 0, false
+		}
+		for k := 4; k >= 0; k-- {
+			one := v>>k&1 == 1
+			if even {
+				mid := (w + e) / 2
+				if one {
+					w = mid
+				} else {
+					e = mid
+				}
+			} else {
+				mid := (s + n) / 2
+				if one {
+					s = mid
+				} else {
+					n = mid
+				}
+			}
+			even = !even
+		}
+	}
+	return w, s, e, n, true
+}
+
+func boxPolygon(w, s, e, n float64) Dyn {
+	ring := []lonLat{{w, s}, {e, s}, {e, n}, {w, n}, {w, s}}
+	return Dyn{map[string]any{"type": "Polygon", "coordinates": []any{coordsJSON(ring)}}}
+}
+
+func ringPolygon(ps []lonLat) Dyn {
+	ring := append(append([]lonLat{}, ps...), ps[0])
+	return Dyn{map[string]any{"type": "Polygon", "coordinates": []any{coordsJSON(ring)}}}
+}
+
+// s2Cell reads an S2 cell token.
+func s2Cell(v any) (s2.CellID, bool) {
+	t, ok := v.(string)
+	if !ok || t == "" || len(t) > 16 {
+		return 0, false
+	}
+	for _, c := range strings.ToLower(t) {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return 0, false
+		}
+	}
+	id := s2.CellIDFromToken(t)
+	return id, id.IsValid()
+}
+
+// h3Cell reads an H3 cell's hexadecimal text.
+func h3Cell(v any) (h3.Cell, bool) {
+	t, ok := v.(string)
+	if !ok || t == "" || len(t) > 16 {
+		return 0, false
+	}
+	for _, c := range strings.ToLower(t) {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return 0, false
+		}
+	}
+	c := h3.Cell(h3.IndexFromString(t))
+	return c, c.IsValid()
+}
+
+func h3Strings(cells []h3.Cell) []any {
+	out := make([]any, 0, len(cells))
+	for _, c := range cells {
+		if c != 0 {
+			out = append(out, c.String())
+		}
+	}
+	return out
+}
+
+func init() {
+	def("geo_point_to_geohash", &fnDef{min: 2, max: 3, args: []Type{TReal, TReal, TLong}, ret: TString, fn: func(a []any) any {
+		p, ok := argLonLat(a, 0)
+		n := long(a, 2, 5)
+		if !ok || n < 1 || n > 18 {
+			return ""
+		}
+		return geohashEncode(p, int(n))
+	}})
+	def("geo_geohash_to_central_point", fixed(TDynamic, func(a []any) any {
+		w, s, e, n, ok := geohashBox(str(a, 0))
+		if !ok {
+			return nil
+		}
+		return geoPoint(lonLat{(w + e) / 2, (s + n) / 2})
+	}, TString))
+	def("geo_geohash_to_polygon", fixed(TDynamic, func(a []any) any {
+		w, s, e, n, ok := geohashBox(str(a, 0))
+		if !ok {
+			return nil
+		}
+		return boxPolygon(w, s, e, n)
+	}, TString))
+	def("geo_geohash_neighbors", fixed(TDynamic, func(a []any) any {
+		h := strings.ToLower(str(a, 0))
+		w, s, e, n, ok := geohashBox(h)
+		if !ok {
+			return nil
+		}
+		dx, dy := e-w, n-s
+		cx, cy := (w+e)/2, (s+n)/2
+		// Kusto's order: W, SW, S, SE, NE, E, N, NW
+		steps := [][2]float64{{-1, 0}, {-1, -1}, {0, -1}, {1, -1}, {1, 1}, {1, 0}, {0, 1}, {-1, 1}}
+		out := []any{}
+		for _, st := range steps {
+			lat := cy + st[1]*dy
+			if lat > 90 || lat < -90 {
+				continue
+			}
+			lon := math.Mod(cx+st[0]*dx+540, 360) - 180
+			out = append(out, geohashEncode(lonLat{lon, lat}, len(h)))
+		}
+		return Dyn{out}
+	}, TString))
+	def("geo_point_to_s2cell", &fnDef{min: 2, max: 3, args: []Type{TReal, TReal, TLong}, ret: TString, fn: func(a []any) any {
+		p, ok := argLonLat(a, 0)
+		lvl := long(a, 2, 11)
+		if !ok || lvl < 0 || lvl > 30 {
+			return ""
+		}
+		return s2.CellIDFromLatLng(s2.LatLngFromDegrees(p[1], p[0])).Parent(int(lvl)).ToToken()
+	}})
+	def("geo_s2cell_to_central_point", fixed(TDynamic, func(a []any) any {
+		id, ok := s2Cell(a[0])
+		if !ok {
+			return nil
+		}
+		return geoPoint(pointFromS2(id.Point()))
+	}, TString))
+	def("geo_s2cell_to_polygon", fixed(TDynamic, func(a []any) any {
+		id, ok := s2Cell(a[0])
+		if !ok {
+			return nil
+		}
+		c := s2.CellFromCellID(id)
+		var ps []lonLat
+		for k := 0; k < 4; k++ {
+			ps = append(ps, pointFromS2(c.Vertex(k)))
+		}
+		return ringPolygon(ps)
+	}, TString))
+	def("geo_s2cell_neighbors", fixed(TDynamic, func(a []any) any {
+		id, ok := s2Cell(a[0])
+		if !ok {
+			return nil
+		}
+		var out []any
+		for _, n := range id.AllNeighbors(id.Level()) {
+			out = append(out, n.ToToken())
+		}
+		return Dyn{nonNil(out)}
+	}, TString))
+	def("geo_point_to_h3cell", &fnDef{min: 2, max: 3, args: []Type{TReal, TReal, TLong}, ret: TString, fn: func(a []any) any {
+		p, ok := argLonLat(a, 0)
+		res := long(a, 2, 6)
+		if !ok || res < 0 || res > 15 {
+			return ""
+		}
+		return h3.LatLngToCell(h3.NewLatLng(p[1], p[0]), int(res)).String()
+	}})
+	def("geo_h3cell_to_central_point", fixed(TDynamic, func(a []any) any {
+		c, ok := h3Cell(a[0])
+		if !ok {
+			return nil
+		}
+		ll := c.LatLng()
+		return geoPoint(lonLat{ll.Lng, ll.Lat})
+	}, TString))
+	def("geo_h3cell_to_polygon", fixed(TDynamic, func(a []any) any {
+		c, ok := h3Cell(a[0])
+		if !ok {
+			return nil
+		}
+		var ps []lonLat
+		for _, ll := range c.Boundary() {
+			ps = append(ps, lonLat{ll.Lng, ll.Lat})
+		}
+		return ringPolygon(ps)
+	}, TString))
+	def("geo_h3cell_level", fixed(TInt, func(a []any) any {
+		c, ok := h3Cell(a[0])
+		if !ok {
+			return nil
+		}
+		return int64(c.Resolution())
+	}, TString))
+	def("geo_h3cell_parent", &fnDef{min: 1, max: 2, args: []Type{TString, TLong}, ret: TString, fn: func(a []any) any {
+		c, ok := h3Cell(a[0])
+		if !ok {
+			return ""
+		}
+		res := long(a, 1, int64(c.Resolution()-1))
+		if res < 0 || res > int64(c.Resolution()) {
+			return ""
+		}
+		return c.Parent(int(res)).String()
+	}})
+	def("geo_h3cell_children", &fnDef{min: 1, max: 2, args: []Type{TString, TLong}, ret: TDynamic, fn: func(a []any) any {
+		c, ok := h3Cell(a[0])
+		if !ok {
+			return nil
+		}
+		res := long(a, 1, int64(c.Resolution()+1))
+		if res < int64(c.Resolution()) || res > 15 || res-int64(c.Resolution()) > 5 {
+			return nil
+		}
+		return Dyn{h3Strings(c.Children(int(res)))}
+	}})
+	def("geo_h3cell_neighbors", fixed(TDynamic, func(a []any) any {
+		c, ok := h3Cell(a[0])
+		if !ok {
+			return nil
+		}
+		rings := c.GridDiskDistances(1)
+		if len(rings) < 2 {
+			return nil
+		}
+		return Dyn{h3Strings(rings[1])}
+	}, TString))
+	def("geo_h3cell_rings", fixed(TDynamic, func(a []any) any {
+		c, ok := h3Cell(a[0])
+		k := long(a, 1, -1)
+		if !ok || k < 0 || k > 142 {
+			return nil
+		}
+		var out []any
+		for _, r := range c.GridDiskDistances(int(k)) {
+			out = append(out, h3Strings(r))
+		}
+		return Dyn{nonNil(out)}
+	}, TString, TLong))
+}

@@ -1,0 +1,329 @@
+package kqlexec
+
+import (
+	"math"
+
+	"github.com/golang/geo/s2"
+)
+
+// Geospatial functions. Points are (longitude, latitude) in degrees on WGS-84, shapes
+// are GeoJSON. Spherical geometry uses S2 (github.com/golang/geo), as Kusto's own
+// geospatial functions do; H3 cells use Uber's H3 library (funcs_cells.go).
+
+// earthRadius is the Earth's radius in meters as S2 (S2Earth) and so Kusto use it.
+const earthRadius = 6371010.0
+
+type lonLat [2]float64
+
+func validLonLat(lon, lat float64) bool {
+	return lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90 && !math.IsNaN(lon) && !math.IsNaN(lat)
+}
+
+func argLonLat(a []any, i int) (lonLat, bool) {
+	if i+1 >= len(a) || a[i] == nil || a[i+1] == nil {
+		return lonLat{}, false
+	}
+	lon, ok1 := toReal(a[i])
+	lat, ok2 := toReal(a[i+1])
+	if !ok1 || !ok2 || !validLonLat(lon, lat) {
+		return lonLat{}, false
+	}
+	return lonLat{lon, lat}, true
+}
+
+func (p lonLat) s2() s2.Point { return s2.PointFromLatLng(s2.LatLngFromDegrees(p[1], p[0])) }
+
+func pointFromS2(p s2.Point) lonLat {
+	ll := s2.LatLngFromPoint(p)
+	return lonLat{ll.Lng.Degrees(), ll.Lat.Degrees()}
+}
+
+func geoPoint(p lonLat) Dyn {
+	return Dyn{map[string]any{"type": "Point", "coordinates": []any{toJSONValue(p[0]), toJSONValue(p[1])}}}
+}
+
+func coordsJSON(ps []lonLat) []any {
+	out := make([]any, len(ps))
+	for i, p := range ps {
+		out[i] = []any{toJSONValue(p[0]), toJSONValue(p[1])}
+	}
+	return out
+}
+
+// loop builds an S2 loop from a ring (the last position repeats the first). A ring
+// wound clockwise is reversed: Kusto takes the smaller of the two regions.
+func loop(ring []lonLat) *s2.Loop {
+	pts := make([]s2.Point, 0, len(ring)-1)
+	for _, p := range ring[:len(ring)-1] {
+		pts = append(pts, p.s2())
+	}
+	l := s2.LoopFromPoints(pts)
+	if l.Area() > 2*math.Pi {
+		l.Invert()
+	}
+	return l
+}
+
+func polygonOf(rings [][]lonLat) *s2.Polygon {
+	loops := make([]*s2.Loop, len(rings))
+	for i, r := range rings {
+		loops[i] = loop(r)
+	}
+	return s2.PolygonFromLoops(loops)
+}
+
+func distance(a, b lonLat) float64 {
+	return float64(a.s2().Distance(b.s2())) * earthRadius
+}
+
+func init() {
+	def("geo_distance_2points", fixed(TReal, func(a []any) any {
+		p, ok1 := argLonLat(a, 0)
+		q, ok2 := argLonLat(a, 2)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		return distance(p, q)
+	}, TReal, TReal, TReal, TReal))
+	def("geo_point_in_circle", fixed(TBool, func(a []any) any {
+		p, ok1 := argLonLat(a, 0)
+		c, ok2 := argLonLat(a, 2)
+		r, ok3 := toReal(a[4])
+		if !ok1 || !ok2 || !ok3 || r < 0 || a[4] == nil {
+			return nil
+		}
+		return distance(p, c) <= r
+	}, TReal, TReal, TReal, TReal, TReal))
+	def("geo_point_in_polygon", fixed(TBool, func(a []any) any {
+		p, ok1 := argLonLat(a, 0)
+		s, ok2 := parseShape(a[2])
+		if !ok1 || !ok2 || s.polys == nil {
+			return nil
+		}
+		pt := p.s2()
+		for _, rings := range s.polys {
+			if polygonOf(rings).ContainsPoint(pt) {
+				return true
+			}
+		}
+		return false
+	}, TReal, TReal, TDynamic))
+	def("geo_polygon_area", fixed(TReal, func(a []any) any {
+		s, ok := parseShape(a[0])
+		if !ok || s.polys == nil {
+			return nil
+		}
+		if overlapping(s.polys) {
+			return unsupportedError("geo_polygon_area() of overlapping polygons (their union)")
+		}
+		var area float64
+		for _, rings := range s.polys {
+			area += polygonOf(rings).Area()
+		}
+		return area * earthRadius * earthRadius
+	}, TDynamic))
+	def("geo_polygon_perimeter", fixed(TReal, func(a []any) any {
+		s, ok := parseShape(a[0])
+		if !ok || s.polys == nil {
+			return nil
+		}
+		if overlapping(s.polys) {
+			return unsupportedError("geo_polygon_perimeter() of overlapping polygons (their union)")
+		}
+		var per float64
+		for _, rings := range s.polys {
+			for _, r := range rings {
+				per += lineLength(r)
+			}
+		}
+		return per
+	}, TDynamic))
+	def("geo_line_length", fixed(TReal, func(a []any) any {
+		s, ok := parseShape(a[0])
+		if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
+			return nil
+		}
+		var l float64
+		for _, line := range s.lines {
+			l += lineLength(line)
+		}
+		return l
+	}, TDynamic))
+	def("geo_line_centroid", fixed(TDynamic, func(a []any) any {
+		s, ok := parseShape(a[0])
+		if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
+			return nil
+		}
+		return lineCentroid(s.lines)
+	}, TDynamic))
+	def("geo_polygon_centroid", fixed(TDynamic, func(a []any) any {
+		s, ok := parseShape(a[0])
+		if !ok || s.polys == nil {
+			return nil
+		}
+		if overlapping(s.polys) {
+			return unsupportedError("geo_polygon_centroid() of overlapping polygons (their union)")
+		}
+		var c s2.Point
+		for _, rings := range s.polys {
+			c = s2.Point{Vector: c.Add(polygonOf(rings).Centroid().Vector)}
+		}
+		if c.Norm() == 0 {
+			return nil
+		}
+		return geoPoint(pointFromS2(s2.Point{Vector: c.Normalize()}))
+	}, TDynamic))
+	def("geo_angle", fixed(TReal, func(a []any) any {
+		p1, ok1 := argLonLat(a, 0)
+		p2, ok2 := argLonLat(a, 2)
+		p3, ok3 := argLonLat(a, 4)
+		if !ok1 || !ok2 || !ok3 || p1 == p2 || p2 == p3 {
+			return nil
+		}
+		ang := float64(s2.TurnAngle(p1.s2(), p2.s2(), p3.s2()))
+		return math.Pi - math.Abs(ang)
+	}, TReal, TReal, TReal, TReal, TReal, TReal))
+	def("geo_azimuth", fixed(TReal, func(a []any) any {
+		p1, ok1 := argLonLat(a, 0)
+		p2, ok2 := argLonLat(a, 2)
+		if !ok1 || !ok2 || p1 == p2 {
+			return nil
+		}
+		lat1, lat2 := p1[1]*math.Pi/180, p2[1]*math.Pi/180
+		dl := (p2[0] - p1[0]) * math.Pi / 180
+		y := math.Sin(dl) * math.Cos(lat2)
+		x := math.Cos(lat1)*math.Sin(lat2) - math.Sin(lat1)*math.Cos(lat2)*math.Cos(dl)
+		az := math.Atan2(y, x)
+		if az < 0 {
+			az += 2 * math.Pi
+		}
+		return az
+	}, TReal, TReal, TReal, TReal))
+	def("geo_intersects_2lines", fixed(TBool, func(a []any) any {
+		x, ok1 := parseShape(a[0])
+		y, ok2 := parseShape(a[1])
+		if !ok1 || !ok2 || x.kind != "LineString" || y.kind != "LineString" {
+			return nil
+		}
+		for i := 1; i < len(x.lines[0]); i++ {
+			for j := 1; j < len(y.lines[0]); j++ {
+				if s2.CrossingSign(x.lines[0][i-1].s2(), x.lines[0][i].s2(), y.lines[0][j-1].s2(), y.lines[0][j].s2()) != s2.DoNotCross ||
+					s2.VertexCrossing(x.lines[0][i-1].s2(), x.lines[0][i].s2(), y.lines[0][j-1].s2(), y.lines[0][j].s2()) {
+					return true
+				}
+			}
+		}
+		return false
+	}, TDynamic, TDynamic))
+	def("geo_intersects_2polygons", fixed(TBool, func(a []any) any {
+		x, ok1 := parseShape(a[0])
+		y, ok2 := parseShape(a[1])
+		if !ok1 || !ok2 || x.polys == nil || y.polys == nil {
+			return nil
+		}
+		for _, p := range x.polys {
+			for _, q := range y.polys {
+				if polygonOf(p).Intersects(polygonOf(q)) {
+					return true
+				}
+			}
+		}
+		return false
+	}, TDynamic, TDynamic))
+	def("geo_from_wkt", fixed(TDynamic, func(a []any) any { return fromWKT(str(a, 0)) }, TString))
+	def("geo_line_densify", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TReal, TLong}, ret: TDynamic, fn: func(a []any) any {
+		s, ok := parseShape(a[0])
+		if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
+			return nil
+		}
+		tol := 10.0
+		if len(a) > 1 && a[1] != nil {
+			tol, _ = toReal(a[1])
+		}
+		if tol <= 0 || math.IsNaN(tol) {
+			return nil
+		}
+		return unsupportedError("geo_line_densify() of a valid line")
+	}})
+	// Functions computed only for invalid input (null), as Kusto returns; valid input
+	// needs geometry the local engine does not have, so it is refused.
+	guarded := map[string]func(a []any) bool{
+		"geo_distance_point_to_polygon":      func(a []any) bool { return lonLatAndShape(a, 0, 2, "polygon") },
+		"geo_distance_point_to_line":         func(a []any) bool { return lonLatAndShape(a, 0, 2, "line") },
+		"geo_closest_point_on_polygon":       func(a []any) bool { return lonLatAndShape(a, 0, 2, "polygon") },
+		"geo_closest_point_on_line":          func(a []any) bool { return lonLatAndShape(a, 0, 2, "line") },
+		"geo_intersection_2lines":            func(a []any) bool { return shapesOK(a, "line", "line") },
+		"geo_intersection_2polygons":         func(a []any) bool { return shapesOK(a, "polygon", "polygon") },
+		"geo_intersection_line_with_polygon": func(a []any) bool { return shapesOK(a, "line", "polygon") },
+		"geo_line_simplify":                  func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
+		"geo_polygon_simplify":               func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
+		"geo_polygon_densify":                func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
+		"geo_line_buffer":                    func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
+		"geo_polygon_buffer":                 func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
+		"geo_point_buffer":                   func(a []any) bool { _, ok := argLonLat(a, 0); return ok && tolOK(a, 2) },
+		"geo_line_interpolate_point":         func(a []any) bool { return shapesOK(a[:1], "line") },
+		"geo_union_polygons_array":           func(a []any) bool { return arrayOfShapes(a[0], "polygon") },
+		"geo_union_lines_array":              func(a []any) bool { return arrayOfShapes(a[0], "line") },
+		"geo_simplify_polygons_array":        func(a []any) bool { return arrayOfShapes(a[0], "polygon") && tolOK(a, 1) },
+		"geo_polygon_to_s2cells":             func(a []any) bool { return shapesOK(a[:1], "polygon") },
+		"geo_polygon_to_h3cells":             func(a []any) bool { return shapesOK(a[:1], "polygon") },
+	}
+	for name, valid := range guarded {
+		name, valid := name, valid
+		def(name, &fnDef{min: 1, max: -1, ret: TDynamic, retf: func(a []expr) Type {
+			switch name {
+			case "geo_distance_point_to_polygon", "geo_distance_point_to_line":
+				return TReal
+			}
+			return TDynamic
+		}, fn: func(a []any) any {
+			if !valid(a) {
+				return nil
+			}
+			return unsupportedError(name + "() of valid input")
+		}})
+	}
+}
+
+func lineLength(l []lonLat) float64 {
+	var d float64
+	for i := 1; i < len(l); i++ {
+		d += distance(l[i-1], l[i])
+	}
+	return d
+}
+
+// lineCentroid is the length-weighted centroid of the lines' geodesic edges.
+func lineCentroid(lines [][]lonLat) any {
+	var c s2.Point
+	for _, l := range lines {
+		for i := 1; i < len(l); i++ {
+			a, b := l[i-1].s2(), l[i].s2()
+			c = s2.Point{Vector: c.Add(s2.EdgeTrueCentroid(a, b).Vector)}
+		}
+	}
+	if c.Norm() == 0 {
+		return nil
+	}
+	return geoPoint(pointFromS2(s2.Point{Vector: c.Normalize()}))
+}
+
+// overlapping reports whether two polygons of a multipolygon intersect: Kusto then
+// measures their union, which the local engine does not compute.
+func overlapping(polys [][][]lonLat) bool {
+	if len(polys) < 2 {
+		return false
+	}
+	ps := make([]*s2.Polygon, len(polys))
+	for i, p := range polys {
+		ps[i] = polygonOf(p)
+	}
+	for i := range ps {
+		for j := i + 1; j < len(ps); j++ {
+			if ps[i].Intersects(ps[j]) {
+				return true
+			}
+		}
+	}
+	return false
+}

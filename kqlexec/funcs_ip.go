@@ -1,0 +1,260 @@
+package kqlexec
+
+import (
+	"net/netip"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// parseIPv4 reads "a.b.c.d" or "a.b.c.d/n" as an address and a prefix length.
+func parseIPv4(s string) (uint32, int, bool) {
+	s = strings.TrimSpace(s)
+	bits := 32
+	if addr, p, ok := strings.Cut(s, "/"); ok {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n > 32 {
+			return 0, 0, false
+		}
+		s, bits = addr, n
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is4() {
+		return 0, 0, false
+	}
+	b := a.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]), bits, true
+}
+
+func maskOf(bits int) uint32 {
+	if bits <= 0 {
+		return 0
+	}
+	return ^uint32(0) << (32 - bits)
+}
+
+func ipv4Text(v uint32) string {
+	return strconv.Itoa(int(v>>24)) + "." + strconv.Itoa(int(v>>16&255)) + "." + strconv.Itoa(int(v>>8&255)) + "." + strconv.Itoa(int(v&255))
+}
+
+// ipArgs reads an address and an optional prefix argument; the smaller prefix wins.
+func ipArgs(a []any) (uint32, int, bool) {
+	ip, bits, ok := parseIPv4(toString(a[0]))
+	if !ok {
+		return 0, 0, false
+	}
+	if len(a) > 1 && a[1] != nil {
+		m, ok := toLong(a[1])
+		if !ok || m < 0 || m > 32 {
+			return 0, 0, false
+		}
+		bits = min(bits, int(m))
+	}
+	return ip & maskOf(bits), bits, true
+}
+
+func inRange(ip string, rng string) (bool, bool) {
+	a, _, ok1 := parseIPv4(ip)
+	r, bits, ok2 := parseIPv4(rng)
+	if !ok1 || !ok2 {
+		return false, false
+	}
+	m := maskOf(bits)
+	return a&m == r&m, true
+}
+
+// flatten reads the arguments from i on as strings, dynamic arrays flattened.
+func flatten(a []any, i int) []string {
+	var out []string
+	for _, x := range a[i:] {
+		if xs, ok := arr(x); ok {
+			for _, e := range xs {
+				out = append(out, toString(Dyn{e}))
+			}
+			continue
+		}
+		out = append(out, toString(x))
+	}
+	return out
+}
+
+var ipv4InText = regexp.MustCompile(`\d{1,3}(?:\.\d{1,3}){3}`)
+
+// ipv4sIn finds the properly delimited IPv4 addresses in a text.
+func ipv4sIn(s string) []string {
+	var out []string
+	for _, m := range ipv4InText.FindAllStringIndex(s, -1) {
+		if m[0] > 0 && (isDigit(s[m[0]-1]) || s[m[0]-1] == '.') {
+			continue
+		}
+		if m[1] < len(s) && (isDigit(s[m[1]]) || s[m[1]] == '.') {
+			continue
+		}
+		if _, _, ok := parseIPv4(s[m[0]:m[1]]); ok {
+			out = append(out, s[m[0]:m[1]])
+		}
+	}
+	return out
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func hasIPv4(a []any, prefix bool) any {
+	found := ipv4sIn(toString(a[0]))
+	for _, want := range flatten(a, 1) {
+		for _, f := range found {
+			if (!prefix && f == want) || (prefix && strings.HasPrefix(f, want)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func init() {
+	def("parse_ipv4", fixed(TLong, func(a []any) any {
+		ip, bits, ok := parseIPv4(toString(a[0]))
+		if !ok {
+			return nil
+		}
+		return int64(ip & maskOf(bits))
+	}, TString))
+	def("parse_ipv4_mask", fixed(TLong, func(a []any) any {
+		ip, _, ok := ipArgs(a)
+		if !ok {
+			return nil
+		}
+		return int64(ip)
+	}, TString, TLong))
+	def("format_ipv4", &fnDef{min: 1, max: 2, args: []Type{"", TLong}, ret: TString, fn: func(a []any) any {
+		if n, ok := a[0].(int64); ok {
+			a = append([]any{ipv4Text(uint32(n))}, a[1:]...)
+		}
+		ip, _, ok := ipArgs(a)
+		if !ok {
+			return ""
+		}
+		return ipv4Text(ip)
+	}})
+	def("format_ipv4_mask", &fnDef{min: 1, max: 2, args: []Type{"", TLong}, ret: TString, fn: func(a []any) any {
+		if n, ok := a[0].(int64); ok {
+			a = append([]any{ipv4Text(uint32(n))}, a[1:]...)
+		}
+		ip, bits, ok := ipArgs(a)
+		if !ok {
+			return ""
+		}
+		return ipv4Text(ip) + "/" + strconv.Itoa(bits)
+	}})
+	def("ipv4_is_in_range", fixed(TBool, func(a []any) any {
+		r, ok := inRange(toString(a[0]), toString(a[1]))
+		if !ok {
+			return nil
+		}
+		return r
+	}, TString, TString))
+	def("ipv4_is_in_any_range", &fnDef{min: 2, max: -1, ret: TBool, fn: func(a []any) any {
+		for _, rng := range flatten(a, 1) {
+			r, ok := inRange(toString(a[0]), rng)
+			if !ok {
+				return nil
+			}
+			if r {
+				return true
+			}
+		}
+		return false
+	}})
+	def("ipv4_is_private", fixed(TBool, func(a []any) any {
+		ip, _, ok := parseIPv4(toString(a[0]))
+		if !ok {
+			return nil
+		}
+		return ip&maskOf(8) == 10<<24 || ip&maskOf(12) == 172<<24|16<<16 || ip&maskOf(16) == 192<<24|168<<16
+	}, TString))
+	cmp := func(a []any) (int, bool) {
+		x, xb, ok1 := parseIPv4(toString(a[0]))
+		y, yb, ok2 := parseIPv4(toString(a[1]))
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		bits := min(xb, yb)
+		if len(a) > 2 && a[2] != nil {
+			m, _ := toLong(a[2])
+			bits = min(bits, int(m))
+		}
+		x, y = x&maskOf(bits), y&maskOf(bits)
+		switch {
+		case x < y:
+			return -1, true
+		case x > y:
+			return 1, true
+		}
+		return 0, true
+	}
+	def("ipv4_compare", &fnDef{min: 2, max: 3, args: []Type{TString, TString, TLong}, ret: TLong, fn: func(a []any) any {
+		c, ok := cmp(a)
+		if !ok {
+			return nil
+		}
+		return int64(c)
+	}})
+	def("ipv4_is_match", &fnDef{min: 2, max: 3, args: []Type{TString, TString, TLong}, ret: TBool, fn: func(a []any) any {
+		c, ok := cmp(a)
+		if !ok {
+			return nil
+		}
+		return c == 0
+	}})
+	def("has_ipv4", fixed(TBool, func(a []any) any { return hasIPv4(a, false) }, TString, TString))
+	def("has_ipv4_prefix", fixed(TBool, func(a []any) any { return hasIPv4(a, true) }, TString, TString))
+	def("has_any_ipv4", &fnDef{min: 2, max: -1, ret: TBool, fn: func(a []any) any { return hasIPv4(a, false) }})
+	def("has_any_ipv4_prefix", &fnDef{min: 2, max: -1, ret: TBool, fn: func(a []any) any { return hasIPv4(a, true) }})
+	def("ipv4_range_to_cidr_list", fixed(TDynamic, func(a []any) any {
+		lo, _, ok1 := parseIPv4(toString(a[0]))
+		hi, _, ok2 := parseIPv4(toString(a[1]))
+		if !ok1 || !ok2 || lo > hi {
+			return nil
+		}
+		out := []any{}
+		for cur := uint64(lo); cur <= uint64(hi); {
+			bits := 32
+			for bits > 0 {
+				size := uint64(1) << (32 - (bits - 1))
+				if cur%size != 0 || cur+size-1 > uint64(hi) {
+					break
+				}
+				bits--
+			}
+			out = append(out, ipv4Text(uint32(cur))+"/"+strconv.Itoa(bits))
+			cur += uint64(1) << (32 - bits)
+		}
+		return Dyn{out}
+	}, TString, TString))
+	def("ipv6_is_in_range", fixed(TBool, func(a []any) any {
+		ip, err1 := netip.ParseAddr(strings.TrimSpace(toString(a[0])))
+		r := strings.TrimSpace(toString(a[1]))
+		if !strings.Contains(r, "/") {
+			r += "/128"
+		}
+		p, err2 := netip.ParsePrefix(r)
+		if err1 != nil || err2 != nil {
+			return nil
+		}
+		return p.Masked().Contains(ip)
+	}, TString, TString))
+	def("ipv6_compare", &fnDef{min: 2, max: 3, args: []Type{TString, TString, TLong}, ret: TLong, fn: func(a []any) any {
+		x, err1 := netip.ParseAddr(strings.TrimSpace(toString(a[0])))
+		y, err2 := netip.ParseAddr(strings.TrimSpace(toString(a[1])))
+		if err1 != nil || err2 != nil {
+			return nil
+		}
+		if len(a) > 2 && a[2] != nil {
+			m, _ := toLong(a[2])
+			px, _ := x.Prefix(int(m))
+			py, _ := y.Prefix(int(m))
+			x, y = px.Addr(), py.Addr()
+		}
+		return int64(x.Compare(y))
+	}})
+}

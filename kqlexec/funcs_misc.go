@@ -1,0 +1,271 @@
+package kqlexec
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"math/bits"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// unsupportedError is a run-time refusal: the engine cannot compute this value
+// (Executor.classify turns it into CodeUnsupported).
+func unsupportedError(what string) error { return errors.New("unsupported: " + what) }
+
+// unit factors to a base unit, per kind.
+var unitFactors = map[string]map[string]float64{
+	"angle": {"degree": 1, "arcminute": 1.0 / 60, "arcsecond": 1.0 / 3600, "radian": 180 / math.Pi, "gradian": 0.9,
+		"revolution": 360, "microdegree": 1e-6, "millidegree": 1e-3, "nanodegree": 1e-9, "milliradian": 0.18 / math.Pi,
+		"microradian": 1.8e-4 / math.Pi, "nanoradian": 1.8e-7 / math.Pi, "centiradian": 1.8 / math.Pi, "deciradian": 18 / math.Pi},
+	"mass": {"kilogram": 1, "gram": 1e-3, "milligram": 1e-6, "microgram": 1e-9, "tonne": 1000, "pound": 0.45359237,
+		"ounce": 0.028349523125, "stone": 6.35029318, "shortton": 907.18474, "longton": 1016.0469088, "grain": 6.479891e-5},
+	"speed": {"meterpersecond": 1, "meterperminute": 1.0 / 60, "meterperhour": 1.0 / 3600, "kilometerperhour": 1000.0 / 3600,
+		"kilometerpersecond": 1000, "centimeterpersecond": 0.01, "centimeterperhour": 0.01 / 3600, "centimeterperminute": 0.01 / 60,
+		"mileperhour": 0.44704, "knot": 1852.0 / 3600, "footpersecond": 0.3048, "inchpersecond": 0.0254},
+	"volume": {"cubicmeter": 1, "liter": 1e-3, "milliliter": 1e-6, "cubiccentimeter": 1e-6, "cubicfoot": 0.028316846592,
+		"cubicinch": 1.6387064e-5, "usgallon": 0.003785411784, "imperialgallon": 0.00454609, "acrefoot": 1233.48183754752,
+		"cubickilometer": 1e9, "hectoliter": 0.1, "deciliter": 1e-4, "centiliter": 1e-5},
+	"length": {"meter": 1, "kilometer": 1000, "centimeter": 0.01, "millimeter": 0.001, "mile": 1609.344, "yard": 0.9144,
+		"foot": 0.3048, "inch": 0.0254, "nauticalmile": 1852},
+	"temperature": {},
+}
+
+func convertUnit(kind string) *fnDef {
+	return fixed(TReal, func(a []any) any {
+		v, ok := toReal(a[0])
+		if !ok || a[0] == nil {
+			return nil
+		}
+		from, ok1 := unitFactors[kind][lower(str(a, 1))]
+		to, ok2 := unitFactors[kind][lower(str(a, 2))]
+		if !ok1 || !ok2 {
+			return nil
+		}
+		return v * from / to
+	}, TReal, TString, TString)
+}
+
+func init() {
+	for _, k := range []string{"angle", "mass", "speed", "volume", "length"} {
+		def("convert_"+k, convertUnit(k))
+	}
+	def("assert", fixed(TBool, func(a []any) any {
+		if b, _ := a[0].(bool); !b {
+			return errors.New("assertion failed: " + str(a, 1))
+		}
+		return true
+	}, TBool, TString))
+	def("new_guid", fixed(TGuid, func(a []any) any {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		b[6] = b[6]&0x0f | 0x40
+		b[8] = b[8]&0x3f | 0x80
+		return guidFromBytes(b[:])
+	}))
+	volatile["new_guid"] = true
+	def("zlib_decompress_from_base64_string", fixed(TString, func(a []any) any {
+		b, err := base64.StdEncoding.DecodeString(str(a, 0))
+		if err != nil {
+			return nil
+		}
+		r, err := zlib.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return nil
+		}
+		out, err := io.ReadAll(io.LimitReader(r, 64<<20))
+		if err != nil {
+			return nil
+		}
+		return string(out)
+	}, TString))
+	def("gzip_decompress_from_base64_string", fixed(TString, func(a []any) any {
+		b, err := base64.StdEncoding.DecodeString(str(a, 0))
+		if err != nil {
+			return nil
+		}
+		r, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return nil
+		}
+		out, err := io.ReadAll(io.LimitReader(r, 64<<20))
+		if err != nil {
+			return nil
+		}
+		return string(out)
+	}, TString))
+	unsupportedFuncs["gzip_compress_to_base64_string"] = true
+	unsupportedFuncs["zlib_compress_to_base64_string"] = true
+	def("punycode_domain_from_string", fixed(TString, func(a []any) any {
+		s, err := idna.Punycode.ToUnicode(str(a, 0))
+		if err != nil {
+			return ""
+		}
+		return s
+	}, TString))
+	def("punycode_domain_to_string", fixed(TString, func(a []any) any {
+		labels := strings.FieldsFunc(str(a, 0), func(r rune) bool { return strings.ContainsRune(".。｡．", r) })
+		for i, l := range labels {
+			s, err := idna.Punycode.ToASCII(l)
+			if err != nil {
+				return ""
+			}
+			labels[i] = s
+		}
+		return strings.Join(labels, ".")
+	}, TString))
+	def("hash", &fnDef{min: 1, max: 2, args: []Type{"", TLong}, ret: TLong, fn: func(a []any) any {
+		if a[0] == nil {
+			return nil
+		}
+		var in []byte
+		switch x := a[0].(type) {
+		case string:
+			in = []byte(x)
+		case Datetime:
+			// .NET ticks since 0001-01-01, little-endian
+			in = binary.LittleEndian.AppendUint64(nil, uint64(int64(x)+unixToYear1))
+		default:
+			return unsupportedError("hash() of a " + getType(a[0]))
+		}
+		h := int64(xxh64(in, 0))
+		if len(a) == 2 && a[1] != nil {
+			m, _ := toLong(a[1])
+			if m <= 0 {
+				return nil
+			}
+			h = ((h % m) + m) % m
+		}
+		return h
+	}})
+	unsupportedFuncs["hash_combine"] = true
+	def("merge_tdigest", &fnDef{min: 1, max: -1, rest: TDynamic, ret: TDynamic, fn: func(a []any) any {
+		out := []any{}
+		for _, x := range a {
+			xs, ok := arr(x)
+			if !ok {
+				return nil
+			}
+			out = append(out, xs...)
+		}
+		return Dyn{out}
+	}})
+	funcAliases["tdigest_merge"] = "merge_tdigest"
+	def("percentile_tdigest", &fnDef{min: 2, max: 3, args: []Type{TDynamic, TReal, TString}, retf: func(a []expr) Type {
+		if len(a) == 3 && a[2].isLit {
+			if t, ok := ParseType(toString(a[2].lit)); ok {
+				return t
+			}
+		}
+		return TDynamic
+	}, fn: func(a []any) any {
+		xs, ok := arr(a[0])
+		p, ok2 := toReal(a[1])
+		if !ok || !ok2 || len(xs) == 0 {
+			return nil
+		}
+		vals := make([]float64, 0, len(xs))
+		for _, x := range xs {
+			if f, ok := toReal(Dyn{x}); ok {
+				vals = append(vals, f)
+			}
+		}
+		if len(vals) == 0 {
+			return nil
+		}
+		sort.Float64s(vals)
+		k := int(math.Ceil(p/100*float64(len(vals)))) - 1
+		k = max(0, min(k, len(vals)-1))
+		return vals[k]
+	}})
+	def("rank_tdigest", fixed(TReal, func(a []any) any {
+		xs, ok := arr(a[0])
+		v, ok2 := toReal(a[1])
+		if !ok || !ok2 {
+			return nil
+		}
+		var n float64
+		for _, x := range xs {
+			if f, ok := toReal(Dyn{x}); ok && f <= v {
+				n++
+			}
+		}
+		return n
+	}, TDynamic, TReal))
+	for _, n := range []string{"parse_user_agent", "datetime_list_timezones", "cursor_current", "row_window_session",
+		"welch_test", "bin_auto", "row_rank_dense", "ingestion_time", "extent_id", "extent_tags",
+		"cursor_after", "cursor_before_or_at", "current_cluster_endpoint", "current_principal", "current_principal_details",
+		"current_principal_is_member_of", "dcount_hll", "parse_xml", "format_bytes", "geo_info_from_ip_address"} {
+		unsupportedFuncs[n] = true
+	}
+}
+
+// xxh64 is the 64-bit xxHash of b with a seed.
+func xxh64(b []byte, seed uint64) uint64 {
+	const (
+		p1 uint64 = 11400714785074694791
+		p2 uint64 = 14029467366897019727
+		p3 uint64 = 1609587929392839161
+		p4 uint64 = 9650029242287828579
+		p5 uint64 = 2870177450012600261
+	)
+	round := func(acc, in uint64) uint64 {
+		acc += in * p2
+		acc = bits.RotateLeft64(acc, 31)
+		return acc * p1
+	}
+	merge := func(acc, v uint64) uint64 {
+		acc ^= round(0, v)
+		return acc*p1 + p4
+	}
+	n := len(b)
+	var h uint64
+	if n >= 32 {
+		v1, v2, v3, v4 := seed+p1+p2, seed+p2, seed, seed-p1
+		for len(b) >= 32 {
+			v1 = round(v1, binary.LittleEndian.Uint64(b[0:]))
+			v2 = round(v2, binary.LittleEndian.Uint64(b[8:]))
+			v3 = round(v3, binary.LittleEndian.Uint64(b[16:]))
+			v4 = round(v4, binary.LittleEndian.Uint64(b[24:]))
+			b = b[32:]
+		}
+		h = bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
+		h = merge(h, v1)
+		h = merge(h, v2)
+		h = merge(h, v3)
+		h = merge(h, v4)
+	} else {
+		h = seed + p5
+	}
+	h += uint64(n)
+	for len(b) >= 8 {
+		h ^= round(0, binary.LittleEndian.Uint64(b))
+		h = bits.RotateLeft64(h, 27)*p1 + p4
+		b = b[8:]
+	}
+	if len(b) >= 4 {
+		h ^= uint64(binary.LittleEndian.Uint32(b)) * p1
+		h = bits.RotateLeft64(h, 23)*p2 + p3
+		b = b[4:]
+	}
+	for _, c := range b {
+		h ^= uint64(c) * p5
+		h = bits.RotateLeft64(h, 11) * p1
+	}
+	h ^= h >> 33
+	h *= p2
+	h ^= h >> 29
+	h *= p3
+	h ^= h >> 32
+	return h
+}

@@ -1,0 +1,418 @@
+package kqlexec
+
+import (
+	"math"
+)
+
+// Series functions work on dynamic arrays of numbers, element by element.
+
+// nums reads a dynamic array of numbers; nulls and non-numbers become NaN (ok false
+// for a non-array).
+func nums(v any) ([]float64, []bool, bool) {
+	xs, ok := arr(v)
+	if !ok {
+		return nil, nil, false
+	}
+	out := make([]float64, len(xs))
+	valid := make([]bool, len(xs))
+	for i, x := range xs {
+		f, ok := toReal(Dyn{x})
+		if x == nil || !ok {
+			out[i] = math.NaN()
+			continue
+		}
+		out[i], valid[i] = f, true
+	}
+	return out, valid, true
+}
+
+func realsDyn(fs []float64, valid []bool) Dyn {
+	out := make([]any, len(fs))
+	for i, f := range fs {
+		if valid != nil && !valid[i] || math.IsNaN(f) {
+			out[i] = nil
+			continue
+		}
+		out[i] = toJSONValue(f)
+	}
+	return Dyn{out}
+}
+
+func seriesUnary(f func(float64) float64) *fnDef {
+	return fixed(TDynamic, func(a []any) any {
+		xs, valid, ok := nums(a[0])
+		if !ok {
+			return nil
+		}
+		for i := range xs {
+			xs[i] = f(xs[i])
+		}
+		return realsDyn(xs, valid)
+	}, TDynamic)
+}
+
+// seriesBinary applies f to two series, or a series and a number.
+func seriesBinary(f func(x, y float64) any) *fnDef {
+	return &fnDef{min: 2, max: 2, ret: TDynamic, fn: func(a []any) any {
+		get := func(v any) ([]float64, []bool, bool) {
+			if _, isDyn := v.(Dyn); isDyn {
+				if xs, valid, ok := nums(v); ok {
+					return xs, valid, true
+				}
+			}
+			f, ok := toReal(v)
+			if !ok {
+				return nil, nil, false
+			}
+			return []float64{f}, []bool{true}, true
+		}
+		x, xv, ok1 := get(a[0])
+		y, yv, ok2 := get(a[1])
+		if !ok1 || !ok2 {
+			return nil
+		}
+		n := max(len(x), len(y))
+		if len(x) != 1 && len(y) != 1 {
+			n = min(len(x), len(y))
+		}
+		out := make([]any, n)
+		for i := range out {
+			xi, yi := i, i
+			if len(x) == 1 {
+				xi = 0
+			}
+			if len(y) == 1 {
+				yi = 0
+			}
+			if !xv[xi] || !yv[yi] {
+				continue
+			}
+			r := f(x[xi], y[yi])
+			if fl, ok := r.(float64); ok && math.IsNaN(fl) {
+				continue
+			}
+			out[i] = toJSONValue(r)
+		}
+		return Dyn{out}
+	}}
+}
+
+func init() {
+	def("series_abs", seriesUnary(math.Abs))
+	def("series_ceiling", seriesUnary(math.Ceil))
+	def("series_floor", seriesUnary(math.Floor))
+	def("series_sign", seriesUnary(func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return 0
+	}))
+	def("series_sin", seriesUnary(math.Sin))
+	def("series_cos", seriesUnary(math.Cos))
+	def("series_tan", seriesUnary(math.Tan))
+	def("series_asin", seriesUnary(math.Asin))
+	def("series_acos", seriesUnary(math.Acos))
+	def("series_atan", seriesUnary(math.Atan))
+	def("series_exp", seriesUnary(math.Exp))
+	def("series_log", seriesUnary(math.Log))
+	def("series_add", seriesBinary(func(x, y float64) any { return x + y }))
+	def("series_subtract", seriesBinary(func(x, y float64) any { return x - y }))
+	def("series_multiply", seriesBinary(func(x, y float64) any { return x * y }))
+	def("series_divide", seriesBinary(func(x, y float64) any { return x / y }))
+	def("series_pow", seriesBinary(func(x, y float64) any { return math.Pow(x, y) }))
+	def("series_greater", seriesBinary(func(x, y float64) any { return x > y }))
+	def("series_greater_equals", seriesBinary(func(x, y float64) any { return x >= y }))
+	def("series_less", seriesBinary(func(x, y float64) any { return x < y }))
+	def("series_less_equals", seriesBinary(func(x, y float64) any { return x <= y }))
+	def("series_equals", seriesBinary(func(x, y float64) any { return x == y }))
+	def("series_not_equals", seriesBinary(func(x, y float64) any { return x != y }))
+	def("series_sum", fixed(TReal, func(a []any) any {
+		xs, valid, ok := nums(a[0])
+		if !ok {
+			return nil
+		}
+		var s float64
+		for i, x := range xs {
+			if valid[i] {
+				s += x
+			}
+		}
+		return s
+	}, TDynamic))
+	def("series_fill_const", &fnDef{min: 1, max: 3, args: []Type{TDynamic}, ret: TDynamic, fn: func(a []any) any {
+		xs, ok := arr(a[0])
+		if !ok {
+			return nil
+		}
+		var c any = json0
+		if len(a) > 1 && a[1] != nil {
+			c = toJSONValue(a[1])
+		}
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			if x == nil {
+				out[i] = c
+			} else {
+				out[i] = x
+			}
+		}
+		return Dyn{out}
+	}})
+	fill := func(forward bool) *fnDef {
+		return &fnDef{min: 1, max: 2, args: []Type{TDynamic}, ret: TDynamic, fn: func(a []any) any {
+			xs, ok := arr(a[0])
+			if !ok {
+				return nil
+			}
+			out := append([]any{}, xs...)
+			var last any
+			for k := range out {
+				i := k
+				if !forward {
+					i = len(out) - 1 - k
+				}
+				if out[i] == nil {
+					out[i] = last
+				} else {
+					last = out[i]
+				}
+			}
+			return Dyn{out}
+		}}
+	}
+	def("series_fill_forward", fill(true))
+	def("series_fill_backward", fill(false))
+	def("series_fill_linear", &fnDef{min: 1, max: 4, args: []Type{TDynamic, "", TBool, TReal}, ret: TDynamic, fn: fillLinear})
+	def("series_pearson_correlation", fixed(TReal, func(a []any) any {
+		x, xv, ok1 := nums(a[0])
+		y, yv, ok2 := nums(a[1])
+		if !ok1 || !ok2 || len(x) != len(y) || len(x) == 0 {
+			return nil
+		}
+		c := &covAgg{kind: "corr"}
+		for i := range x {
+			if xv[i] && yv[i] {
+				c.step([]any{x[i], y[i]})
+			}
+		}
+		return c.done()
+	}, TDynamic, TDynamic))
+	def("series_fit_line_dynamic", fixed(TDynamic, func(a []any) any {
+		fit := fitLine(a[0])
+		if fit == nil {
+			return nil
+		}
+		return Dyn{fit}
+	}, TDynamic))
+	def("series_iir", fixed(TDynamic, func(a []any) any {
+		x, _, ok := nums(a[0])
+		b, _, ok2 := nums(a[1])
+		c, _, ok3 := nums(a[2])
+		if !ok || !ok2 || !ok3 || len(c) == 0 || c[0] == 0 {
+			return nil
+		}
+		y := make([]float64, len(x))
+		for n := range x {
+			var s float64
+			for i := range b {
+				if n-i >= 0 {
+					s += b[i] * x[n-i]
+				}
+			}
+			for j := 1; j < len(c); j++ {
+				if n-j >= 0 {
+					s -= c[j] * y[n-j]
+				}
+			}
+			y[n] = s / c[0]
+		}
+		return realsDyn(y, nil)
+	}, TDynamic, TDynamic, TDynamic))
+	for _, n := range []string{"series_decompose", "series_decompose_anomalies", "series_decompose_forecast", "series_outliers",
+		"series_periods_detect", "series_periods_validate", "series_seasonal", "series_fit_poly", "series_fit_2lines",
+		"series_fit_2lines_dynamic", "series_fit_line", "series_stats", "series_stats_dynamic", "series_fir"} {
+		unsupportedFuncs[n] = true
+	}
+}
+
+var json0 any = toJSONValue(0.0)
+
+func init() {
+	def("series_nbins", &fnDef{min: 3, max: 3, ret: TLong, fn: func(a []any) any {
+		from, ok1 := toReal(a[0])
+		to, ok2 := toReal(a[1])
+		step, ok3 := toReal(a[2])
+		if !ok1 || !ok2 || !ok3 || step <= 0 || a[0] == nil || a[1] == nil {
+			return nil
+		}
+		n := int64(math.Ceil((to - from) / step))
+		if n < 0 {
+			n = 0
+		}
+		if n > 1<<20 {
+			return unsupportedError("make-series with more than 1048576 bins")
+		}
+		return n
+	}})
+	def("series_k", &fnDef{min: 3, max: 3, ret: TLong, fn: func(a []any) any {
+		v, ok1 := toReal(a[0])
+		from, ok2 := toReal(a[1])
+		step, ok3 := toReal(a[2])
+		if !ok1 || !ok2 || !ok3 || step <= 0 || a[0] == nil {
+			return nil
+		}
+		return int64(math.Floor((v - from) / step))
+	}})
+	def("series_const", &fnDef{min: 2, max: 2, ret: TDynamic, fn: func(a []any) any {
+		n, _ := toLong(a[0])
+		out := make([]any, max(n, 0))
+		for i := range out {
+			out[i] = toDyn(a[1]).V
+		}
+		return Dyn{out}
+	}})
+	def("series_axis", &fnDef{min: 3, max: 3, ret: TDynamic, fn: func(a []any) any {
+		n, _ := toLong(a[2])
+		out := make([]any, 0, max(n, 0))
+		for i := int64(0); i < n; i++ {
+			switch from := a[0].(type) {
+			case Datetime:
+				s, _ := toTimespan(a[1])
+				out = append(out, toJSONValue(from+Datetime(i*int64(s))))
+			case Timespan:
+				s, _ := toTimespan(a[1])
+				out = append(out, toJSONValue(from+Timespan(i*int64(s))))
+			case int64:
+				s, _ := toLong(a[1])
+				out = append(out, toJSONValue(from+i*s))
+			default:
+				f, _ := toReal(a[0])
+				s, _ := toReal(a[1])
+				out = append(out, toJSONValue(f+float64(i)*s))
+			}
+		}
+		return Dyn{out}
+	}})
+}
+
+func fillLinear(a []any) any {
+	xs, ok := arr(a[0])
+	if !ok {
+		return nil
+	}
+	var missing any
+	if len(a) > 1 && a[1] != nil {
+		missing = toJSONValue(a[1])
+	}
+	isMissing := func(x any) bool {
+		if x == nil {
+			return true
+		}
+		return missing != nil && jsonText(x) == jsonText(missing)
+	}
+	fillEdges := true
+	if len(a) > 2 {
+		if b, ok := a[2].(bool); ok {
+			fillEdges = b
+		}
+	}
+	out := make([]any, len(xs))
+	first, last := -1, -1
+	ints := true
+	for i, x := range xs {
+		if !isMissing(x) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+			if getType(Dyn{x}) != "int" && getType(Dyn{x}) != "long" {
+				ints = false
+			}
+		}
+	}
+	if first < 0 {
+		// nothing to interpolate from: the constant (4th argument, default 0)
+		c := json0
+		if len(a) > 3 && a[3] != nil {
+			c = toJSONValue(a[3])
+		}
+		for i := range out {
+			out[i] = c
+		}
+		return Dyn{out}
+	}
+	num := func(f float64) any {
+		if ints {
+			return toJSONValue(int64(f))
+		}
+		return toJSONValue(f)
+	}
+	prev := first
+	for i, x := range xs {
+		switch {
+		case !isMissing(x):
+			out[i] = x
+			prev = i
+		case i < first || i > last:
+			if fillEdges {
+				if i < first {
+					out[i] = num(mustReal(xs[first]))
+				} else {
+					out[i] = num(mustReal(xs[last]))
+				}
+			} else {
+				out[i] = x
+			}
+		default:
+			next := i + 1
+			for isMissing(xs[next]) {
+				next++
+			}
+			p, q := mustReal(xs[prev]), mustReal(xs[next])
+			out[i] = num(q + (p-q)*float64(next-i)/float64(next-prev))
+		}
+	}
+	return Dyn{out}
+}
+
+func mustReal(x any) float64 { f, _ := toReal(Dyn{x}); return f }
+
+// fitLine is least squares on x = 1..n, with Kusto's fields.
+func fitLine(v any) map[string]any {
+	ys, valid, ok := nums(v)
+	if !ok || len(ys) == 0 {
+		return nil
+	}
+	var n, sx, sy, sxx, sxy float64
+	for i, y := range ys {
+		if !valid[i] {
+			continue
+		}
+		x := float64(i + 1)
+		n++
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
+	}
+	slope := (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	icpt := (sy - slope*sx) / n
+	mean := sy / n
+	var ssTot, ssRes float64
+	line := make([]float64, len(ys))
+	for i, y := range ys {
+		line[i] = icpt + slope*float64(i+1)
+		if valid[i] {
+			ssTot += (y - mean) * (y - mean)
+			ssRes += (y - line[i]) * (y - line[i])
+		}
+	}
+	r2 := 1 - ssRes/ssTot
+	return map[string]any{
+		"rsquare": toJSONValue(r2), "slope": toJSONValue(slope), "variance": toJSONValue(ssTot / n),
+		"rvariance": toJSONValue(ssRes / n), "interception": toJSONValue(icpt), "line_fit": realsDyn(line, nil).V,
+	}
+}

@@ -1,0 +1,304 @@
+package kqlexec
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+)
+
+// GeoJSON and WKT shapes: reading and validating them.
+
+// geoShape is a parsed GeoJSON geometry.
+type geoShape struct {
+	kind  string       // Point, LineString, Polygon, MultiPoint, MultiLineString, MultiPolygon
+	lines [][]lonLat   // LineString (one) / MultiLineString / MultiPoint (each point a line of one)
+	polys [][][]lonLat // Polygon (one) / MultiPolygon: rings, the first the shell
+}
+
+func readPos(v any) (lonLat, bool) {
+	xs, ok := v.([]any)
+	if !ok || len(xs) < 2 {
+		return lonLat{}, false
+	}
+	lon, ok1 := toReal(Dyn{xs[0]})
+	lat, ok2 := toReal(Dyn{xs[1]})
+	if !ok1 || !ok2 || !validLonLat(lon, lat) {
+		return lonLat{}, false
+	}
+	return lonLat{lon, lat}, true
+}
+
+func readLine(v any, min int) ([]lonLat, bool) {
+	xs, ok := v.([]any)
+	if !ok || len(xs) < min {
+		return nil, false
+	}
+	out := make([]lonLat, len(xs))
+	for i, x := range xs {
+		p, ok := readPos(x)
+		if !ok {
+			return nil, false
+		}
+		out[i] = p
+	}
+	return out, true
+}
+
+// readRing reads a closed ring of at least four positions with at least three
+// distinct vertices.
+func readRing(v any) ([]lonLat, bool) {
+	r, ok := readLine(v, 4)
+	if !ok || r[0] != r[len(r)-1] {
+		return nil, false
+	}
+	distinct := map[lonLat]bool{}
+	for _, p := range r[:len(r)-1] {
+		distinct[p] = true
+	}
+	return r, len(distinct) >= 3
+}
+
+func readPolygon(v any) ([][]lonLat, bool) {
+	xs, ok := v.([]any)
+	if !ok || len(xs) == 0 {
+		return nil, false
+	}
+	var rings [][]lonLat
+	for _, x := range xs {
+		r, ok := readRing(x)
+		if !ok {
+			return nil, false
+		}
+		rings = append(rings, r)
+	}
+	return rings, true
+}
+
+// parseShape reads a GeoJSON geometry (a dynamic bag, or its JSON text).
+func parseShape(v any) (*geoShape, bool) {
+	var m map[string]any
+	switch x := v.(type) {
+	case Dyn:
+		switch y := x.V.(type) {
+		case map[string]any:
+			m = y
+		case string:
+			m, _ = parseJSON(y).(map[string]any)
+		}
+	case string:
+		m, _ = parseJSON(x).(map[string]any)
+	}
+	if m == nil {
+		return nil, false
+	}
+	kind, _ := m["type"].(string)
+	c := m["coordinates"]
+	s := &geoShape{kind: kind}
+	switch kind {
+	case "Point":
+		p, ok := readPos(c)
+		if !ok {
+			return nil, false
+		}
+		s.lines = [][]lonLat{{p}}
+	case "MultiPoint":
+		l, ok := readLine(c, 1)
+		if !ok {
+			return nil, false
+		}
+		for _, p := range l {
+			s.lines = append(s.lines, []lonLat{p})
+		}
+	case "LineString":
+		l, ok := readLine(c, 2)
+		if !ok || !distinctPoints(l) {
+			return nil, false
+		}
+		s.lines = [][]lonLat{l}
+	case "MultiLineString":
+		xs, ok := c.([]any)
+		if !ok || len(xs) == 0 {
+			return nil, false
+		}
+		for _, x := range xs {
+			l, ok := readLine(x, 2)
+			if !ok || !distinctPoints(l) {
+				return nil, false
+			}
+			s.lines = append(s.lines, l)
+		}
+	case "Polygon":
+		p, ok := readPolygon(c)
+		if !ok {
+			return nil, false
+		}
+		s.polys = [][][]lonLat{p}
+	case "MultiPolygon":
+		xs, ok := c.([]any)
+		if !ok || len(xs) == 0 {
+			return nil, false
+		}
+		for _, x := range xs {
+			p, ok := readPolygon(x)
+			if !ok {
+				return nil, false
+			}
+			s.polys = append(s.polys, p)
+		}
+	default:
+		return nil, false
+	}
+	return s, true
+}
+
+func distinctPoints(l []lonLat) bool {
+	for _, p := range l[1:] {
+		if p != l[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func lonLatAndShape(a []any, i, j int, kind string) bool {
+	if _, ok := argLonLat(a, i); !ok || j >= len(a) {
+		return false
+	}
+	return shapesOK(a[j:j+1], kind)
+}
+
+func shapesOK(a []any, kinds ...string) bool {
+	if len(a) < len(kinds) {
+		return false
+	}
+	for i, k := range kinds {
+		s, ok := parseShape(a[i])
+		if !ok {
+			return false
+		}
+		switch k {
+		case "line":
+			if s.kind != "LineString" && s.kind != "MultiLineString" {
+				return false
+			}
+		case "polygon":
+			if s.polys == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func tolOK(a []any, i int) bool {
+	if i >= len(a) || a[i] == nil {
+		return true
+	}
+	f, ok := toReal(a[i])
+	return ok && f > 0 && !math.IsInf(f, 0)
+}
+
+func arrayOfShapes(v any, kind string) bool {
+	xs, ok := arr(v)
+	if !ok || len(xs) == 0 {
+		return false
+	}
+	for _, x := range xs {
+		if !shapesOK([]any{Dyn{x}}, kind) {
+			return false
+		}
+	}
+	return true
+}
+
+// fromWKT reads well-known text: POINT, LINESTRING, POLYGON and their MULTI forms.
+func fromWKT(s string) any {
+	s = strings.TrimSpace(s)
+	i := strings.IndexByte(s, '(')
+	if i < 0 {
+		return nil
+	}
+	kinds := map[string]string{"POINT": "Point", "LINESTRING": "LineString", "POLYGON": "Polygon",
+		"MULTIPOINT": "MultiPoint", "MULTILINESTRING": "MultiLineString", "MULTIPOLYGON": "MultiPolygon"}
+	kind, ok := kinds[strings.ToUpper(strings.TrimSpace(s[:i]))]
+	if !ok {
+		return nil
+	}
+	body := s[i:]
+	// (1 2, 3 4) -> [[1,2],[3,4]]: brackets for parens, pairs for "x y"
+	var b strings.Builder
+	tok := ""
+	flushPair := func() bool {
+		f := strings.Fields(tok)
+		tok = ""
+		if len(f) == 0 {
+			return true
+		}
+		if len(f) < 2 {
+			return false
+		}
+		b.WriteString("[" + f[0] + "," + f[1] + "]")
+		return true
+	}
+	for _, r := range body {
+		switch r {
+		case '(':
+			b.WriteByte('[')
+		case ')':
+			if !flushPair() {
+				return nil
+			}
+			b.WriteByte(']')
+		case ',':
+			if !flushPair() {
+				return nil
+			}
+			b.WriteByte(',')
+		default:
+			tok += string(r)
+		}
+	}
+	var coords any
+	d := json.NewDecoder(strings.NewReader(b.String()))
+	d.UseNumber()
+	if err := d.Decode(&coords); err != nil {
+		return nil
+	}
+	if kind == "Point" {
+		if xs, ok := coords.([]any); ok && len(xs) == 1 {
+			coords = xs[0]
+		}
+	}
+	if kind == "MultiPoint" {
+		if xs, ok := coords.([]any); ok {
+			for i, x := range xs {
+				if inner, ok := x.([]any); ok && len(inner) == 1 {
+					if _, isArr := inner[0].([]any); isArr {
+						xs[i] = inner[0]
+					}
+				}
+			}
+		}
+	}
+	coords = realify(coords)
+	shape := map[string]any{"type": kind, "coordinates": coords}
+	if _, ok := parseShape(Dyn{shape}); !ok {
+		return nil
+	}
+	return Dyn{shape}
+}
+
+// realify makes every number of a coordinate tree a real, as Kusto writes them.
+func realify(v any) any {
+	switch x := v.(type) {
+	case []any:
+		for i := range x {
+			x[i] = realify(x[i])
+		}
+		return x
+	case json.Number:
+		f, _ := x.Float64()
+		return toJSONValue(f)
+	}
+	return v
+}

@@ -1,0 +1,329 @@
+package kqlexec
+
+import (
+	"strings"
+
+	"github.com/qeval/qeval/kql"
+)
+
+func (t *translator) boolExpr(x kql.Expr, sc *scope) (expr, error) {
+	e, err := t.expr(x, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	return coerce(e, TBool), nil
+}
+
+func (t *translator) binary(b *kql.Binary, sc *scope) (expr, error) {
+	op := strings.ToLower(b.Op)
+	if alias, ok := opAliases[op]; ok {
+		op = alias
+	}
+	switch op {
+	case "and", "or":
+		l, err := t.boolExpr(b.Left, sc)
+		if err != nil {
+			return expr{}, err
+		}
+		r, err := t.boolExpr(b.Right, sc)
+		if err != nil {
+			return expr{}, err
+		}
+		return expr{sql: "(" + l.sql + " " + strings.ToUpper(op) + " " + r.sql + ")", t: TBool}, nil
+	case ":":
+		return expr{}, t.unsupported(b, "the : search operator")
+	}
+	if _, star := b.Left.(*kql.Star); star {
+		return t.starPredicate(b, op, sc)
+	}
+	l, err := t.expr(b.Left, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	r, err := t.expr(b.Right, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	switch op {
+	case "==", "!=", "<>", "<", "<=", ">", ">=":
+		return t.compare(b, op, l, r)
+	case "+", "-", "*", "/", "%":
+		return t.arith(b, op, l, r)
+	}
+	if _, ok := stringOps[op]; ok {
+		if l.t != TString {
+			l = coerce(l, TString)
+		}
+		if r.t != TString {
+			r = coerce(r, TString)
+		}
+		switch op {
+		case "==":
+		case "contains_cs":
+			return expr{sql: "(instr(" + l.sql + ", " + r.sql + ") > 0)", t: TBool}, nil
+		case "!contains_cs":
+			return expr{sql: "(instr(" + l.sql + ", " + r.sql + ") = 0)", t: TBool}, nil
+		}
+		return call("op:"+op, TBool, l, r), nil
+	}
+	return expr{}, t.unsupported(b, "operator "+b.Op)
+}
+
+func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) {
+	if op == "<>" {
+		op = "!="
+	}
+	if l.t == TDynamic && r.t == TDynamic && (op == "==" || op == "!=") {
+		return call("op:dyn"+op, TBool, l, r), nil
+	}
+	l, r = unify(l, r)
+	if op == "==" {
+		op = "="
+	}
+	return expr{sql: "(" + l.sql + " " + op + " " + r.sql + ")", t: TBool}, nil
+}
+
+func (t *translator) arith(b *kql.Binary, op string, l, r expr) (expr, error) {
+	if l.t == TDynamic && r.t != TDynamic {
+		l = coerce(l, arithPeer(r.t))
+	}
+	if r.t == TDynamic && l.t != TDynamic {
+		r = coerce(r, arithPeer(l.t))
+	}
+	if l.t == TDynamic && r.t == TDynamic {
+		l, r = coerce(l, TReal), coerce(r, TReal)
+	}
+	if l.t == TBool {
+		l = coerce(l, TLong)
+	}
+	if r.t == TBool {
+		r = coerce(r, TLong)
+	}
+	bin := func(ty Type) (expr, error) {
+		return expr{sql: "(" + l.sql + " " + op + " " + r.sql + ")", t: ty}, nil
+	}
+	lt, rt := l.t, r.t
+	switch {
+	case lt.numeric() && rt.numeric():
+		ty := promote(lt, rt)
+		switch op {
+		case "/":
+			if ty == TReal || ty == TDecimal {
+				return call("op:/", ty, coerce(l, TReal), coerce(r, TReal)), nil
+			}
+			return call("op:idiv", ty, l, r), nil
+		case "%":
+			if ty == TReal || ty == TDecimal {
+				return call("op:fmod", TReal, coerce(l, TReal), coerce(r, TReal)), nil
+			}
+			return call("op:imod", ty, l, r), nil
+		}
+		return bin(ty)
+	case lt == TDatetime && rt == TTimespan && (op == "+" || op == "-"):
+		return bin(TDatetime)
+	case lt == TTimespan && rt == TDatetime && op == "+":
+		return bin(TDatetime)
+	case lt == TDatetime && rt == TDatetime && op == "-":
+		return bin(TTimespan)
+	case lt == TTimespan && rt == TTimespan:
+		switch op {
+		case "+", "-":
+			return bin(TTimespan)
+		case "/":
+			return call("op:/", TReal, coerce(l, TReal), coerce(r, TReal)), nil
+		case "%":
+			return call("op:imod", TTimespan, l, r), nil
+		}
+	case lt == TTimespan && rt.numeric() && (op == "*" || op == "/"):
+		return call("op:span"+op, TTimespan, l, coerce(r, TReal)), nil
+	case lt.numeric() && rt == TTimespan && op == "*":
+		return call("op:span*", TTimespan, r, coerce(l, TReal)), nil
+	case lt == TDatetime && rt.numeric() && (op == "+" || op == "-"):
+		return bin(TDatetime)
+	case lt == TString || rt == TString:
+		return expr{}, t.errAt(b, "operator %s cannot be applied to string operands; use strcat() to join strings", b.Op)
+	}
+	return expr{}, t.errAt(b, "operator %s cannot be applied to %s and %s", b.Op, lt, rt)
+}
+
+func arithPeer(t Type) Type {
+	switch t {
+	case TLong, TInt:
+		return TReal
+	case TDatetime:
+		return TTimespan
+	case TTimespan:
+		return TTimespan
+	}
+	return TReal
+}
+
+// in translates in, !in, in~, !in~, has_any and has_all.
+func (t *translator) in(x *kql.InExpr, sc *scope) (expr, error) {
+	op := strings.ToLower(x.Op)
+	left, err := t.expr(x.Left, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	neg := strings.HasPrefix(op, "!")
+	base := strings.TrimPrefix(op, "!")
+	ci := base == "in~"
+	var scalars []expr
+	var arrays []expr
+	var subs []*rel
+	for _, el := range x.List {
+		if isTabular(el, sc.env, t) {
+			r, err := t.tabular(el, sc.env)
+			if err != nil {
+				return expr{}, err
+			}
+			subs = append(subs, r)
+			continue
+		}
+		e, err := t.expr(el, sc)
+		if err != nil {
+			return expr{}, err
+		}
+		if e.t == TDynamic {
+			arrays = append(arrays, e)
+		} else {
+			scalars = append(scalars, e)
+		}
+	}
+	if base == "has_any" || base == "has_all" {
+		if left.t != TString {
+			left = coerce(left, TString)
+		}
+		var parts []string
+		all := make([]expr, 0, len(scalars)+len(arrays)+1)
+		all = append(all, left)
+		for _, s := range scalars {
+			all = append(all, coerce(s, TString))
+		}
+		all = append(all, arrays...)
+		if len(subs) > 0 {
+			if base == "has_all" {
+				return expr{}, t.unsupported(x, "has_all with a subquery")
+			}
+			for _, r := range subs {
+				parts = append(parts, "EXISTS (SELECT 1 FROM "+r.from+" WHERE "+call("op:has", TBool, left, coerce(expr{sql: r.from + ".c0", t: r.cols[0].Type}, TString)).sql+")")
+			}
+		}
+		if len(all) > 1 || len(parts) == 0 {
+			parts = append(parts, call("op:"+base, TBool, all...).sql)
+		}
+		return expr{sql: "(" + strings.Join(parts, " OR ") + ")", t: TBool}, nil
+	}
+	if left.t == TDynamic {
+		t2 := TString
+		if len(scalars) > 0 {
+			t2 = scalars[0].t
+		} else if len(subs) > 0 && len(subs[0].cols) > 0 {
+			t2 = subs[0].cols[0].Type
+		}
+		left = coerce(left, t2)
+	}
+	lower := func(e expr) expr {
+		if !ci {
+			return e
+		}
+		return call("tolower", TString, coerce(e, TString))
+	}
+	l := lower(left)
+	var parts []string
+	if len(scalars) > 0 {
+		vals := make([]string, len(scalars))
+		for i, s := range scalars {
+			_, s2 := unify(left, s)
+			vals[i] = lower(s2).sql
+		}
+		parts = append(parts, l.sql+" IN ("+strings.Join(vals, ", ")+")")
+	}
+	for _, r := range subs {
+		if len(r.cols) == 0 {
+			continue
+		}
+		c := expr{sql: "c0", t: r.cols[0].Type}
+		_, c = unify(left, c)
+		parts = append(parts, l.sql+" IN (SELECT "+lower(c).sql+" FROM "+r.from+")")
+	}
+	for _, a := range arrays {
+		name := "op:in_dyn"
+		if ci {
+			name = "op:in_dyn~"
+		}
+		parts = append(parts, call(name, TBool, left, a).sql)
+	}
+	if len(parts) == 0 {
+		parts = []string{"0"}
+	}
+	s := "(" + strings.Join(parts, " OR ") + ")"
+	if neg {
+		s = "(NOT " + s + ")"
+	}
+	return expr{sql: s, t: TBool}, nil
+}
+
+func (t *translator) member(m *kql.Member, sc *scope) (expr, error) {
+	if id, ok := m.X.(*kql.Ident); ok && (id.Name == "$left" || id.Name == "$right") {
+		side := sc.left
+		if id.Name == "$right" {
+			side = sc.right
+		}
+		if side == nil {
+			return expr{}, t.errAt(m, "%s is only allowed in a join's on clause", id.Name)
+		}
+		x, ok := side.column(m.Name.Name)
+		if !ok {
+			return expr{}, t.errAt(m.Name, "unknown column %q on the %s side", m.Name.Name, strings.TrimPrefix(id.Name, "$"))
+		}
+		return x, nil
+	}
+	x, err := t.expr(m.X, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	if x.t != TDynamic {
+		x = coerce(x, TDynamic)
+	}
+	return call("getprop", TDynamic, x, lit(m.Name.Name, TString)), nil
+}
+
+func (t *translator) index(ix *kql.Index, sc *scope) (expr, error) {
+	x, err := t.expr(ix.X, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	i, err := t.expr(ix.Index, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	if x.t != TDynamic {
+		x = coerce(x, TDynamic)
+	}
+	return call("getindex", TDynamic, x, i), nil
+}
+
+// starPredicate is * op "x" (where * has "x"): the string operator on any column.
+func (t *translator) starPredicate(b *kql.Binary, op string, sc *scope) (expr, error) {
+	if _, ok := stringOps[op]; !ok {
+		return expr{}, t.unsupported(b, "* "+b.Op)
+	}
+	r, err := t.expr(b.Right, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	var parts []string
+	for i, c := range sc.cols {
+		x := coerce(expr{sql: sc.ref(i), t: c.Type}, TString)
+		parts = append(parts, call("op:"+op, TBool, x, coerce(r, TString)).sql)
+	}
+	if len(parts) == 0 {
+		parts = []string{"0"}
+	}
+	return expr{sql: "(" + strings.Join(parts, " OR ") + ")", t: TBool}, nil
+}
+
+// opAliases are legacy spellings of operators.
+var opAliases = map[string]string{"notcontains": "!contains", "notcontains_cs": "!contains_cs", "containscs": "contains_cs",
+	"notcontainscs": "!contains_cs", "nothas": "!has"}

@@ -1,0 +1,346 @@
+package kqlexec
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/qeval/qeval/kql"
+)
+
+// bagUnpack translates evaluate bag_unpack(Col [, Prefix] [, columnsConflict] [,
+// ignoredProperties]): one column per property found in the data (sorted by name),
+// typed by the JSON values it holds. The properties are read from the data while
+// translating (a probe query over the stages so far).
+func (t *translator) bagUnpack(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	if o.Schema != nil {
+		return nil, t.unsupported(o, "bag_unpack with an output schema")
+	}
+	args := o.Plugin.Args
+	if len(args) == 0 {
+		return nil, t.errAt(o, "bag_unpack() needs a dynamic column")
+	}
+	sc := inScope(in, e)
+	prefix, conflict := "", "error"
+	var ignored map[string]bool
+	var colArg kql.Expr
+	pos := 0
+	for _, a := range args {
+		if n, ok := a.(*kql.NamedExpr); ok && len(n.Names) == 1 {
+			x, err := t.expr(n.Value, sc)
+			if err != nil {
+				return nil, err
+			}
+			switch strings.ToLower(n.Names[0].Name) {
+			case "column_prefix", "outputcolumnprefix":
+				prefix = toString(x.lit)
+			case "columnsconflict":
+				conflict = toString(x.lit)
+			case "ignoredproperties":
+				ignored = stringSet(x.lit)
+			default:
+				return nil, t.unsupported(a, "bag_unpack parameter "+n.Names[0].Name)
+			}
+			continue
+		}
+		switch pos {
+		case 0:
+			colArg = a
+		case 1, 2, 3:
+			x, err := t.expr(a, sc)
+			if err != nil {
+				return nil, err
+			}
+			switch pos {
+			case 1:
+				prefix = toString(x.lit)
+			case 2:
+				conflict = toString(x.lit)
+			case 3:
+				ignored = stringSet(x.lit)
+			}
+		}
+		pos++
+	}
+	id, ok := colArg.(*kql.Ident)
+	if !ok || in.index(id.Name) < 0 {
+		return nil, t.errAt(colArg, "bag_unpack() needs a dynamic column of the input")
+	}
+	ci := in.index(id.Name)
+	if t.probe == nil {
+		return nil, t.unsupported(o, "bag_unpack without an engine")
+	}
+	// SQLite's json_each gives each property's key and JSON type.
+	q := "SELECT j.key, group_concat(DISTINCT j.type) FROM " + in.from + " t, json_each(t." + colName(ci) + ") j " +
+		"WHERE json_type(t." + colName(ci) + ") = 'object' GROUP BY j.key"
+	if len(t.ctes) > 0 {
+		q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
+	}
+	rows, err := t.probe(q)
+	if err != nil {
+		return nil, err
+	}
+	type prop struct {
+		key string
+		ty  Type
+	}
+	var props []prop
+	for _, r := range rows {
+		k := toString(decode(r[0], TString))
+		if ignored[k] {
+			continue
+		}
+		props = append(props, prop{k, jsonTypesToKQL(toString(decode(r[1], TString)))})
+	}
+	sort.Slice(props, func(i, j int) bool { return props[i].key < props[j].key })
+	var cols []column
+	var sqls []string
+	for i, c := range in.cols {
+		if i == ci {
+			continue
+		}
+		cols = append(cols, c)
+		sqls = append(sqls, "t."+colName(i))
+	}
+	for _, p := range props {
+		name := prefix + p.key
+		v := coerce(call("getprop", TDynamic, expr{sql: "t." + colName(ci), t: TDynamic}, lit(p.key, TString)), p.ty)
+		if hasCol(cols, name) {
+			switch strings.ToLower(conflict) {
+			case "replace_source":
+				cols, sqls = setCol(cols, sqls, column{name, p.ty}, v.sql)
+				continue
+			case "keep_source":
+				continue
+			}
+			return nil, t.errAt(o, "bag_unpack: property %q clashes with a column (use columnsConflict)", name)
+		}
+		cols = append(cols, column{name, p.ty})
+		sqls = append(sqls, v.sql)
+	}
+	return t.stage(cols, "SELECT "+strings.Join(append(sqls, "t._o"), ", ")+" FROM "+in.from+" t"), nil
+}
+
+// jsonTypesToKQL maps the JSON types a property holds (SQLite's json_type names,
+// comma-separated) to one KQL type.
+func jsonTypesToKQL(ts string) Type {
+	var out Type
+	for _, s := range strings.Split(ts, ",") {
+		var ty Type
+		switch s {
+		case "null":
+			continue
+		case "integer":
+			ty = TLong
+		case "real":
+			ty = TReal
+		case "text":
+			ty = TString
+		case "true", "false":
+			ty = TBool
+		default:
+			ty = TDynamic
+		}
+		switch {
+		case out == "" || out == ty:
+			out = ty
+		case (out == TLong && ty == TReal) || (out == TReal && ty == TLong):
+			out = TReal
+		default:
+			out = TDynamic
+		}
+	}
+	if out == "" {
+		return TDynamic
+	}
+	return out
+}
+
+func stringSet(v any) map[string]bool {
+	m := map[string]bool{}
+	if xs, ok := arr(v); ok {
+		for _, x := range xs {
+			m[toString(Dyn{x})] = true
+		}
+	}
+	return m
+}
+
+// makeSeries translates make-series: one row per by-group with each aggregate as an
+// array over the bins from..to (to exclusive) of width step, missing bins holding the
+// default (0 unless given), and the bins' start values as the axis column.
+func (t *translator) makeSeries(in *rel, o *kql.MakeSeriesOp, e *env) (*rel, error) {
+	row := inScope(in, e)
+	env := &scope{env: e}
+	on, err := t.expr(o.On, row)
+	if err != nil {
+		return nil, err
+	}
+	if !(on.t.numeric() || on.t.ticky()) {
+		return nil, t.errAt(o.On, "make-series needs a datetime, timespan or number axis, not %s", on.t)
+	}
+	if o.Step == nil {
+		return nil, t.errAt(o, "make-series needs a step")
+	}
+	step, err := t.expr(o.Step, env)
+	if err != nil {
+		return nil, err
+	}
+	spanT := on.t
+	if on.t == TDatetime {
+		spanT = TTimespan
+	}
+	step = coerce(step, spanT)
+	bound := func(x kql.Expr, agg string) (expr, error) {
+		if x != nil {
+			b, err := t.expr(x, env)
+			if err != nil {
+				return expr{}, err
+			}
+			return coerce(b, on.t), nil
+		}
+		// the data's own range: the first bin holds the smallest value, the last the largest
+		q := "(SELECT " + agg + "(" + strings.ReplaceAll(on.sql, "t.", "u.") + ") FROM " + in.from + " u)"
+		if agg == "min" {
+			return call("bin", on.t, expr{sql: q, t: on.t}, step), nil
+		}
+		return expr{sql: "(" + call("bin", on.t, expr{sql: q, t: on.t}, step).sql + " + " + step.sql + ")", t: on.t}, nil
+	}
+	from, err := bound(o.From, "min")
+	if err != nil {
+		return nil, err
+	}
+	to, err := bound(o.To, "max")
+	if err != nil {
+		return nil, err
+	}
+	nbins := call("series_nbins", TLong, from, to, step)
+	k := call("series_k", TLong, on, from, step)
+	var byCols []column
+	var bySQL []string
+	for _, it := range o.By {
+		names, val := itemParts(it)
+		x, err := t.expr(val, row)
+		if err != nil {
+			return nil, err
+		}
+		name := autoName(val)
+		if len(names) > 0 {
+			name = names[0]
+		}
+		byCols = append(byCols, column{name, x.t})
+		bySQL = append(bySQL, x.sql)
+	}
+	aggScope := &scope{env: e, agg: &aggCollector{row: row}}
+	var aggCols []column
+	var aggSQL, defaults []string
+	for _, a := range o.Aggs {
+		names, val := itemParts(a.X)
+		x, err := t.expr(val, aggScope)
+		if err != nil {
+			return nil, err
+		}
+		name := aggName(val)
+		if len(names) > 0 {
+			name = names[0]
+		}
+		def := lit(int64(0), TLong)
+		if a.Default != nil {
+			if def, err = t.expr(a.Default, env); err != nil {
+				return nil, err
+			}
+		}
+		aggCols = append(aggCols, column{name, x.t})
+		aggSQL = append(aggSQL, x.sql)
+		defaults = append(defaults, coerce(def, TDynamic).sql)
+	}
+	// stage A: one row per group and bin
+	var colsA []column
+	colsA = append(colsA, byCols...)
+	colsA = append(colsA, column{"\x00k", TLong})
+	colsA = append(colsA, aggCols...)
+	selA := "SELECT " + strings.Join(append(append(append(append([]string{}, bySQL...), k.sql), aggSQL...), "min(t._o)"), ", ") +
+		" FROM " + in.from + " t WHERE " + on.sql + " >= " + from.sql + " AND " + on.sql + " < " + to.sql +
+		" GROUP BY " + strings.Join(append(append([]string{}, bySQL...), k.sql), ", ")
+	a := t.stage(colsA, selA)
+	// stage B: one row per group, the bins folded into arrays
+	var cols []column
+	var sqls, groups []string
+	for i, c := range byCols {
+		cols = append(cols, c)
+		sqls = append(sqls, "t."+colName(i))
+		groups = append(groups, "t."+colName(i))
+	}
+	kRef := expr{sql: "t." + colName(len(byCols)), t: TLong}
+	for i, c := range aggCols {
+		v := expr{sql: "t." + colName(len(byCols)+1+i), t: c.Type}
+		built := aggCall("series_build", TDynamic, kRef, v, nbins, expr{sql: defaults[i], t: TDynamic})
+		empty := call("series_const", TDynamic, nbins, expr{sql: defaults[i], t: TDynamic})
+		cols = append(cols, column{c.Name, TDynamic})
+		sqls = append(sqls, "coalesce("+built.sql+", "+empty.sql+")")
+	}
+	cols = append(cols, column{autoName(o.On), TDynamic})
+	sqls = append(sqls, call("series_axis", TDynamic, from, step, nbins).sql)
+	selB := "SELECT " + strings.Join(append(sqls, "min(t._o)"), ", ") + " FROM " + a.from + " t"
+	if len(groups) > 0 {
+		selB += " GROUP BY " + strings.Join(groups, ", ")
+	} else if k, ok := o.Param("kind").(*kql.Ident); !ok || !strings.EqualFold(k.Name, "nonempty") {
+		selB += " HAVING count(*) > 0"
+	}
+	return t.stage(uniqueNames(cols), selB), nil
+}
+
+// ipLookup translates evaluate ipv4_lookup / ipv6_lookup(Lookup, SourceIP, Range
+// [, return_unmatched]): each row joined with the lookup rows whose range holds its
+// address.
+func (t *translator) ipLookup(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	name := o.Plugin.Name()
+	if len(args) < 3 || len(args) > 4 {
+		return nil, t.errAt(o, "%s(LookupTable, SourceIPColumn, IPRangeColumn [, return_unmatched])", name)
+	}
+	lk, err := t.tabular(args[0], e)
+	if err != nil {
+		return nil, err
+	}
+	src, ok1 := args[1].(*kql.Ident)
+	rng, ok2 := args[2].(*kql.Ident)
+	if !ok1 || !ok2 || in.index(src.Name) < 0 || lk.index(rng.Name) < 0 {
+		return nil, t.errAt(o, "%s: the address column must be the input's and the range column the lookup table's", name)
+	}
+	unmatched := false
+	if len(args) == 4 {
+		x, err := t.expr(valueOf(args[3]), &scope{env: e})
+		if err != nil {
+			return nil, err
+		}
+		unmatched, _ = x.lit.(bool)
+	}
+	fn := "ipv4_is_in_range"
+	if name == "ipv6_lookup" {
+		fn = "ipv6_is_in_range"
+	}
+	cond := call(fn, TBool, coerce(expr{sql: "l." + colName(in.index(src.Name)), t: in.cols[in.index(src.Name)].Type}, TString),
+		coerce(expr{sql: "r." + colName(lk.index(rng.Name)), t: lk.cols[lk.index(rng.Name)].Type}, TString))
+	var lsel, rsel []string
+	for i, c := range in.cols {
+		lsel = append(lsel, "l."+colName(i))
+		_ = c
+	}
+	for i, c := range lk.cols {
+		rsel = append(rsel, nullSafe("r."+colName(i), c.Type, unmatched))
+	}
+	cols := joinCols(in.cols, lk.cols)
+	sqls := append(lsel, rsel...)
+	if name == "ipv6_lookup" {
+		// Kusto puts the lookup table's columns first here
+		cols = joinCols(lk.cols, in.cols)
+		sqls = append(rsel, lsel...)
+	}
+	j := "JOIN"
+	if unmatched {
+		j = "LEFT JOIN"
+	}
+	sel := "SELECT " + strings.Join(append(sqls, "row_number() OVER (ORDER BY l._o, r._o)"), ", ") +
+		" FROM " + in.from + " l " + j + " " + lk.from + " r ON " + cond.sql
+	return t.stage(cols, sel), nil
+}

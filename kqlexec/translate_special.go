@@ -1,0 +1,418 @@
+package kqlexec
+
+import (
+	"strings"
+
+	"github.com/qeval/qeval/kql"
+)
+
+type specialFunc func(t *translator, c *kql.Call, sc *scope) (expr, error)
+
+// specialFuncs are translated to SQL directly, or need the translator's knowledge
+// (types, the pinned now, the row scope).
+var specialFuncs map[string]specialFunc
+
+func init() {
+	specialFuncs = map[string]specialFunc{
+		"iff":                spIff,
+		"case":               spCase,
+		"coalesce":           spCoalesce,
+		"isnull":             spNullTest(false, false),
+		"isnotnull":          spNullTest(true, false),
+		"isempty":            spNullTest(false, true),
+		"isnotempty":         spNullTest(true, true),
+		"not":                spNot,
+		"now":                spNow,
+		"ago":                spAgo,
+		"strcat":             spStrcat,
+		"toscalar":           spToscalar,
+		"tostring":           spConvert(TString),
+		"toint":              spConvert(TInt),
+		"tolong":             spConvert(TLong),
+		"toreal":             spConvert(TReal),
+		"todecimal":          spConvert(TDecimal),
+		"tobool":             spConvert(TBool),
+		"todatetime":         spConvert(TDatetime),
+		"totimespan":         spConvert(TTimespan),
+		"toguid":             spConvert(TGuid),
+		"todynamic":          spParseJSON,
+		"parse_json":         spParseJSON,
+		"pack_all":           spPackAll,
+		"column_ifexists":    spColumnIfExists,
+		"row_number":         spRowNumber,
+		"prev":               spPrevNext("lag"),
+		"next":               spPrevNext("lead"),
+		"row_cumsum":         spRowCumsum,
+		"row_rank_min":       spRowRankMin,
+		"max_of":             spExtremeOf("max_of"),
+		"min_of":             spExtremeOf("min_of"),
+		"estimate_data_size": spEstimateSize,
+		"column_names_of":    spColumnNamesOf,
+		"bag_pack_columns":   spBagPackColumns,
+		"current_database":   func(t *translator, c *kql.Call, sc *scope) (expr, error) { return lit("NetDefaultDB", TString), nil },
+	}
+}
+
+func (t *translator) argN(c *kql.Call, sc *scope, min, max int) ([]expr, error) {
+	if len(c.Args) < min || (max >= 0 && len(c.Args) > max) {
+		return nil, t.errAt(c, "%s(): wrong number of arguments (%d)", c.Name(), len(c.Args))
+	}
+	return t.args(c, sc)
+}
+
+// common returns the type two branches share.
+func common(a, b expr) Type {
+	switch {
+	case a.t == b.t:
+		return a.t
+	case a.sql == "NULL":
+		return b.t
+	case b.sql == "NULL":
+		return a.t
+	case a.t.numeric() && b.t.numeric():
+		return promote(a.t, b.t)
+	}
+	return a.t
+}
+
+func spIff(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 3, 3)
+	if err != nil {
+		return expr{}, err
+	}
+	ty := common(a[1], a[2])
+	return expr{sql: "(CASE WHEN " + coerce(a[0], TBool).sql + " THEN " + coerce(a[1], ty).sql + " ELSE " + coerce(a[2], ty).sql + " END)", t: ty}, nil
+}
+
+func spCase(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 3, -1)
+	if err != nil {
+		return expr{}, err
+	}
+	if len(a)%2 == 0 {
+		return expr{}, t.errAt(c, "case() takes predicate, value pairs and an else value")
+	}
+	ty := a[len(a)-1].t
+	for i := 1; i < len(a); i += 2 {
+		if a[i].sql != "NULL" {
+			ty = common(a[i], expr{sql: "x", t: ty})
+			if a[len(a)-1].sql == "NULL" || i == 1 {
+				ty = a[i].t
+			}
+			break
+		}
+	}
+	var b strings.Builder
+	b.WriteString("(CASE")
+	for i := 0; i+1 < len(a); i += 2 {
+		b.WriteString(" WHEN " + coerce(a[i], TBool).sql + " THEN " + coerce(a[i+1], ty).sql)
+	}
+	b.WriteString(" ELSE " + coerce(a[len(a)-1], ty).sql + " END)")
+	return expr{sql: b.String(), t: ty}, nil
+}
+
+func spCoalesce(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, -1)
+	if err != nil {
+		return expr{}, err
+	}
+	ty := a[0].t
+	for _, x := range a {
+		if x.sql != "NULL" {
+			ty = x.t
+			break
+		}
+	}
+	parts := make([]string, len(a))
+	for i, x := range a {
+		x = coerce(x, ty)
+		if ty == TString {
+			parts[i] = "nullif(" + x.sql + ", '')"
+		} else {
+			parts[i] = x.sql
+		}
+	}
+	if ty == TString {
+		parts = append(parts, "''")
+	}
+	if len(parts) == 1 {
+		return expr{sql: parts[0], t: ty}, nil
+	}
+	return expr{sql: "coalesce(" + strings.Join(parts, ", ") + ")", t: ty}, nil
+}
+
+func spNullTest(not, empty bool) specialFunc {
+	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
+		a, err := t.argN(c, sc, 1, 1)
+		if err != nil {
+			return expr{}, err
+		}
+		x := a[0]
+		var s string
+		switch {
+		case x.t == TString && !empty:
+			s = "0"
+		case x.t == TString || (empty && x.t == TGuid):
+			s = "coalesce(" + x.sql + ", '') = ''"
+		case x.t == TDynamic && empty:
+			s = "coalesce(" + x.sql + ", '\"\"') IN ('\"\"', 'null')"
+		case x.t == TDynamic:
+			s = "coalesce(" + x.sql + ", 'null') = 'null'"
+		default:
+			s = x.sql + " IS NULL"
+		}
+		if not {
+			s = "NOT (" + s + ")"
+		}
+		return expr{sql: "(" + s + ")", t: TBool}, nil
+	}
+}
+
+func spNot(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, 1)
+	if err != nil {
+		return expr{}, err
+	}
+	return expr{sql: "(NOT " + coerce(a[0], TBool).sql + ")", t: TBool}, nil
+}
+
+func spNow(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 0, 1)
+	if err != nil {
+		return expr{}, err
+	}
+	now := lit(t.now, TDatetime)
+	if len(a) == 1 {
+		return expr{sql: "(" + now.sql + " + " + coerce(a[0], TTimespan).sql + ")", t: TDatetime}, nil
+	}
+	return now, nil
+}
+
+func spAgo(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, 1)
+	if err != nil {
+		return expr{}, err
+	}
+	return expr{sql: "(" + lit(t.now, TDatetime).sql + " - " + coerce(a[0], TTimespan).sql + ")", t: TDatetime}, nil
+}
+
+func spStrcat(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, -1)
+	if err != nil {
+		return expr{}, err
+	}
+	parts := make([]string, len(a))
+	for i, x := range a {
+		x = coerce(x, TString)
+		if x.isLit {
+			parts[i] = x.sql
+		} else {
+			parts[i] = "coalesce(" + x.sql + ", '')"
+		}
+	}
+	return expr{sql: "(" + strings.Join(parts, " || ") + ")", t: TString}, nil
+}
+
+func spToscalar(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	if len(c.Args) != 1 {
+		return expr{}, t.errAt(c, "toscalar() takes one argument")
+	}
+	if isTabular(c.Args[0], sc.env, t) {
+		return t.scalarSubquery(c.Args[0], sc)
+	}
+	return t.expr(c.Args[0], sc)
+}
+
+func spConvert(to Type) specialFunc {
+	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
+		a, err := t.argN(c, sc, 1, 2)
+		if err != nil {
+			return expr{}, err
+		}
+		x := a[0]
+		if x.t == to && to != TString {
+			return x, nil
+		}
+		if to == TString && len(a) == 2 {
+			return expr{}, t.unsupported(c, "tostring() with a format")
+		}
+		if to == TString && x.t == TString {
+			return x, nil
+		}
+		return call("_cvt", to, x), nil
+	}
+}
+
+func spParseJSON(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, 1)
+	if err != nil {
+		return expr{}, err
+	}
+	if a[0].t == TDynamic {
+		return a[0], nil
+	}
+	return call("parse_json", TDynamic, a[0]), nil
+}
+
+func spPackAll(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 0, 1)
+	if err != nil {
+		return expr{}, err
+	}
+	skip := lit(false, TBool)
+	if len(a) == 1 {
+		skip = coerce(a[0], TBool)
+	}
+	args := []expr{skip}
+	for i, col := range sc.cols {
+		if x, ok := sc.vars[col.Name]; ok {
+			args = append(args, lit(col.Name, TString), x)
+			continue
+		}
+		args = append(args, lit(col.Name, TString), expr{sql: sc.ref(i), t: col.Type})
+	}
+	return call("pack_all", TDynamic, args...), nil
+}
+
+func spColumnIfExists(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	if len(c.Args) != 2 {
+		return expr{}, t.errAt(c, "column_ifexists() takes a column name and a default")
+	}
+	l, ok := c.Args[0].(*kql.Literal)
+	if !ok || l.Kind != kql.LitString {
+		return expr{}, t.errAt(c, "column_ifexists() needs a constant column name")
+	}
+	if x, ok := sc.column(l.Value); ok {
+		return x, nil
+	}
+	return t.expr(c.Args[1], sc)
+}
+
+func spRowNumber(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 0, 2)
+	if err != nil {
+		return expr{}, err
+	}
+	if sc.rowOrder == "" {
+		return expr{}, t.errAt(c, "row_number() needs a serialized row set")
+	}
+	start := "1"
+	if len(a) > 0 {
+		start = coerce(a[0], TLong).sql
+	}
+	if len(a) == 2 {
+		return expr{}, t.unsupported(c, "row_number() with a restart predicate")
+	}
+	return expr{sql: "(row_number() OVER (ORDER BY " + sc.rowOrder + ") - 1 + " + start + ")", t: TLong}, nil
+}
+
+func spPrevNext(fn string) specialFunc {
+	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
+		a, err := t.argN(c, sc, 1, 3)
+		if err != nil {
+			return expr{}, err
+		}
+		if sc.rowOrder == "" {
+			return expr{}, t.errAt(c, "%s() needs a serialized row set", c.Name())
+		}
+		off := "1"
+		if len(a) > 1 {
+			off = coerce(a[1], TLong).sql
+		}
+		def := "NULL"
+		if len(a) > 2 {
+			def = coerce(a[2], a[0].t).sql
+		}
+		return expr{sql: fn + "(" + a[0].sql + ", " + off + ", " + def + ") OVER (ORDER BY " + sc.rowOrder + ")", t: a[0].t}, nil
+	}
+}
+
+func spRowCumsum(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, 2)
+	if err != nil {
+		return expr{}, err
+	}
+	if len(a) == 2 {
+		return expr{}, t.unsupported(c, "row_cumsum() with a restart predicate")
+	}
+	return expr{sql: "sum(" + a[0].sql + ") OVER (ORDER BY " + sc.rowOrder + " ROWS UNBOUNDED PRECEDING)", t: a[0].t}, nil
+}
+
+func spExtremeOf(name string) specialFunc {
+	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
+		a, err := t.argN(c, sc, 1, -1)
+		if err != nil {
+			return expr{}, err
+		}
+		ty := a[0].t
+		for _, x := range a[1:] {
+			ty = common(expr{t: ty, sql: "x"}, x)
+		}
+		for i := range a {
+			a[i] = coerce(a[i], ty)
+		}
+		return call(name, ty, a...), nil
+	}
+}
+
+func spEstimateSize(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	var args []expr
+	for _, a := range c.Args {
+		if _, ok := a.(*kql.Star); ok {
+			for i, col := range sc.cols {
+				args = append(args, expr{sql: sc.ref(i), t: col.Type})
+			}
+			continue
+		}
+		x, err := t.expr(a, sc)
+		if err != nil {
+			return expr{}, err
+		}
+		args = append(args, x)
+	}
+	return call("estimate_data_size", TLong, args...), nil
+}
+
+func spColumnNamesOf(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	if len(c.Args) != 1 {
+		return expr{}, t.errAt(c, "column_names_of() takes a table")
+	}
+	r, err := t.tabular(c.Args[0], sc.env)
+	if err != nil {
+		return expr{}, err
+	}
+	names := make([]any, len(r.cols))
+	for i, col := range r.cols {
+		names[i] = col.Name
+	}
+	return lit(Dyn{names}, TDynamic), nil
+}
+
+func spBagPackColumns(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	var args []expr
+	for _, a := range c.Args {
+		id, ok := a.(*kql.Ident)
+		if !ok {
+			return expr{}, t.errAt(a, "bag_pack_columns() takes column names")
+		}
+		x, err := t.ident(id, sc)
+		if err != nil {
+			return expr{}, err
+		}
+		args = append(args, lit(id.Name, TString), x)
+	}
+	return call("bag_pack", TDynamic, args...), nil
+}
+
+// spRowRankMin is row_rank_min(Term) on a row set sorted by Term: the position of the
+// first row holding the row's value.
+func spRowRankMin(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, 1)
+	if err != nil {
+		return expr{}, err
+	}
+	if sc.rowOrder == "" {
+		return expr{}, t.errAt(c, "row_rank_min() needs a serialized row set")
+	}
+	return expr{sql: "(row_number() OVER (ORDER BY " + sc.rowOrder + ") - row_number() OVER (PARTITION BY " + a[0].sql + " ORDER BY " + sc.rowOrder + ") + 1)", t: TLong}, nil
+}
