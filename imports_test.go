@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	"report":            {"", "metric"},
 	"xlsx":              {""},
 	"kqlexec":           {"", "kql", "sqlite"},
-	"runner":            {"", "compare", "execmatch", "metric", "sqlparse", "kql", "validate", "judge", "suite"},
+	"runner":            {"", "compare", "execmatch", "metric", "sqlparse", "kql", "kqlexec", "validate", "judge", "suite"},
 	"mock":              {""},
 	"qevaltest":         {"", "mock"},
 	"internal/testdata": {},

@@ -38,6 +38,10 @@ type Options struct {
 	// DiscardResults leaves Verdict.Gold and Verdict.Pred nil, for batches that need
 	// only the verdicts (it keeps a large run's memory flat).
 	DiscardResults bool
+	// WholeSource opens a database path as one source even when it is a folder (a
+	// folder of data files for the KQL engine), instead of as a test suite of .sqlite
+	// files.
+	WholeSource bool
 }
 
 // DefaultOpener opens a database file with the embedded SQLite executor.
@@ -136,7 +140,7 @@ func (e *Evaluator) files(path string) ([]string, error) {
 	switch {
 	case err != nil:
 		r.err = &qeval.Error{Code: qeval.CodeNotFound, Op: "open database " + path, Message: "no such file or folder", Err: err}
-	case !st.IsDir():
+	case !st.IsDir() || e.opt.WholeSource:
 		r.files = []string{path}
 	default:
 		entries, err := os.ReadDir(path)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/kql"
 	"github.com/qeval/qeval/sqlparse"
 )
 
@@ -84,7 +85,7 @@ func (c *Case) generatedShape() (*qeval.Shape, error) {
 	if c.GeneratedShape != nil {
 		return c.GeneratedShape, nil
 	}
-	return sqlparse.Parse(c.Dialect, c.Generated)
+	return parseShape(c.Dialect, c.Generated)
 }
 
 // expectedShape returns c.ExpectedShape or parses c.Expected in c.Dialect.
@@ -92,5 +93,17 @@ func (c *Case) expectedShape() (*qeval.Shape, error) {
 	if c.ExpectedShape != nil {
 		return c.ExpectedShape, nil
 	}
-	return sqlparse.Parse(c.Dialect, c.Expected)
+	return parseShape(c.Dialect, c.Expected)
+}
+
+// parseShape parses a query of a SQL dialect or KQL.
+func parseShape(dialect, text string) (*qeval.Shape, error) {
+	if strings.EqualFold(dialect, "kql") {
+		s, err := kql.ParseShape(text)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return sqlparse.Parse(dialect, text)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/kql"
+	"github.com/qeval/qeval/kqlexec"
 	"github.com/qeval/qeval/metric"
 	"github.com/qeval/qeval/suite"
 )
@@ -44,6 +45,9 @@ type Config struct {
 	QueryTimeout time.Duration
 	// Open opens SQL databases (nil: the embedded SQLite executor).
 	Open qeval.Opener
+	// KQLOpen opens the data of KQL suites (nil: the local KQL engine with "now"
+	// pinned at the start of the run; kusto.New for a cluster).
+	KQLOpen qeval.Opener
 	// Connections are configured database names (DSNs are resolved by Open).
 	Connections map[string]bool
 	// MaxResultRows is how many rows results_match compares (metric.DefaultMaxRows).
@@ -69,6 +73,9 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 	}
 	defer r.eval.Close()
 	defer r.closeDatabases()
+	if r.kqlEval != nil {
+		defer r.kqlEval.Close()
+	}
 	started := r.now()
 	results := make([]*qeval.CaseResult, len(s.Cases))
 	g := new(errgroup.Group)
@@ -115,6 +122,7 @@ type run struct {
 	cfg         Config
 	suite       *qeval.Suite
 	eval        *execmatch.Evaluator
+	kqlEval     *execmatch.Evaluator // KQL suites: the local KQL engine
 	weights     map[string]float64
 	threshold   float64
 	concurrency int
@@ -145,6 +153,16 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 		return nil, err
 	}
 	r.eval = ev
+	if dialectOf(s) == "kql" {
+		open := cfg.KQLOpen
+		if open == nil {
+			open = kqlexec.OpenerAt(time.Now())
+		}
+		if r.kqlEval, err = execmatch.New(execmatch.Options{Mode: mode, Open: open, WholeSource: true,
+			Limits: qeval.Limits{Timeout: qt}}); err != nil {
+			return nil, err
+		}
+	}
 	r.threshold = DefaultThreshold
 	if s.Threshold != nil {
 		r.threshold = *s.Threshold
@@ -245,7 +263,21 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 		if sh, err := kql.ParseShape(c.ExpectedQuery); err == nil {
 			mc.ExpectedShape = sh
 		}
-		mc.ExecutionSkipped = "KQL execution is not available in this version of qeval"
+		if db == "" {
+			mc.ExecutionSkipped = "no data configured for this KQL case (database: a folder of CSV/JSON tables or a SQLite file)"
+			break
+		}
+		// the local KQL engine, with "now" pinned at the start of the run
+		path := suite.ResolveDatabase(r.suite, db, r.cfg.Connections)
+		v := r.kqlEval.Match(ctx, qeval.Item{ID: c.ID, Database: path, Gold: c.ExpectedQuery, Pred: out.Query})
+		mc.Execution = &v
+		executed = v.Outcome == qeval.OutcomeMatch || v.Outcome == qeval.OutcomeMismatch
+		short := v
+		short.Gold, short.Pred = v.Gold.Head(reportRows), v.Pred.Head(reportRows)
+		res.Verdict = &short
+		if v.Outcome == qeval.OutcomeGoldError {
+			res.Status, res.Reason = qeval.StatusError, v.Error
+		}
 	case db == "":
 		mc.ExecutionSkipped = "no database configured for this case"
 	default:

@@ -115,3 +115,55 @@ func TestRun_SpiderNative(t *testing.T) {
 		t.Errorf("summary:\n%s", out)
 	}
 }
+
+// The StormEvents KQL suite runs on the local KQL engine: every generated query without
+// a mistake-* tag returns the gold result, every one with such a tag does not.
+func TestE2E_KQL(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runCLI(t, "", "run", "../../examples/kql/suite.yaml", "--quiet", "--judge", "none", "--json", out)
+	if code != exitOK {
+		t.Fatalf("code %d\n%s\n%s", code, stdout, stderr)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Run struct {
+			Dialect string `json:"dialect"`
+		} `json:"run"`
+		Cases []struct {
+			ID        string   `json:"id"`
+			Tags      []string `json:"tags"`
+			Execution *struct {
+				Match   bool   `json:"match"`
+				Outcome string `json:"outcome"`
+			} `json:"execution"`
+			Metrics map[string]struct {
+				Skipped *string `json:"skipped"`
+			} `json:"metrics"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Run.Dialect != "kql" || len(rep.Cases) < 30 {
+		t.Fatalf("dialect %s, %d cases", rep.Run.Dialect, len(rep.Cases))
+	}
+	for _, c := range rep.Cases {
+		mistake := false
+		for _, tag := range c.Tags {
+			mistake = mistake || strings.HasPrefix(tag, "mistake-")
+		}
+		if c.Execution == nil {
+			t.Errorf("case %s was not executed", c.ID)
+			continue
+		}
+		if c.Execution.Match == mistake {
+			t.Errorf("case %s: match=%v (%s) but mistake tag=%v", c.ID, c.Execution.Match, c.Execution.Outcome, mistake)
+		}
+		if m := c.Metrics["results_match"]; m.Skipped != nil && c.Execution.Outcome == "match" {
+			t.Errorf("case %s: results_match skipped: %s", c.ID, *m.Skipped)
+		}
+	}
+}
