@@ -2,10 +2,13 @@ package registry
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/kqlexec"
+	"github.com/qeval/qeval/kusto"
 	"github.com/qeval/qeval/mysql"
 	"github.com/qeval/qeval/postgres"
 	"github.com/qeval/qeval/sqlite"
@@ -17,6 +20,18 @@ var executors = map[string]qeval.Opener{
 	"sqlite":   sqlite.Opener,
 	"postgres": postgres.Opener,
 	"mysql":    mysql.Opener,
+	"kql":      kqlexec.Opener,
+	"kusto":    kustoOpener,
+}
+
+// kustoOpener opens an Azure Data Explorer database named as
+// https://<cluster>/<database>, signing in with the SDK's default credential chain.
+func kustoOpener(target string, limits qeval.Limits) (qeval.Executor, error) {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("kusto target %q must look like https://<cluster>/<database>", target)}
+	}
+	return kusto.New(kusto.Config{ClusterURL: u.Scheme + "://" + u.Host, Database: strings.Trim(u.Path, "/"), Auth: kusto.AuthDefault, Limits: limits})
 }
 
 // Opener returns the opener of an engine; an unknown name lists the known ones.
@@ -47,6 +62,8 @@ func EngineOf(target string) string {
 		return "postgres"
 	case strings.HasPrefix(t, "mysql://"), strings.Contains(t, "@tcp("), strings.Contains(t, "@unix("):
 		return "mysql"
+	case strings.HasPrefix(t, "https://") && strings.Contains(t, ".kusto."):
+		return "kusto"
 	}
 	return "sqlite"
 }

@@ -14,7 +14,7 @@ func TestRegistry_UnknownNamesListKnown(t *testing.T) {
 		t.Errorf("NewWriter(csv) = %v", err)
 	}
 	_, err = registry.Opener("oracle")
-	if err == nil || !strings.Contains(err.Error(), `unknown database engine "oracle" (known: mysql, postgres, sqlite)`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown database engine "oracle" (known: kql, kusto, mysql, postgres, sqlite)`) {
 		t.Errorf("Opener(oracle) = %v", err)
 	}
 	if qeval.ErrorCode(err) != qeval.CodeInvalid {
@@ -24,11 +24,12 @@ func TestRegistry_UnknownNamesListKnown(t *testing.T) {
 
 func TestRegistry_EngineOf(t *testing.T) {
 	for target, want := range map[string]string{
-		"postgres://u:p@127.0.0.1:5432/test": "postgres",
-		"postgresql://127.0.0.1/test":        "postgres",
-		"root:@tcp(127.0.0.1:3306)/test":     "mysql",
-		"mysql://root@127.0.0.1/test":        "mysql",
-		"examples/chinook/chinook.sqlite":    "sqlite",
+		"postgres://u:p@127.0.0.1:5432/test":     "postgres",
+		"postgresql://127.0.0.1/test":            "postgres",
+		"root:@tcp(127.0.0.1:3306)/test":         "mysql",
+		"mysql://root@127.0.0.1/test":            "mysql",
+		"examples/chinook/chinook.sqlite":        "sqlite",
+		"https://help.kusto.windows.net/Samples": "kusto",
 	} {
 		if got := registry.EngineOf(target); got != want {
 			t.Errorf("EngineOf(%q) = %s, want %s", target, got, want)
