@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -171,3 +172,32 @@ func FromJSON(x any) Value {
 		return Text(string(b))
 	}
 }
+
+// ParseDecimal reads the text of an exact number, as servers send NUMERIC and DECIMAL:
+// an int when it is integral and fits in 64 bits, else a float (NaN and infinities
+// included). ok is false for text that is not a number.
+func ParseDecimal(s string) (v Value, ok bool) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return Int(i), true
+	}
+	if dot := strings.IndexByte(s, '.'); dot >= 0 && strings.Trim(s[dot+1:], "0") == "" {
+		if i, err := strconv.ParseInt(s[:dot], 10, 64); err == nil {
+			return Int(i), true
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return Value{}, false
+	}
+	return Float(f), true
+}
+
+// A Value holds a time as Unix nanoseconds in an int64: years 1678 to 2261.
+var (
+	minTime = time.Unix(0, math.MinInt64).UTC()
+	maxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// TimeFits reports whether t can be held by a time Value (see Time); a time outside
+// that range is returned as text by the executors.
+func TimeFits(t time.Time) bool { return !t.Before(minTime) && !t.After(maxTime) }

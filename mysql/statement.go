@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/sqlguard"
 )
 
 // The statement check refuses empty queries, several statements and statements that
@@ -13,22 +14,15 @@ import (
 // runs even inside a READ ONLY transaction, and SELECT ... INTO OUTFILE writes server
 // files; only this check stops them.
 
-// tokKind is the kind of a lexical token.
-type tokKind uint8
+// The lexer's tokens are sqlguard's, which the two server executors share.
+type token = sqlguard.Token
 
 const (
-	tokWord   tokKind = iota // keyword or unquoted identifier (or number)
-	tokQuoted                // `quoted identifier`
-	tokString                // '...' or "..." literal
-	tokPunct                 // one character of punctuation or operator
+	tokWord   = sqlguard.Word
+	tokQuoted = sqlguard.Quoted
+	tokString = sqlguard.String
+	tokPunct  = sqlguard.Punct
 )
-
-type token struct {
-	kind  tokKind
-	text  string // upper-cased for words, unquoted for quoted identifiers
-	pos   int    // byte offset in the query
-	depth int    // parenthesis depth at the token
-}
 
 // readKeywords may start a statement the executor runs.
 var readKeywords = map[string]bool{
@@ -79,13 +73,13 @@ func check(query string) (end int, err error) {
 	end = len(query)
 	var first []token
 	for i, tk := range toks {
-		if tk.kind == tokPunct && tk.text == ";" {
+		if tk.Kind == tokPunct && tk.Text == ";" {
 			if i+1 < len(toks) {
-				line, col := position(query, toks[i+1].pos)
+				line, col := position(query, toks[i+1].Pos)
 				return 0, &qeval.Error{Code: qeval.CodeQuery, Line: line, Col: col,
 					Message: fmt.Sprintf("multiple statements: only one statement may run, found another at line %d, column %d", line, col)}
 			}
-			end = tk.pos
+			end = tk.Pos
 			break
 		}
 		first = append(first, tk)
@@ -102,51 +96,23 @@ func check(query string) (end int, err error) {
 			next = first[i+1]
 		}
 		switch {
-		case tk.kind == tokWord && tk.text == "INTO":
+		case tk.Kind == tokWord && tk.Text == "INTO":
 			return 0, forbidden("SELECT ... INTO is not allowed (read-only executor)")
-		case tk.kind == tokPunct && tk.text == ":" && next.kind == tokPunct && next.text == "=" && next.pos == tk.pos+1:
+		case tk.Kind == tokPunct && tk.Text == ":" && next.Kind == tokPunct && next.Text == "=" && next.Pos == tk.Pos+1:
 			return 0, forbidden("assigning variables with := is not allowed (read-only executor)")
-		case (tk.kind == tokWord || tk.kind == tokQuoted) && next.kind == tokPunct && next.text == "(" &&
-			deniedFunctions[strings.ToUpper(tk.text)]:
-			return 0, forbidden(fmt.Sprintf("function %s() is not allowed (read-only executor)", strings.ToUpper(tk.text)))
+		case (tk.Kind == tokWord || tk.Kind == tokQuoted) && next.Kind == tokPunct && next.Text == "(" &&
+			deniedFunctions[strings.ToUpper(tk.Text)]:
+			return 0, forbidden(fmt.Sprintf("function %s() is not allowed (read-only executor)", strings.ToUpper(tk.Text)))
 		}
 	}
 	return end, nil
 }
 
-// checkKeywords refuses a statement whose first keyword, or whose main statement after
-// WITH or EXPLAIN, is not a read. Words the checker does not know go to the server,
-// which reports a syntax error in its own words.
 func checkKeywords(toks []token) error {
-	i := 0
-	for i < len(toks) && toks[i].kind == tokPunct && toks[i].text == "(" {
-		i++
-	}
-	if i == len(toks) || toks[i].kind != tokWord {
-		return nil
-	}
-	kw := toks[i].text
-	if otherKeywords[kw] {
-		return forbidden(kw + " is not allowed (read-only executor)")
-	}
-	if kw != "WITH" && kw != "EXPLAIN" {
-		return nil
-	}
-	base := toks[i].depth
-	for _, tk := range toks[i+1:] {
-		if tk.kind == tokWord && tk.depth == base && mainKeywords[tk.text] {
-			if !readKeywords[tk.text] {
-				return forbidden(tk.text + " is not allowed (read-only executor)")
-			}
-			break
-		}
-	}
-	return nil
+	return sqlguard.CheckKeywords(toks, sqlguard.Keywords{Read: readKeywords, Other: otherKeywords, Main: mainKeywords})
 }
 
-func forbidden(msg string) error {
-	return &qeval.Error{Code: qeval.CodeForbidden, Message: "forbidden: " + msg}
-}
+func forbidden(msg string) error { return sqlguard.Forbidden(msg) }
 
 // lex splits query into tokens, following MySQL's rules: # and "-- " line comments,
 // block comments, executable comments (/*! ... */ and MariaDB's /*M! ... */, whose
@@ -191,24 +157,24 @@ func lex(s string) []token {
 			inExec = false
 			i += 2
 		case c == '\'' || c == '"':
-			toks = append(toks, token{kind: tokString, pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokString, Pos: i, Depth: depth})
 			i = skipString(s, i, c)
 		case c == '`':
 			j := skipQuoted(s, i, '`')
-			toks = append(toks, token{kind: tokQuoted, text: unquote(s[i:j], '`'), pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokQuoted, Text: unquote(s[i:j], '`'), Pos: i, Depth: depth})
 			i = j
 		case isWordByte(c):
 			j := i
 			for j < n && isWordByte(s[j]) {
 				j++
 			}
-			toks = append(toks, token{kind: tokWord, text: strings.ToUpper(s[i:j]), pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokWord, Text: strings.ToUpper(s[i:j]), Pos: i, Depth: depth})
 			i = j
 		default:
 			if c == ')' && depth > 0 {
 				depth--
 			}
-			toks = append(toks, token{kind: tokPunct, text: string(c), pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokPunct, Text: string(c), Pos: i, Depth: depth})
 			if c == '(' {
 				depth++
 			}

@@ -40,7 +40,7 @@ func convert(typ string, v any) qeval.Value {
 	case bool:
 		return qeval.Bool(x)
 	case time.Time:
-		if timeFits(x) {
+		if qeval.TimeFits(x) {
 			return qeval.Time(x.UTC())
 		}
 		return qeval.Text(x.UTC().Format("2006-01-02 15:04:05.999999"))
@@ -56,7 +56,7 @@ func convertBytes(typ string, b []byte) qeval.Value {
 	s := string(b)
 	switch strings.TrimPrefix(typ, "UNSIGNED ") {
 	case "DECIMAL":
-		if v, ok := decimal(s); ok {
+		if v, ok := qeval.ParseDecimal(s); ok {
 			return v
 		}
 	case "BIT":
@@ -78,7 +78,7 @@ func convertBytes(typ string, b []byte) qeval.Value {
 		}
 	case "DATE", "DATETIME", "TIMESTAMP":
 		for _, layout := range []string{"2006-01-02 15:04:05.999999", "2006-01-02"} {
-			if t, err := time.Parse(layout, s); err == nil && timeFits(t) {
+			if t, err := time.Parse(layout, s); err == nil && qeval.TimeFits(t) {
 				return qeval.Time(t)
 			}
 		}
@@ -87,29 +87,3 @@ func convertBytes(typ string, b []byte) qeval.Value {
 	}
 	return qeval.Text(s)
 }
-
-// decimal parses the text of an exact number: an int when it is integral and fits in
-// 64 bits, else a float.
-func decimal(s string) (qeval.Value, bool) {
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return qeval.Int(i), true
-	}
-	if dot := strings.IndexByte(s, '.'); dot >= 0 && strings.Trim(s[dot+1:], "0") == "" {
-		if i, err := strconv.ParseInt(s[:dot], 10, 64); err == nil {
-			return qeval.Int(i), true
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return qeval.Value{}, false
-	}
-	return qeval.Float(f), true
-}
-
-// A Value holds a time as Unix nanoseconds in an int64.
-var (
-	minTime = time.Unix(0, math.MinInt64).UTC()
-	maxTime = time.Unix(0, math.MaxInt64).UTC()
-)
-
-func timeFits(t time.Time) bool { return !t.Before(minTime) && !t.After(maxTime) }

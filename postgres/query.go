@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/sqlguard"
 )
 
 // valueOverhead is what one value costs in memory besides its bytes (the size of a
@@ -48,7 +49,7 @@ func (e *Executor) run(ctx context.Context, query string) (*qeval.ResultSet, err
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "query " + e.dsn, Message: "the executor is closed"}
 	}
 	if ctx.Err() != nil {
-		return nil, stopped(ctx)
+		return nil, sqlguard.Stopped(ctx)
 	}
 	tctx, cancelTimeout := context.WithTimeout(ctx, e.limits.Timeout)
 	defer cancelTimeout()
@@ -58,7 +59,7 @@ func (e *Executor) run(ctx context.Context, query string) (*qeval.ResultSet, err
 	c, err := e.pool.Acquire(qctx)
 	if err != nil {
 		if tctx.Err() != nil {
-			return nil, stopped(ctx)
+			return nil, sqlguard.Stopped(ctx)
 		}
 		return nil, e.connectError(err)
 	}
@@ -189,15 +190,6 @@ func (e *Executor) resolveTypes(ctx context.Context, pc *pgconn.PgConn, rs *qeva
 	}
 }
 
-// stopped says why a query whose context ended did not finish: the caller canceled
-// it, or a deadline (the caller's or Limits.Timeout) passed.
-func stopped(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return &qeval.Error{Code: qeval.CodeCanceled, Message: "query canceled", Err: ctx.Err()}
-	}
-	return &qeval.Error{Code: qeval.CodeTimeout, Message: "query timed out", Err: context.DeadlineExceeded}
-}
-
 // classify turns an error of run into an *qeval.Error.
 func (e *Executor) classify(ctx, tctx context.Context, query string, err error) error {
 	var qe *qeval.Error
@@ -205,7 +197,7 @@ func (e *Executor) classify(ctx, tctx context.Context, query string, err error) 
 		return err
 	}
 	if tctx.Err() != nil {
-		return stopped(ctx)
+		return sqlguard.Stopped(ctx)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {

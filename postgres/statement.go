@@ -5,28 +5,22 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/sqlguard"
 )
 
 // The statement check is the first line of defence: it refuses empty queries, several
 // statements and statements that are not reads, with a message a person can act on,
 // before anything reaches the server. The read-only transaction is the real guard.
 
-// tokKind is the kind of a lexical token.
-type tokKind uint8
+// The lexer's tokens are sqlguard's, which the two server executors share.
+type token = sqlguard.Token
 
 const (
-	tokWord   tokKind = iota // keyword or unquoted identifier (or number)
-	tokQuoted                // "quoted identifier"
-	tokString                // any string literal, dollar-quoted included
-	tokPunct                 // one character of punctuation or operator
+	tokWord   = sqlguard.Word
+	tokQuoted = sqlguard.Quoted
+	tokString = sqlguard.String
+	tokPunct  = sqlguard.Punct
 )
-
-type token struct {
-	kind  tokKind
-	text  string // upper-cased for words, unquoted for quoted identifiers
-	pos   int    // byte offset in the query
-	depth int    // parenthesis depth at the token
-}
 
 // readKeywords may start a statement the executor runs.
 var readKeywords = map[string]bool{
@@ -99,9 +93,9 @@ func check(query string) error {
 	toks := lex(query)
 	var first []token
 	for i, tk := range toks {
-		if tk.kind == tokPunct && tk.text == ";" {
+		if tk.Kind == tokPunct && tk.Text == ";" {
 			if i+1 < len(toks) {
-				line, col := position(query, toks[i+1].pos)
+				line, col := position(query, toks[i+1].Pos)
 				return &qeval.Error{Code: qeval.CodeQuery, Line: line, Col: col,
 					Message: fmt.Sprintf("multiple statements: only one statement may run, found another at line %d, column %d", line, col)}
 			}
@@ -116,47 +110,19 @@ func check(query string) error {
 		return err
 	}
 	for i, tk := range first {
-		if (tk.kind == tokWord || tk.kind == tokQuoted) && i+1 < len(first) &&
-			first[i+1].kind == tokPunct && first[i+1].text == "(" && deniedFunction(tk.text) {
-			return forbidden(fmt.Sprintf("function %s() is not allowed (read-only executor)", strings.ToLower(tk.text)))
+		if (tk.Kind == tokWord || tk.Kind == tokQuoted) && i+1 < len(first) &&
+			first[i+1].Kind == tokPunct && first[i+1].Text == "(" && deniedFunction(tk.Text) {
+			return forbidden(fmt.Sprintf("function %s() is not allowed (read-only executor)", strings.ToLower(tk.Text)))
 		}
 	}
 	return nil
 }
 
-// checkKeywords refuses a statement whose first keyword, or whose main statement after
-// WITH or EXPLAIN, is not a read. Words the checker does not know go to the server,
-// which reports a syntax error in its own words.
 func checkKeywords(toks []token) error {
-	i := 0
-	for i < len(toks) && toks[i].kind == tokPunct && toks[i].text == "(" {
-		i++
-	}
-	if i == len(toks) || toks[i].kind != tokWord {
-		return nil
-	}
-	kw := toks[i].text
-	if otherKeywords[kw] {
-		return forbidden(kw + " is not allowed (read-only executor)")
-	}
-	if kw != "WITH" && kw != "EXPLAIN" {
-		return nil
-	}
-	base := toks[i].depth
-	for _, tk := range toks[i+1:] {
-		if tk.kind == tokWord && tk.depth == base && mainKeywords[tk.text] {
-			if !readKeywords[tk.text] {
-				return forbidden(tk.text + " is not allowed (read-only executor)")
-			}
-			break
-		}
-	}
-	return nil
+	return sqlguard.CheckKeywords(toks, sqlguard.Keywords{Read: readKeywords, Other: otherKeywords, Main: mainKeywords})
 }
 
-func forbidden(msg string) error {
-	return &qeval.Error{Code: qeval.CodeForbidden, Message: "forbidden: " + msg}
-}
+func forbidden(msg string) error { return sqlguard.Forbidden(msg) }
 
 // lex splits query into tokens, following PostgreSQL's rules for comments (nested
 // block comments), string literals (standard, E'...' escape strings, dollar quotes) and
@@ -178,14 +144,14 @@ func lex(s string) []token {
 		case c == '/' && i+1 < n && s[i+1] == '*':
 			i = skipBlockComment(s, i)
 		case c == '\'':
-			toks = append(toks, token{kind: tokString, pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokString, Pos: i, Depth: depth})
 			i = skipString(s, i, false)
 		case c == '"':
 			j := skipQuoted(s, i, '"')
-			toks = append(toks, token{kind: tokQuoted, text: unquote(s[i:j], '"'), pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokQuoted, Text: unquote(s[i:j], '"'), Pos: i, Depth: depth})
 			i = j
 		case c == '$' && dollarTag(s, i) > 0:
-			toks = append(toks, token{kind: tokString, pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokString, Pos: i, Depth: depth})
 			i = skipDollar(s, i, dollarTag(s, i))
 		case isWordByte(c):
 			j := i
@@ -194,17 +160,17 @@ func lex(s string) []token {
 			}
 			w := s[i:j]
 			if (w == "E" || w == "e") && j < n && s[j] == '\'' {
-				toks = append(toks, token{kind: tokString, pos: i, depth: depth})
+				toks = append(toks, token{Kind: tokString, Pos: i, Depth: depth})
 				i = skipString(s, j, true)
 				continue
 			}
-			toks = append(toks, token{kind: tokWord, text: strings.ToUpper(w), pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokWord, Text: strings.ToUpper(w), Pos: i, Depth: depth})
 			i = j
 		default:
 			if c == ')' && depth > 0 {
 				depth--
 			}
-			toks = append(toks, token{kind: tokPunct, text: string(c), pos: i, depth: depth})
+			toks = append(toks, token{Kind: tokPunct, Text: string(c), Pos: i, Depth: depth})
 			if c == '(' {
 				depth++
 			}

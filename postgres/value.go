@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"encoding/hex"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +36,7 @@ func convert(m *pgtype.Map, oid uint32, raw []byte) qeval.Value {
 			return qeval.Float(f)
 		}
 	case pgtype.NumericOID:
-		if v, ok := decimal(s); ok {
+		if v, ok := qeval.ParseDecimal(s); ok {
 			return v
 		}
 	case pgtype.BoolOID:
@@ -55,38 +54,12 @@ func convert(m *pgtype.Map, oid uint32, raw []byte) qeval.Value {
 		}
 	case pgtype.DateOID, pgtype.TimestampOID, pgtype.TimestamptzOID:
 		var t time.Time
-		if err := m.Scan(oid, pgtype.TextFormatCode, raw, &t); err == nil && timeFits(t) {
+		if err := m.Scan(oid, pgtype.TextFormatCode, raw, &t); err == nil && qeval.TimeFits(t) {
 			return qeval.Time(t.UTC())
 		}
 	}
 	return qeval.Text(s)
 }
-
-// decimal parses the text of an exact number: an int when it is integral and fits in
-// 64 bits, else a float (NaN and infinities included).
-func decimal(s string) (qeval.Value, bool) {
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return qeval.Int(i), true
-	}
-	if dot := strings.IndexByte(s, '.'); dot >= 0 && strings.Trim(s[dot+1:], "0") == "" {
-		if i, err := strconv.ParseInt(s[:dot], 10, 64); err == nil {
-			return qeval.Int(i), true
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return qeval.Value{}, false
-	}
-	return qeval.Float(f), true
-}
-
-// A Value holds a time as Unix nanoseconds in an int64.
-var (
-	minTime = time.Unix(0, math.MinInt64).UTC()
-	maxTime = time.Unix(0, math.MaxInt64).UTC()
-)
-
-func timeFits(t time.Time) bool { return !t.Before(minTime) && !t.After(maxTime) }
 
 // typeName returns the name of the type with the given OID, as pg_type.typname spells
 // it ("int4", "numeric", "_text"), or "" when m does not know it.

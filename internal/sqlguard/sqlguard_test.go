@@ -1,0 +1,62 @@
+package sqlguard_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/sqlguard"
+)
+
+var kw = sqlguard.Keywords{
+	Read:  map[string]bool{"SELECT": true, "WITH": true, "EXPLAIN": true},
+	Other: map[string]bool{"DELETE": true, "DROP": true},
+	Main:  map[string]bool{"SELECT": true, "DELETE": true},
+}
+
+func words(depths []int, texts ...string) []sqlguard.Token {
+	var out []sqlguard.Token
+	for i, t := range texts {
+		k := sqlguard.Word
+		if t == "(" || t == ")" {
+			k = sqlguard.Punct
+		}
+		out = append(out, sqlguard.Token{Kind: k, Text: t, Depth: depths[i]})
+	}
+	return out
+}
+
+func TestCheckKeywords(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		toks []sqlguard.Token
+		want string // "" for allowed
+	}{
+		{"Select", words([]int{0, 0}, "SELECT", "A"), ""},
+		{"Delete", words([]int{0, 0}, "DELETE", "T"), "forbidden: DELETE is not allowed"},
+		{"ParenSelect", words([]int{0, 1}, "(", "SELECT"), ""},
+		{"WithSelect", words([]int{0, 0, 1, 1, 0}, "WITH", "X", "(", "SELECT", "SELECT"), ""},
+		{"WithDelete", words([]int{0, 0, 1, 1, 0}, "WITH", "X", "(", "SELECT", "DELETE"), "forbidden: DELETE is not allowed"},
+		{"Unknown", words([]int{0}, "FROBNICATE"), ""},
+	} {
+		err := sqlguard.CheckKeywords(c.toks, kw)
+		if (c.want == "") != (err == nil) || err != nil && (!strings.Contains(err.Error(), c.want) || qeval.ErrorCode(err) != qeval.CodeForbidden) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if qeval.ErrorCode(sqlguard.Stopped(ctx)) != qeval.CodeCanceled {
+		t.Error("a canceled context is not canceled")
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	<-ctx.Done()
+	if qeval.ErrorCode(sqlguard.Stopped(ctx)) != qeval.CodeTimeout {
+		t.Error("a deadline is not a timeout")
+	}
+}

@@ -1,0 +1,51 @@
+package qeval_test
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/qeval/qeval"
+)
+
+func TestParseDecimal(t *testing.T) {
+	for in, want := range map[string]qeval.Value{
+		"42":                   qeval.Int(42),
+		"-7.000":               qeval.Int(-7),
+		"2.5":                  qeval.Float(2.5),
+		"99999999999999999999": qeval.Float(1e20),
+		"NaN":                  qeval.Float(math.NaN()),
+	} {
+		got, ok := qeval.ParseDecimal(in)
+		if !ok || got.Kind != want.Kind || got.Int != want.Int || !(got.Float == want.Float || math.IsNaN(want.Float) && math.IsNaN(got.Float)) {
+			t.Errorf("ParseDecimal(%q) = %v %v, want %v", in, got, ok, want)
+		}
+	}
+	if _, ok := qeval.ParseDecimal("12abc"); ok {
+		t.Error("ParseDecimal(12abc) ok")
+	}
+}
+
+func TestTimeFits(t *testing.T) {
+	if !qeval.TimeFits(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)) || qeval.TimeFits(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)) || qeval.TimeFits(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)) {
+		t.Error("TimeFits disagrees with the 1678–2261 range of a time Value")
+	}
+}
+
+func TestValue_JSON(t *testing.T) {
+	rs := qeval.ResultSet{Columns: []qeval.Column{{Name: "a"}}}
+	b, _ := json.Marshal(rs)
+	if string(b) != `{"columns":[{"name":"a","type":""}],"rows":[]}` {
+		t.Errorf("empty result set = %s", b)
+	}
+	vals := []qeval.Value{qeval.Null, qeval.Int(3), qeval.Float(0.5), qeval.Text("x"), qeval.Bool(true)}
+	b, _ = json.Marshal(vals)
+	if string(b) != `[null,3,0.5,"x",true]` {
+		t.Errorf("values = %s", b)
+	}
+	var back []qeval.Value
+	if err := json.Unmarshal(b, &back); err != nil || back[1] != qeval.Int(3) || back[2] != qeval.Float(0.5) || back[3] != qeval.Text("x") {
+		t.Errorf("round trip = %v %v", back, err)
+	}
+}
