@@ -178,3 +178,38 @@ type JudgeStats struct {
 	Errors       int64 `json:"errors"`   // verdicts that failed, timeouts included
 	Timeouts     int64 `json:"timeouts"` // verdicts that hit the per-call deadline
 }
+
+// Detail is the message of a provider error without the provider's name (which the Op
+// of a wrapping *Error already gives): the status, then the provider's message.
+func (e *ProviderError) Detail() string {
+	if e.Message == "" {
+		return e.Status()
+	}
+	return e.Status() + ": " + e.Message
+}
+
+// RetryAfter reads how long a provider asks to wait before retrying: the
+// retry-after-ms header, then Retry-After (seconds or an HTTP date); 0 when neither
+// says.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := h.Get("Retry-After")
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// Mask replaces every occurrence of a secret (an API key, a password) in s, so that
+// no message, log line or report ever carries it.
+func Mask(s, secret string) string {
+	if secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "xxxxx")
+}

@@ -16,7 +16,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -69,7 +68,7 @@ func New(c Client) (*Client, error) {
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: c.Name,
-			Message: fmt.Sprintf("base URL %q is not an http(s) URL", mask(c.BaseURL, c.APIKey))}
+			Message: fmt.Sprintf("base URL %q is not an http(s) URL", qeval.Mask(c.BaseURL, c.APIKey))}
 	}
 	if c.Model == "" {
 		c.Model = DefaultModel
@@ -169,49 +168,17 @@ func (c *Client) convert(ctx context.Context, err error) error {
 				msg = msg[:200] + "…"
 			}
 		}
-		pe := &qeval.ProviderError{Provider: c.Name, StatusCode: apiErr.StatusCode, Message: mask(msg, c.APIKey)}
+		pe := &qeval.ProviderError{Provider: c.Name, StatusCode: apiErr.StatusCode, Message: qeval.Mask(msg, c.APIKey)}
 		if apiErr.Response != nil {
-			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+			pe.RetryAfter = qeval.RetryAfter(apiErr.Response.Header, time.Now())
 		}
-		return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: detail(pe), Err: pe}
+		return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: pe.Detail(), Err: pe}
 	}
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
-		pe := &qeval.ProviderError{Provider: c.Name, Message: mask(urlErr.Err.Error(), c.APIKey)}
-		return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: detail(pe), Err: pe}
+		pe := &qeval.ProviderError{Provider: c.Name, Message: qeval.Mask(urlErr.Err.Error(), c.APIKey)}
+		return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: pe.Detail(), Err: pe}
 	}
 	// The SDK returns anything else unwrapped: a body that is not the JSON of a completion.
-	return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: "malformed reply: " + mask(err.Error(), c.APIKey)}
-}
-
-// detail is the message of a provider error without the provider's name, which the
-// Op of the wrapping *qeval.Error already gives.
-func detail(pe *qeval.ProviderError) string {
-	if pe.Message == "" {
-		return pe.Status()
-	}
-	return pe.Status() + ": " + pe.Message
-}
-
-// retryAfter reads retry-after-ms, then Retry-After (seconds or an HTTP date).
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := h.Get("Retry-After")
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
-}
-
-// mask replaces every occurrence of key in s.
-func mask(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "xxxxx")
+	return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: "malformed reply: " + qeval.Mask(err.Error(), c.APIKey)}
 }
