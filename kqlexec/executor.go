@@ -15,6 +15,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/sqlite"
 )
 
 var _ qeval.Executor = (*Executor)(nil)
@@ -43,7 +44,7 @@ type Executor struct {
 	tables map[string]*table
 	order  []string
 	dir    string
-	db     *sql.DB
+	ex     *sqlite.Executor
 }
 
 // Open loads the tables of source and returns an executor over them. source is a
@@ -77,11 +78,14 @@ func Open(source string, opts Options) (*Executor, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	e.db = openEngine(path, conns)
-	if err := e.db.PingContext(context.Background()); err != nil {
+	// The translated queries run on the embedded SQLite executor, in its sandbox, with
+	// the KQL run-time functions installed on every connection.
+	ex, err := sqlite.OpenWith(path, e.limits, conns, sqlite.Options{Functions: FunctionsHook})
+	if err != nil {
 		e.Close()
-		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open kql engine", Message: err.Error(), Err: err}
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open kql engine", Message: qeval.ErrorMessage(err), Err: err}
 	}
+	e.ex = ex
 	return e, nil
 }
 
@@ -173,8 +177,8 @@ func storeTable(ctx context.Context, db *sql.DB, t *table, rows [][]any) error {
 // Close closes the engine and removes the stored tables.
 func (e *Executor) Close() error {
 	var err error
-	if e.db != nil {
-		err = e.db.Close()
+	if e.ex != nil {
+		err = e.ex.Close()
 	}
 	if rerr := os.RemoveAll(e.dir); err == nil {
 		err = rerr
@@ -231,43 +235,37 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 }
 
 func (e *Executor) run(ctx context.Context, tr *translation) (*qeval.ResultSet, error) {
-	rows, err := e.db.QueryContext(ctx, tr.SQL)
+	raw, err := e.ex.Query(ctx, tr.SQL)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	rs := &qeval.ResultSet{Columns: qevalColumns(tr.Columns)}
-	n := len(tr.Columns)
-	if n == 0 {
-		n = 1
-	}
-	vals := make([]any, n)
-	ptrs := make([]any, n)
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	var size int64
-	for rows.Next() {
-		if len(rs.Rows) >= e.limits.MaxRows {
-			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("result too large: more than %d rows (the row cap)", e.limits.MaxRows)}
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
+	rs := &qeval.ResultSet{Columns: qevalColumns(tr.Columns), Rows: make([][]qeval.Value, 0, len(raw.Rows))}
+	for _, r := range raw.Rows {
 		row := make([]qeval.Value, len(tr.Columns))
 		for i, c := range tr.Columns {
-			row[i] = toValue(vals[i], c.Type)
-			size += 24 + int64(len(row[i].Str))
-		}
-		if size > e.limits.MaxBytes {
-			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("result too large: more than %d bytes (the memory cap)", e.limits.MaxBytes)}
+			if i < len(r) {
+				row[i] = toValue(stored(r[i]), c.Type)
+			}
 		}
 		rs.Rows = append(rs.Rows, row)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
 	return rs, nil
+}
+
+// stored turns a value as SQLite returned it back into the Go value the KQL decoders
+// read (int64, float64, string, []byte or nil).
+func stored(v qeval.Value) any {
+	switch v.Kind {
+	case qeval.KindInt, qeval.KindBool:
+		return v.Int
+	case qeval.KindFloat:
+		return v.Float
+	case qeval.KindText:
+		return v.Str
+	case qeval.KindBytes:
+		return []byte(v.Str)
+	}
+	return nil
 }
 
 // toValue converts a stored SQLite value of a KQL type to a result value.
@@ -311,8 +309,8 @@ func (e *Executor) classify(ctx context.Context, err error) error {
 		return &qeval.Error{Code: qeval.CodeCanceled, Message: "query canceled", Err: err}
 	}
 	var qe *qeval.Error
-	if errors.As(err, &qe) {
-		return err
+	if errors.As(err, &qe) && qe.Code != qeval.CodeQuery {
+		return err // the translator's own errors, and the sandbox's caps and refusals
 	}
 	var se sqlite3.Error
 	if errors.As(err, &se) {
@@ -320,9 +318,9 @@ func (e *Executor) classify(ctx context.Context, err error) error {
 		case sqlite3.ErrInterrupt:
 			return &qeval.Error{Code: qeval.CodeCanceled, Message: "interrupted", Err: err}
 		case sqlite3.ErrNomem, sqlite3.ErrTooBig:
-			return &qeval.Error{Code: qeval.CodeTooLarge, Message: err.Error(), Err: err}
+			return &qeval.Error{Code: qeval.CodeTooLarge, Message: se.Error(), Err: err}
 		}
-		msg := err.Error()
+		msg := se.Error()
 		if strings.HasPrefix(msg, "unsupported: ") {
 			return &qeval.Error{Code: qeval.CodeUnsupported, Message: msg, Err: err}
 		}
@@ -330,6 +328,9 @@ func (e *Executor) classify(ctx context.Context, err error) error {
 			return &qeval.Error{Code: qeval.CodeInternal, Message: "translated SQL failed: " + msg, Err: err}
 		}
 		return &qeval.Error{Code: qeval.CodeQuery, Message: msg, Err: err}
+	}
+	if qe != nil {
+		return err
 	}
 	return &qeval.Error{Code: qeval.CodeQuery, Message: err.Error(), Err: err}
 }
@@ -350,27 +351,21 @@ func newPlainDriver() *sqlite3.SQLiteDriver { return &sqlite3.SQLiteDriver{} }
 // translates (bag_unpack's columns); it runs under the query's context.
 func (e *Executor) probe(ctx context.Context) func(string) ([][]any, error) {
 	return func(q string) ([][]any, error) {
-		rows, err := e.db.QueryContext(ctx, q)
+		rs, err := e.ex.Query(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		defer rows.Close()
-		cols, _ := rows.Columns()
-		var out [][]any
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				return nil, err
-			}
-			out = append(out, vals)
-			if len(out) > 10000 {
-				return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: "bag_unpack: more than 10000 distinct properties"}
-			}
+		if len(rs.Rows) > 10000 {
+			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: "bag_unpack: more than 10000 distinct properties"}
 		}
-		return out, rows.Err()
+		out := make([][]any, len(rs.Rows))
+		for i, r := range rs.Rows {
+			vals := make([]any, len(r))
+			for j, v := range r {
+				vals[j] = stored(v)
+			}
+			out[i] = vals
+		}
+		return out, nil
 	}
 }

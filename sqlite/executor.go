@@ -42,6 +42,19 @@ func Opener(path string, limits qeval.Limits) (qeval.Executor, error) { return O
 
 // OpenConns is Open with a bound on pooled connections (at least 1).
 func OpenConns(path string, limits qeval.Limits, maxConns int) (*Executor, error) {
+	return OpenWith(path, limits, maxConns, Options{})
+}
+
+// Options are the extras of OpenWith.
+type Options struct {
+	// Functions runs on each new connection before the sandbox is installed: it may
+	// register Go functions (RegisterFunc, RegisterAggregator) that queries then call.
+	// The KQL engine installs its run-time library this way.
+	Functions func(*sqlite3.SQLiteConn) error
+}
+
+// OpenWith is OpenConns with Options.
+func OpenWith(path string, limits qeval.Limits, maxConns int, opt Options) (*Executor, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
@@ -50,7 +63,7 @@ func OpenConns(path string, limits qeval.Limits, maxConns int) (*Executor, error
 	if maxConns < 1 {
 		maxConns = 1
 	}
-	c := &connector{dsn: dsn(path), limits: limits}
+	c := &connector{dsn: dsn(path), limits: limits, functions: opt.Functions}
 	c.drv = &sqlite3.SQLiteDriver{ConnectHook: c.hook}
 	db := sql.OpenDB(c)
 	db.SetMaxOpenConns(maxConns)
@@ -118,9 +131,10 @@ func setHeapLimit(n int64) {
 
 // connector opens connections for one Executor, each with the sandbox installed.
 type connector struct {
-	dsn    string
-	limits qeval.Limits
-	drv    *sqlite3.SQLiteDriver
+	dsn       string
+	limits    qeval.Limits
+	drv       *sqlite3.SQLiteDriver
+	functions func(*sqlite3.SQLiteConn) error
 }
 
 func (c *connector) Driver() driver.Driver { return c.drv }
@@ -151,6 +165,9 @@ func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
 		maxLen = 1_000_000_000
 	}
 	sc.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, int(maxLen))
+	if c.functions != nil {
+		return c.functions(sc)
+	}
 	return nil
 }
 
