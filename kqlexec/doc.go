@@ -49,7 +49,7 @@
 //
 //	executor.go              Executor, Open, Options, Query, result conversion
 //	load.go, load_formats.go reading CSV/JSON/SQLite sources; type inference; schema.kql
-//	engine.go                SQLite connections, function registration, the authorizer
+//	engine.go                the KQL run-time functions for the sqlite executor, table loading
 //	translate.go             statements, let, CTE stages, errors
 //	translate_source.go      sources: tables, datatable, print, range, user functions
 //	translate_ops.go         row operators: where, project, extend, sort, top, take, ...
