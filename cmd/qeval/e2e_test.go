@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -164,6 +165,25 @@ func TestE2E_KQL(t *testing.T) {
 		}
 		if m := c.Metrics["results_match"]; m.Skipped != nil && c.Execution.Outcome == "match" {
 			t.Errorf("case %s: results_match skipped: %s", c.ID, *m.Skipped)
+		}
+	}
+}
+
+// An interrupted run (Ctrl-C) still writes its reports for what finished and says how
+// to resume; it exits 1.
+func TestRun_Interrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"run", "../../examples/chinook/suite.yaml", "-o", dir, "--quiet", "--judge", "none"},
+		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+	if code != exitFailed || !strings.Contains(errb.String(), "interrupted") || !strings.Contains(errb.String(), "--resume") {
+		t.Errorf("code %d, stderr %q", code, errb.String())
+	}
+	for _, f := range []string{"report.json", "junit.xml", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("no %s after the interrupt: %v", f, err)
 		}
 	}
 }
