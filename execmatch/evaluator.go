@@ -42,6 +42,9 @@ type Options struct {
 	// folder of data files for the KQL engine), instead of as a test suite of .sqlite
 	// files.
 	WholeSource bool
+	// Named reports whether a database is a configured connection name (a DSN behind
+	// it), which Open takes as it is rather than as a path on disk.
+	Named func(database string) bool
 }
 
 // DefaultOpener opens a database file with the embedded SQLite executor.
@@ -136,6 +139,13 @@ func (e *Evaluator) files(path string) ([]string, error) {
 	}
 	e.mu.Unlock()
 	r := dirResult{}
+	if e.opt.Named != nil && e.opt.Named(path) {
+		r.files = []string{path}
+		e.mu.Lock()
+		e.dirs[path] = r
+		e.mu.Unlock()
+		return r.files, nil
+	}
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:

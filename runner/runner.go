@@ -128,6 +128,7 @@ type run struct {
 	concurrency int
 	caseTimeout time.Duration
 	target      Target
+	targetSlots chan struct{} // bounds concurrent target calls when the target says so
 	mu          sync.Mutex
 	dbs         map[string]*dbInfo // by database path
 }
@@ -148,7 +149,8 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.QueryTimeout > 0 {
 		qt = cfg.QueryTimeout
 	}
-	ev, err := execmatch.New(execmatch.Options{Mode: mode, Open: cfg.Open, Limits: qeval.Limits{Timeout: qt}})
+	named := func(db string) bool { return cfg.Connections[db] }
+	ev, err := execmatch.New(execmatch.Options{Mode: mode, Open: cfg.Open, Limits: qeval.Limits{Timeout: qt}, Named: named})
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +161,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 			open = kqlexec.OpenerAt(time.Now())
 		}
 		if r.kqlEval, err = execmatch.New(execmatch.Options{Mode: mode, Open: open, WholeSource: true,
-			Limits: qeval.Limits{Timeout: qt}}); err != nil {
+			Limits: qeval.Limits{Timeout: qt}, Named: named}); err != nil {
 			return nil, err
 		}
 	}
@@ -176,6 +178,9 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	}
 	if len(cfg.Weights) > 0 {
 		r.weights = cfg.Weights
+	}
+	if s.Target != nil && s.Target.Concurrency > 0 {
+		r.targetSlots = make(chan struct{}, s.Target.Concurrency)
 	}
 	r.concurrency = cfg.Concurrency
 	if r.concurrency <= 0 {
@@ -226,6 +231,13 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 		res.DurationMS = float64(res.Duration.Microseconds()) / 1000
 	}()
 
+	if r.targetSlots != nil {
+		select {
+		case r.targetSlots <- struct{}{}:
+			defer func() { <-r.targetSlots }()
+		case <-ctx.Done():
+		}
+	}
 	tstart := time.Now()
 	out, err := r.target.Generate(ctx, r.suite, c)
 	if r.target.Kind() != "inline" {

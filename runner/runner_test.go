@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -309,5 +310,45 @@ func TestLoadPredictions(t *testing.T) {
 	p, _ = runner.LoadPredictions(txt)
 	if o, _ := p.Generate(context.Background(), s, s.Cases[1]); o.Query != "SELECT 2" {
 		t.Errorf("by line: %+v", o)
+	}
+}
+
+// gaugeTarget records how many calls run at once.
+type gaugeTarget struct{ now, max atomic.Int32 }
+
+func (*gaugeTarget) Kind() string { return "url" }
+
+func (g *gaugeTarget) Generate(ctx context.Context, _ *qeval.Suite, c qeval.Case) (runner.Output, error) {
+	n := g.now.Add(1)
+	for {
+		m := g.max.Load()
+		if n <= m || g.max.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	select {
+	case <-time.After(20 * time.Millisecond):
+	case <-ctx.Done():
+	}
+	g.now.Add(-1)
+	return runner.Output{Query: "SELECT count(*) FROM sales"}, nil
+}
+
+// A target's own concurrency bounds its calls, whatever the run's concurrency.
+func TestRun_TargetConcurrency(t *testing.T) {
+	db := salesDB(t)
+	var cases []qeval.Case
+	for i := 0; i < 8; i++ {
+		cases = append(cases, qeval.Case{ID: string(rune('a' + i)), ExpectedQuery: "SELECT count(*) FROM sales"})
+	}
+	for _, limit := range []int{1, 2} {
+		g := &gaugeTarget{}
+		s := &qeval.Suite{Name: "tc", Database: db, Cases: cases, Target: &qeval.Target{Concurrency: limit}}
+		if _, err := runner.Run(context.Background(), s, runner.Config{Target: g, Concurrency: 8}); err != nil {
+			t.Fatal(err)
+		}
+		if got := int(g.max.Load()); got != limit {
+			t.Errorf("target concurrency %d: at most %d calls at once, want exactly %d", limit, got, limit)
+		}
 	}
 }

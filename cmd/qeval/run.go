@@ -14,7 +14,9 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/judge"
+	"github.com/qeval/qeval/kqlexec"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/runner"
@@ -42,6 +44,8 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	minScore := fs.Float64("min-score", -1, "exit 3 when the mean total score is below this (0..1)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	spiderDB := fs.String("spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
+	conns := namedPaths{}
+	fs.Var(conns, "db", "a database connection suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, user@tcp(host)/db), a Kusto https://cluster/db or a SQLite path (repeat)")
 	jf := addJudgeFlags(fs, registry.DefaultProvider)
 	pos, code := parseInterspersed(fs, args)
 	if code >= 0 {
@@ -51,7 +55,11 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval run takes one suite file",
 			Hint: "qeval run examples/chinook/suite.yaml -o out/"})
 	}
-	s, err := suite.Load(pos[0], suite.Options{SpiderDB: *spiderDB, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
+	names := map[string]bool{}
+	for n := range conns {
+		names[n] = true
+	}
+	s, err := suite.Load(pos[0], suite.Options{SpiderDB: *spiderDB, Connections: names, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
 	if err != nil {
 		return fail(e, err)
 	}
@@ -81,7 +89,24 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	defer js.Close()
 
 	cfg := runner.Config{Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout,
-		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger}
+		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger,
+		Connections: names}
+	if len(conns) > 0 {
+		// a configured name opens its target with the engine the target names
+		now := time.Now()
+		cfg.Open = func(db string, l qeval.Limits) (qeval.Executor, error) {
+			if t, ok := conns[db]; ok {
+				return registry.OpenAny(t, l)
+			}
+			return execmatch.DefaultOpener(db, l)
+		}
+		cfg.KQLOpen = func(db string, l qeval.Limits) (qeval.Executor, error) {
+			if t, ok := conns[db]; ok {
+				return registry.OpenAny(t, l)
+			}
+			return kqlexec.OpenerAt(now)(db, l)
+		}
+	}
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
 	}
