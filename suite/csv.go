@@ -40,16 +40,21 @@ func parseCSV(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 	s := defaults
 	s.Cases = nil
 	for {
-		line, _ := r.FieldPos(0)
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
+			// FieldPos is only defined after a successful Read; a parse error has its line
+			var pe *csv.ParseError
+			line := 0
+			if errors.As(err, &pe) {
+				line = pe.StartLine
+			}
 			p.add(line, "", "%v", err)
 			continue
 		}
-		line, _ = r.FieldPos(0)
+		line, _ := r.FieldPos(0)
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {
 				return strings.TrimSpace(rec[i])
