@@ -349,7 +349,15 @@ func toValue(v driver.Value) qeval.Value {
 func (c *conn) explain(err error) error {
 	var se sqlite3.Error
 	if !errors.As(err, &se) {
-		return err
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err // classify names it
+		}
+		msg := cleanMessage(err.Error())
+		if strings.Contains(msg, "not enough args") {
+			msg = "the query has parameters (?, :name, @name, $name) and nothing binds them"
+		}
+		// anything else the driver says about running the query is about the query
+		return &qeval.Error{Code: qeval.CodeQuery, Message: msg, Err: err}
 	}
 	msg := cleanMessage(err.Error())
 	switch se.Code {

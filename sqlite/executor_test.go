@@ -103,6 +103,8 @@ func TestExecutor_Errors(t *testing.T) {
 		{"SELECT * FROM missing", qeval.CodeQuery, "no such table: missing"},
 		{"", qeval.CodeQuery, "empty query"},
 		{"  -- only a comment\n", qeval.CodeQuery, "empty query"},
+		{"SELECT * FROM t WHERE a = ?", qeval.CodeQuery, "the query has parameters"},
+		{"SELECT :name", qeval.CodeQuery, "the query has parameters"},
 	} {
 		_, err := e.Query(context.Background(), c.sql)
 		if qeval.ErrorCode(err) != c.code || err == nil || !strings.Contains(err.Error(), c.msg) {
