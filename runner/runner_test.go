@@ -352,3 +352,31 @@ func TestRun_TargetConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// A suite's target names its predictions file and its command relative to the suite's
+// folder; the command runs there.
+func TestNewTarget_RelativeToSuite(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p.jsonl"), []byte(`{"id": "a", "query": "SELECT 7"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "sut.sh"), []byte("#!/bin/sh\ncat >/dev/null\n[ -f p.jsonl ] && echo '{\"query\": \"SELECT 8\"}'\n"), 0o755)
+	s := &qeval.Suite{Cases: []qeval.Case{{ID: "a"}}}
+	for _, c := range []struct {
+		target qeval.Target
+		want   string
+	}{
+		{qeval.Target{Predictions: "p.jsonl"}, "SELECT 7"},
+		{qeval.Target{Command: []string{"./sut.sh"}}, "SELECT 8"},
+	} {
+		tg, err := runner.NewTarget(&c.target, dir)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.target, err)
+		}
+		o, err := tg.Generate(context.Background(), s, s.Cases[0])
+		if err != nil || o.Query != c.want {
+			t.Errorf("%+v: %q %v, want %q", c.target, o.Query, err, c.want)
+		}
+	}
+	if tg, _ := runner.NewTarget(nil, dir); tg.Kind() != "inline" {
+		t.Errorf("no target: %s", tg.Kind())
+	}
+}

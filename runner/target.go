@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,6 +40,31 @@ type Target interface {
 	Kind() string
 	// Generate answers one case. It is safe for concurrent use and honours ctx.
 	Generate(ctx context.Context, s *qeval.Suite, c qeval.Case) (Output, error)
+}
+
+// NewTarget builds the target a suite's `target:` (or the command line) describes: a
+// predictions file, a command or an HTTP endpoint; nil or an empty target reads the
+// cases themselves. Relative paths (the predictions file, the command and its working
+// folder) are taken from dir ("" for the current folder).
+func NewTarget(t *qeval.Target, dir string) (Target, error) {
+	if t == nil {
+		return Inline{}, nil
+	}
+	rel := func(p string) string {
+		if dir == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	switch {
+	case t.Predictions != "":
+		return LoadPredictions(rel(t.Predictions))
+	case len(t.Command) > 0:
+		return &Command{Argv: t.Command, Timeout: time.Duration(t.Timeout), Dir: dir}, nil
+	case t.URL != "":
+		return &HTTP{URL: t.URL, Headers: t.Headers, Timeout: time.Duration(t.Timeout)}, nil
+	}
+	return Inline{}, nil
 }
 
 // Inline reads the generated query from the case itself.

@@ -295,26 +295,10 @@ func statsSince(now, base qeval.JudgeStats) qeval.JudgeStats {
 // targetOf returns where a run's generated queries come from: the cases themselves,
 // or, for a suite the server was started with, the target it names.
 func targetOf(p *posted) (runner.Target, error) {
-	t := p.suite.Target
-	if t == nil || !p.configured {
+	if !p.configured {
 		return runner.Inline{}, nil
 	}
-	switch {
-	case t.Predictions != "":
-		return runner.LoadPredictions(filepathJoin(p.suite, t.Predictions))
-	case len(t.Command) > 0:
-		return &runner.Command{Argv: t.Command, Timeout: time.Duration(t.Timeout), Dir: filepath.Dir(p.suite.Path)}, nil
-	case t.URL != "":
-		return &runner.HTTP{URL: t.URL, Headers: t.Headers, Timeout: time.Duration(t.Timeout)}, nil
-	}
-	return runner.Inline{}, nil
-}
-
-func filepathJoin(st *qeval.Suite, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(filepath.Dir(st.Path), p)
+	return runner.NewTarget(p.suite.Target, filepath.Dir(p.suite.Path))
 }
 
 // displayer maps database paths to the names results show: the name the suite used,

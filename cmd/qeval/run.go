@@ -226,34 +226,28 @@ func writeReportFile(name, path string, rep *qeval.Report) error {
 	return f.Close()
 }
 
-// buildTarget picks where generated queries come from: a flag, else the suite's
-// target, else the cases themselves.
+// buildTarget picks where generated queries come from: a flag (paths from the
+// current folder), else the suite's target (paths from the suite's folder), else the
+// cases themselves.
 func buildTarget(s *qeval.Suite, predictions, command, url string, timeout time.Duration) (runner.Target, error) {
-	t := qeval.Target{}
-	if s.Target != nil {
-		t = *s.Target
-		if t.Predictions != "" {
-			t.Predictions = suite.ResolveDatabase(s, t.Predictions, nil)
+	var t qeval.Target
+	dir := ""
+	switch {
+	case predictions != "" || command != "" || url != "":
+		t = qeval.Target{Predictions: predictions, URL: url, Command: strings.Fields(command)}
+		if s.Target != nil {
+			t.Timeout = s.Target.Timeout
 		}
-	}
-	if predictions != "" || command != "" || url != "" {
-		t = qeval.Target{Predictions: predictions, URL: url, Timeout: t.Timeout}
-		if command != "" {
-			t.Command = strings.Fields(command)
+	case s.Target != nil:
+		t = *s.Target
+		if s.Path != "" {
+			dir = filepath.Dir(s.Path)
 		}
 	}
 	if timeout > 0 {
 		t.Timeout = qeval.Duration(timeout)
 	}
-	switch {
-	case t.Predictions != "":
-		return runner.LoadPredictions(t.Predictions)
-	case len(t.Command) > 0:
-		return &runner.Command{Argv: t.Command, Timeout: time.Duration(t.Timeout)}, nil
-	case t.URL != "":
-		return &runner.HTTP{URL: t.URL, Headers: t.Headers, Timeout: time.Duration(t.Timeout)}, nil
-	}
-	return runner.Inline{}, nil
+	return runner.NewTarget(&t, dir)
 }
 
 // progress shows cases done, the pass rate so far, the ETA and judge calls: a bar
