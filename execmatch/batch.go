@@ -65,7 +65,7 @@ func (e *Evaluator) Run(ctx context.Context, items []qeval.Item, workers int, do
 		last := left[db] == 0
 		mu.Unlock()
 		if last {
-			e.release(db)
+			e.release(ctx, db)
 		}
 	}
 	g := new(errgroup.Group)

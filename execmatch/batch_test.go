@@ -38,7 +38,7 @@ func TestRun_GoldErrorDoesNotAbort(t *testing.T) {
 	want := []qeval.Outcome{qeval.OutcomeMatch, qeval.OutcomeGoldError, qeval.OutcomeMismatch,
 		qeval.OutcomeGoldError, qeval.OutcomeMatch, qeval.OutcomePredError}
 	for _, workers := range []int{1, 3, 0} {
-		e := mustEvaluator(t, execmatch.Options{})
+		e := mustEvaluator(t, spiderOpts(execmatch.Options{}))
 		var mu sync.Mutex
 		seen := map[int]bool{}
 		vs, sum := e.Run(context.Background(), items, workers, func(i int, v qeval.Verdict) {
@@ -79,7 +79,7 @@ func TestRun_Canceled(t *testing.T) {
 	t.Run("BeforeStart", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		vs, sum := mustEvaluator(t, execmatch.Options{}).Run(ctx, items, 2, nil)
+		vs, sum := mustEvaluator(t, spiderOpts(execmatch.Options{})).Run(ctx, items, 2, nil)
 		for i, v := range vs {
 			if v.Outcome != qeval.OutcomeCanceled || v.Match {
 				t.Errorf("item %d: %s match=%v, want canceled", i, v.Outcome, v.Match)
@@ -92,7 +92,7 @@ func TestRun_Canceled(t *testing.T) {
 	t.Run("AfterFirst", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		vs, _ := mustEvaluator(t, execmatch.Options{}).Run(ctx, items, 1, func(i int, v qeval.Verdict) {
+		vs, _ := mustEvaluator(t, spiderOpts(execmatch.Options{})).Run(ctx, items, 1, func(i int, v qeval.Verdict) {
 			if i == 0 {
 				cancel()
 			}

@@ -70,7 +70,7 @@ func BenchmarkRun(b *testing.B) {
 	for i, o := range oracle {
 		items[i] = qeval.Item{Database: filepath.Join(data, "spider", "database", o.DBID), Gold: o.Gold, Pred: o.Pred}
 	}
-	e, err := execmatch.New(execmatch.Options{})
+	e, err := execmatch.New(spiderOpts(execmatch.Options{}))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,26 +2,21 @@ package execmatch
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"runtime"
-	"sort"
-	"strings"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
-	"github.com/qeval/qeval/sqlite"
 )
 
 // DefaultMaxCandidates caps the predicted queries tried with PlugValue.
 const DefaultMaxCandidates = 10_000
 
-// Options configure an Evaluator. The zero value is the official Spider semantics on
-// SQLite with the default limits.
+// Options configure an Evaluator. The zero value is the default comparison mode with
+// the default limits; Catalog must be set.
 type Options struct {
-	// Mode is a comparison mode name or name@version; "" means spider-ts.
+	// Mode is a comparison mode name or name@version; "" means qeval.DefaultMode.
 	Mode string
 	// KeepDistinct keeps DISTINCT in both queries (spider-ts only).
 	KeepDistinct bool
@@ -31,24 +26,19 @@ type Options struct {
 	MaxCandidates int
 	// Limits bound each query (timeout, rows, bytes).
 	Limits qeval.Limits
-	// Open opens a database file; nil means the embedded SQLite executor.
-	Open qeval.Opener
-	// Conns is the number of connections kept per database file (default: GOMAXPROCS).
-	Conns int
+	// Catalog resolves an item's Database into the source its queries run on (a file,
+	// a test-suite folder, a connection). registry.Catalog is the usual one.
+	Catalog qeval.Catalog
+	// PredCatalog, when set, resolves the database the predictions run on (the same
+	// data on another engine); gold queries still run on Catalog's source. Both must
+	// have the same number of files.
+	PredCatalog qeval.Catalog
+	// Dialect is the query language of the items: "sql" (default) or "kql".
+	Dialect string
 	// DiscardResults leaves Verdict.Gold and Verdict.Pred nil, for batches that need
 	// only the verdicts (it keeps a large run's memory flat).
 	DiscardResults bool
-	// WholeSource opens a database path as one source even when it is a folder (a
-	// folder of data files for the KQL engine), instead of as a test suite of .sqlite
-	// files.
-	WholeSource bool
-	// Named reports whether a database is a configured connection name (a DSN behind
-	// it), which Open takes as it is rather than as a path on disk.
-	Named func(database string) bool
 }
-
-// DefaultOpener opens a database file with the embedded SQLite executor.
-func DefaultOpener(path string, l qeval.Limits) (qeval.Executor, error) { return sqlite.Open(path, l) }
 
 // Evaluator judges items, keeping each database open once opened. It is safe for
 // concurrent use. Close it when done.
@@ -57,9 +47,11 @@ type Evaluator struct {
 	mode compare.Mode
 
 	mu    sync.Mutex
-	execs map[string]*opened
-	dirs  map[string]dirResult
+	execs map[execKey]*opened
 }
+
+// execKey names one opened database: the engine and the file or DSN.
+type execKey struct{ engine, file string }
 
 type opened struct {
 	once sync.Once
@@ -67,36 +59,25 @@ type opened struct {
 	err  error
 }
 
-type dirResult struct {
-	files []string
-	err   error
-}
-
 // New returns an Evaluator, or an error naming the known modes when Mode is unknown.
 func New(opt Options) (*Evaluator, error) {
 	name := opt.Mode
 	if name == "" {
-		name = compare.Default.Name
+		name = qeval.DefaultMode
 	}
 	mode, err := compare.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
+	if opt.Catalog == nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "execmatch", Message: "no catalog to resolve databases with",
+			Hint: "set Options.Catalog, e.g. &registry.Catalog{}"}
+	}
 	if opt.MaxCandidates <= 0 {
 		opt.MaxCandidates = DefaultMaxCandidates
 	}
 	opt.Limits = opt.Limits.WithDefaults()
-	if opt.Conns <= 0 {
-		opt.Conns = runtime.GOMAXPROCS(0)
-	}
-	if opt.Open == nil {
-		conns := opt.Conns
-		opt.Open = func(path string, l qeval.Limits) (qeval.Executor, error) {
-			return sqlite.OpenConns(path, l, conns)
-		}
-	}
-
-	return &Evaluator{opt: opt, mode: mode, execs: map[string]*opened{}, dirs: map[string]dirResult{}}, nil
+	return &Evaluator{opt: opt, mode: mode, execs: map[execKey]*opened{}}, nil
 }
 
 // Mode returns the comparison mode in use.
@@ -105,87 +86,74 @@ func (e *Evaluator) Mode() compare.Mode { return e.mode }
 // Close closes every database opened.
 func (e *Evaluator) Close() error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	execs := e.execs
+	e.execs = map[execKey]*opened{}
+	e.mu.Unlock()
 	var first error
-	for _, o := range e.execs {
+	for _, o := range execs {
 		if o.exec != nil {
 			if err := o.exec.Close(); err != nil && first == nil {
 				first = err
 			}
 		}
 	}
-	e.execs = map[string]*opened{}
 	return first
 }
 
-// Match judges one generated query against a gold query on a database (a file or a
-// test-suite folder), opening and closing what it needs.
+// Match judges one generated query against a gold query on a database (a name the
+// catalog resolves: a file, a test-suite folder, a connection), opening and closing
+// what it needs.
 func Match(ctx context.Context, db, pred, gold string, opt Options) qeval.Verdict {
 	e, err := New(opt)
 	if err != nil {
-		return qeval.Verdict{Outcome: qeval.OutcomeGoldError, Error: err.Error(), Mode: opt.Mode}
+		return qeval.Verdict{Outcome: qeval.OutcomeGoldError, Error: qeval.ErrorMessage(err), Mode: opt.Mode}
 	}
 	defer e.Close()
 	return e.Match(ctx, qeval.Item{Database: db, Pred: pred, Gold: gold})
 }
 
-// files returns the database files of a path: the file itself, or the files of a folder
-// whose names contain ".sqlite", sorted.
-func (e *Evaluator) files(path string) ([]string, error) {
-	e.mu.Lock()
-	if r, ok := e.dirs[path]; ok {
-		e.mu.Unlock()
-		return r.files, r.err
+func (e *Evaluator) dialect() string {
+	if e.opt.Dialect == "" {
+		return "sql"
 	}
-	e.mu.Unlock()
-	r := dirResult{}
-	if e.opt.Named != nil && e.opt.Named(path) {
-		r.files = []string{path}
-		e.mu.Lock()
-		e.dirs[path] = r
-		e.mu.Unlock()
-		return r.files, nil
-	}
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		r.err = &qeval.Error{Code: qeval.CodeNotFound, Op: "open database " + path, Message: "no such file or folder", Err: err}
-	case !st.IsDir() || e.opt.WholeSource:
-		r.files = []string{path}
-	default:
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			r.err = &qeval.Error{Code: qeval.CodeNotFound, Op: "open database folder " + path, Message: err.Error(), Err: err}
-			break
-		}
-		for _, en := range entries {
-			if !en.IsDir() && strings.Contains(en.Name(), ".sqlite") {
-				r.files = append(r.files, filepath.Join(path, en.Name()))
-			}
-		}
-		sort.Strings(r.files)
-		if len(r.files) == 0 {
-			r.err = &qeval.Error{Code: qeval.CodeNotFound, Op: "open database folder " + path,
-				Message: "no database files in it", Hint: "a test-suite folder holds files whose names contain .sqlite"}
-		}
-	}
-	e.mu.Lock()
-	e.dirs[path] = r
-	e.mu.Unlock()
-	return r.files, r.err
+	return e.opt.Dialect
 }
 
-// release closes the databases of path (a file or a test-suite folder); a later item
-// on them opens them again.
-func (e *Evaluator) release(path string) {
-	e.mu.Lock()
-	files := e.dirs[path].files
+// sources resolves the gold and prediction sources of a database name.
+func (e *Evaluator) sources(ctx context.Context, db string) (gold, pred *qeval.Source, err error) {
+	gold, err = e.opt.Catalog.Resolve(ctx, db, e.dialect())
+	if err != nil {
+		return nil, nil, &qeval.Error{Code: qeval.ErrorCode(err), Op: "open database " + db, Message: qeval.ErrorMessage(err), Hint: qeval.ErrorHint(err), Err: err}
+	}
+	pred = gold
+	if e.opt.PredCatalog != nil {
+		if pred, err = e.opt.PredCatalog.Resolve(ctx, db, e.dialect()); err != nil {
+			return nil, nil, &qeval.Error{Code: qeval.ErrorCode(err), Op: "open prediction database " + db, Message: qeval.ErrorMessage(err), Err: err}
+		}
+		if len(pred.Files) != len(gold.Files) {
+			return nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + db,
+				Message: fmt.Sprintf("the prediction engine has %d databases for it and the gold engine %d", len(pred.Files), len(gold.Files))}
+		}
+	}
+	return gold, pred, nil
+}
+
+// release closes the databases of a name; a later item on it opens them again.
+func (e *Evaluator) release(ctx context.Context, db string) {
+	gold, pred, err := e.sources(ctx, db)
+	if err != nil {
+		return
+	}
 	var closing []qeval.Executor
-	for _, f := range files {
-		if o, ok := e.execs[f]; ok {
-			delete(e.execs, f)
-			if o.exec != nil {
-				closing = append(closing, o.exec)
+	e.mu.Lock()
+	for _, src := range []*qeval.Source{gold, pred} {
+		for _, f := range src.Files {
+			k := execKey{src.Engine, f}
+			if o, ok := e.execs[k]; ok {
+				delete(e.execs, k)
+				if o.exec != nil {
+					closing = append(closing, o.exec)
+				}
 			}
 		}
 	}
@@ -195,15 +163,36 @@ func (e *Evaluator) release(path string) {
 	}
 }
 
-func (e *Evaluator) executor(path string) (qeval.Executor, error) {
+// Describe returns the source a database name resolves to and the executor of its
+// first file, the one the evaluator runs gold queries on (opened once and shared; the
+// evaluator closes it). Callers read its schema or ask it which tables a query reads.
+func (e *Evaluator) Describe(ctx context.Context, db string) (*qeval.Source, qeval.Executor, error) {
+	src, _, err := e.sources(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex, err := e.executor(src, 0)
+	return src, ex, err
+}
+
+// executor opens (once) file i of a source.
+func (e *Evaluator) executor(src *qeval.Source, i int) (qeval.Executor, error) {
+	k := execKey{src.Engine, src.Files[i]}
 	e.mu.Lock()
-	o, ok := e.execs[path]
+	o, ok := e.execs[k]
 	if !ok {
 		o = &opened{}
-		e.execs[path] = o
+		e.execs[k] = o
 	}
 	e.mu.Unlock()
-	o.once.Do(func() { o.exec, o.err = e.opt.Open(path, e.opt.Limits) })
+	o.once.Do(func() {
+		ex, err := src.Open(src.Files[i], e.opt.Limits)
+		if err != nil {
+			o.err = err
+			return // never keep an executor beside an error: it may be a typed nil
+		}
+		o.exec = ex
+	})
 	return o.exec, o.err
 }
 
@@ -211,10 +200,12 @@ func (e *Evaluator) executor(path string) (qeval.Executor, error) {
 func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 	v := qeval.Verdict{Mode: e.mode.ID(), Candidates: 1}
 	gold, pred, ordered := e.mode.Prepare(it.Gold, it.Pred, compare.Options{KeepDistinct: e.opt.KeepDistinct})
-	files, err := e.files(it.Database)
+	goldSrc, predSrc, err := e.sources(ctx, it.Database)
 	if err != nil {
-		return goldFailure(v, err)
+		v.Outcome, v.Error = qeval.OutcomeGoldError, qeval.ErrorMessage(err)
+		return v
 	}
+	files := goldSrc.Files
 	candidates := []string{pred}
 	if e.opt.PlugValue {
 		more, total := PlugValues(gold, pred, e.opt.MaxCandidates)
@@ -229,9 +220,17 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		pass := true
 		for fi, file := range files {
 			cv.Database = file
-			ex, err := e.executor(file)
+			ex, err := e.executor(goldSrc, fi)
 			if err != nil {
 				return goldFailure(cv, err)
+			}
+			pex := ex
+			if predSrc != goldSrc {
+				if pex, err = e.executor(predSrc, fi); err != nil {
+					cv.Outcome, cv.Error = qeval.OutcomePredError, "open the prediction database: "+qeval.ErrorMessage(err)
+					cv.Gold, cv.Pred = nil, nil
+					return e.trim(cv)
+				}
 			}
 			if golds[fi] == nil {
 				start := time.Now()
@@ -247,7 +246,7 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 				golds[fi] = rs
 			}
 			start := time.Now()
-			rs, err := ex.Query(ctx, cand)
+			rs, err := pex.Query(ctx, cand)
 			v.PredTime += time.Since(start)
 			cv.PredTime = v.PredTime
 			cv.Gold = golds[fi]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/registry"
 )
 
 // One generated query judged against its gold query on a SQLite database: the columns
@@ -14,10 +15,10 @@ func ExampleMatch() {
 	db := "../examples/spider/database/concert_singer/concert_singer.sqlite"
 	gold := "SELECT name, country FROM singer WHERE age > 40"
 	pred := "SELECT Country, Name FROM singer WHERE Age > 40 ORDER BY Name DESC"
-	v := execmatch.Match(context.Background(), db, pred, gold, execmatch.Options{Mode: "spider-ts"})
+	v := execmatch.Match(context.Background(), db, pred, gold, execmatch.Options{Mode: "spider-ts", Catalog: &registry.Catalog{}})
 	fmt.Println(v.Match, v.Outcome, v.Mode, v.Pred.NumRows())
 
-	v = execmatch.Match(context.Background(), db, "SELECT nam FROM singer", gold, execmatch.Options{})
+	v = execmatch.Match(context.Background(), db, "SELECT nam FROM singer", gold, execmatch.Options{Mode: "spider-ts", Catalog: &registry.Catalog{}})
 	fmt.Println(v.Match, v.Outcome, v.Error)
 	// Output:
 	// true match spider-ts@1 3
@@ -27,7 +28,7 @@ func ExampleMatch() {
 // A batch of items judged with bounded concurrency; a failing gold query is reported
 // as that item's gold_error and the others go on.
 func ExampleEvaluator_Run() {
-	ev, err := execmatch.New(execmatch.Options{Mode: "bag"})
+	ev, err := execmatch.New(execmatch.Options{Mode: "bag", Catalog: &registry.Catalog{}})
 	if err != nil {
 		panic(err)
 	}

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/registry"
 )
 
 // singerSchema is a small database in the shape of Spider's concert_singer.
@@ -52,4 +55,17 @@ func mustBuildDB(tb testing.TB, dir, name string, stmts ...string) string {
 func mustSingerDB(tb testing.TB) string {
 	tb.Helper()
 	return mustBuildDB(tb, tb.TempDir(), "singer.sqlite", append(append([]string(nil), singerSchema...), singerRows...)...)
+}
+
+// spiderOpts fills what the tests of this package assume: databases resolved by path
+// (a file or a test-suite folder) and, unless a test names another, the official
+// Spider rules.
+func spiderOpts(o execmatch.Options) execmatch.Options {
+	if o.Catalog == nil {
+		o.Catalog = &registry.Catalog{}
+	}
+	if o.Mode == "" {
+		o.Mode = "spider-ts"
+	}
+	return o
 }

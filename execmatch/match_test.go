@@ -22,7 +22,7 @@ func runMatchCases(t *testing.T, db string, cases []matchCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := execmatch.Match(context.Background(), db, c.pred, c.gold, c.opt)
+			v := execmatch.Match(context.Background(), db, c.pred, c.gold, spiderOpts(c.opt))
 			if v.Outcome != c.want {
 				t.Fatalf("Match(pred %q, gold %q): outcome %s (%s), want %s\n gold: %v\n pred: %v",
 					c.pred, c.gold, v.Outcome, v.Error, c.want, rowsOf(v.Gold), rowsOf(v.Pred))
@@ -104,23 +104,23 @@ func TestMatch_Values(t *testing.T) {
 		{name: "text_never_number", gold: "SELECT age FROM singer WHERE singer_id = 1",
 			pred: "SELECT '52'", want: qeval.OutcomeMismatch},
 		{name: "text_number_in_bag", gold: "SELECT age FROM singer WHERE singer_id = 1",
-			pred: "SELECT '52'", opt: execmatch.Options{Mode: "bag"}, want: qeval.OutcomeMatch},
+			pred: "SELECT '52'", opt: spiderOpts(execmatch.Options{Mode: "bag"}), want: qeval.OutcomeMatch},
 		{name: "float_rounding_in_bag", gold: "SELECT avg(age) FROM singer WHERE country = 'France'",
-			pred: "SELECT sum(age) * 1.0 / count(*) FROM singer WHERE country = 'France'", opt: execmatch.Options{Mode: "bag"}, want: qeval.OutcomeMatch},
+			pred: "SELECT sum(age) * 1.0 / count(*) FROM singer WHERE country = 'France'", opt: spiderOpts(execmatch.Options{Mode: "bag"}), want: qeval.OutcomeMatch},
 		{name: "duplicates_matter", gold: "SELECT country FROM singer",
 			pred: "SELECT country FROM singer GROUP BY country", want: qeval.OutcomeMismatch},
 		{name: "distinct_removed_from_both", gold: "SELECT DISTINCT country FROM singer",
 			pred: "SELECT country FROM singer", want: qeval.OutcomeMatch},
 		{name: "keep_distinct", gold: "SELECT DISTINCT country FROM singer",
-			pred: "SELECT country FROM singer", opt: execmatch.Options{KeepDistinct: true}, want: qeval.OutcomeMismatch},
+			pred: "SELECT country FROM singer", opt: spiderOpts(execmatch.Options{KeepDistinct: true}), want: qeval.OutcomeMismatch},
 		{name: "bird_ex_sets", gold: "SELECT DISTINCT country FROM singer",
-			pred: "SELECT country FROM singer", opt: execmatch.Options{Mode: "bird-ex"}, want: qeval.OutcomeMatch},
+			pred: "SELECT country FROM singer", opt: spiderOpts(execmatch.Options{Mode: "bird-ex"}), want: qeval.OutcomeMatch},
 		{name: "bird_ex_column_order", gold: "SELECT name, age FROM singer",
-			pred: "SELECT age, name FROM singer", opt: execmatch.Options{Mode: "bird-ex"}, want: qeval.OutcomeMismatch},
+			pred: "SELECT age, name FROM singer", opt: spiderOpts(execmatch.Options{Mode: "bird-ex"}), want: qeval.OutcomeMismatch},
 		{name: "subset_extra_column", gold: "SELECT name FROM singer WHERE age > 40",
-			pred: "SELECT singer_id, name, age FROM singer WHERE age > 40", opt: execmatch.Options{Mode: "subset"}, want: qeval.OutcomeMatch},
+			pred: "SELECT singer_id, name, age FROM singer WHERE age > 40", opt: spiderOpts(execmatch.Options{Mode: "subset"}), want: qeval.OutcomeMatch},
 		{name: "ordered_mode", gold: "SELECT name FROM singer WHERE age > 40",
-			pred: "SELECT name FROM singer WHERE age > 40 ORDER BY name DESC", opt: execmatch.Options{Mode: "ordered"}, want: qeval.OutcomeMismatch},
+			pred: "SELECT name FROM singer WHERE age > 40 ORDER BY name DESC", opt: spiderOpts(execmatch.Options{Mode: "ordered"}), want: qeval.OutcomeMismatch},
 	})
 }
 
@@ -153,7 +153,7 @@ func TestMatch_SpiderRewrites(t *testing.T) {
 		{name: "cur_year", gold: "SELECT YEAR(CURDATE()) - age FROM singer",
 			pred: "SELECT 2020 - age FROM singer", want: qeval.OutcomeMatch},
 		{name: "no_rewrite_in_bag", gold: "SELECT name FROM singer WHERE age >= 41",
-			pred: "SELECT name FROM singer WHERE age > = 41", opt: execmatch.Options{Mode: "bag"}, want: qeval.OutcomePredError, wantErr: `near "="`},
+			pred: "SELECT name FROM singer WHERE age > = 41", opt: spiderOpts(execmatch.Options{Mode: "bag"}), want: qeval.OutcomePredError, wantErr: `near "="`},
 		{name: "order_by_in_gold_text", gold: "SELECT name FROM singer WHERE country = 'France' ORDER BY age",
 			pred: "SELECT name FROM singer WHERE country = 'France'", want: qeval.OutcomeMismatch},
 	})
@@ -169,14 +169,14 @@ func TestMatch_SpiderSecondStatement(t *testing.T) {
 		{name: "second_statement_dropped", gold: "SELECT count(*) FROM singer",
 			pred: "SELECT count(*) FROM singer; SELECT 1", want: qeval.OutcomeMatch},
 		{name: "second_statement_kept_with_keep_distinct", gold: "SELECT count(*) FROM singer",
-			pred: "SELECT count(*) FROM singer; SELECT 1", opt: execmatch.Options{KeepDistinct: true}, want: qeval.OutcomePredError, wantErr: "multiple statements"},
+			pred: "SELECT count(*) FROM singer; SELECT 1", opt: spiderOpts(execmatch.Options{KeepDistinct: true}), want: qeval.OutcomePredError, wantErr: "multiple statements"},
 	})
 }
 
 // TestMatch_Verdict checks the fields of a verdict besides its outcome.
 func TestMatch_Verdict(t *testing.T) {
 	db := mustSingerDB(t)
-	v := execmatch.Match(context.Background(), db, "SELECT age, name FROM singer WHERE age > 50", "SELECT name, age FROM singer WHERE age > 50", execmatch.Options{})
+	v := execmatch.Match(context.Background(), db, "SELECT age, name FROM singer WHERE age > 50", "SELECT name, age FROM singer WHERE age > 50", spiderOpts(execmatch.Options{}))
 	if !v.Match || v.Mode != "spider-ts@1" || v.Database != db || v.Candidates != 1 || v.CandidateCapHit {
 		t.Fatalf("verdict %+v", v)
 	}
@@ -187,7 +187,7 @@ func TestMatch_Verdict(t *testing.T) {
 		t.Errorf("gold columns %v, want [name age]", got)
 	}
 
-	v = execmatch.Match(context.Background(), db, "SELEC 1", "SELECT 1", execmatch.Options{})
+	v = execmatch.Match(context.Background(), db, "SELEC 1", "SELECT 1", spiderOpts(execmatch.Options{}))
 	if v.Pred != nil || v.Gold == nil {
 		t.Errorf("pred_error verdict: gold %v, pred %v; want the gold result and no pred result", rowsOf(v.Gold), rowsOf(v.Pred))
 	}
@@ -196,7 +196,7 @@ func TestMatch_Verdict(t *testing.T) {
 func TestMatch_Errors(t *testing.T) {
 	db := mustSingerDB(t)
 	t.Run("ErrUnknownMode", func(t *testing.T) {
-		_, err := execmatch.New(execmatch.Options{Mode: "bagg"})
+		_, err := execmatch.New(spiderOpts(execmatch.Options{Mode: "bagg"}))
 		want := `unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, subset)`
 		if err == nil || err.Error() != want {
 			t.Fatalf("New(Mode: bagg) error %v, want %s", err, want)
@@ -206,13 +206,13 @@ func TestMatch_Errors(t *testing.T) {
 		}
 	})
 	t.Run("ErrNoDatabase", func(t *testing.T) {
-		v := execmatch.Match(context.Background(), db+".missing", "SELECT 1", "SELECT 1", execmatch.Options{})
+		v := execmatch.Match(context.Background(), db+".missing", "SELECT 1", "SELECT 1", spiderOpts(execmatch.Options{}))
 		if v.Outcome != qeval.OutcomeGoldError || !strings.Contains(v.Error, "no such file") {
 			t.Fatalf("missing database: %s %q, want gold_error naming the missing file", v.Outcome, v.Error)
 		}
 	})
 	t.Run("Timeout", func(t *testing.T) {
-		opt := execmatch.Options{Limits: qeval.Limits{Timeout: 100 * time.Millisecond}}
+		opt := spiderOpts(execmatch.Options{Limits: qeval.Limits{Timeout: 100 * time.Millisecond}})
 		start := time.Now()
 		v := execmatch.Match(context.Background(), db,
 			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", "SELECT 1", opt)
@@ -224,7 +224,7 @@ func TestMatch_Errors(t *testing.T) {
 		}
 	})
 	t.Run("TooLarge", func(t *testing.T) {
-		opt := execmatch.Options{Limits: qeval.Limits{MaxRows: 3}}
+		opt := spiderOpts(execmatch.Options{Limits: qeval.Limits{MaxRows: 3}})
 		v := execmatch.Match(context.Background(), db, "SELECT name FROM singer", "SELECT 1", opt)
 		if v.Outcome != qeval.OutcomeTooLarge {
 			t.Fatalf("6 rows with a cap of 3: %s %q, want too_large", v.Outcome, v.Error)
@@ -233,7 +233,7 @@ func TestMatch_Errors(t *testing.T) {
 	t.Run("Canceled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		v := execmatch.Match(ctx, db, "SELECT name FROM singer", "SELECT name FROM singer", execmatch.Options{})
+		v := execmatch.Match(ctx, db, "SELECT name FROM singer", "SELECT name FROM singer", spiderOpts(execmatch.Options{}))
 		if v.Outcome != qeval.OutcomeCanceled || v.Match {
 			t.Fatalf("canceled context: %s match=%v, want canceled", v.Outcome, v.Match)
 		}

@@ -48,7 +48,7 @@ func readOracle(t testing.TB, path string) []oracleItem {
 func TestSpiderParity(t *testing.T) {
 	data := testdata.SharedDir(t)
 	sets := []string{"gold_as_pred", "dailsql_gpt4", "c3_chatgpt", "graphix", "dinsql_gpt4_zero_shot", "spider_pred_example"}
-	e, err := execmatch.New(execmatch.Options{})
+	e, err := execmatch.New(spiderOpts(execmatch.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

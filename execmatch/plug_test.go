@@ -109,24 +109,24 @@ func TestMatch_PlugValue(t *testing.T) {
 	// gold values, sorted: 'France', 40; candidates (F,F) (F,40) (40,F) (40,40)
 	ctx := context.Background()
 
-	if v := execmatch.Match(ctx, db, pred, gold, execmatch.Options{}); v.Outcome != qeval.OutcomeMismatch || v.Candidates != 1 {
+	if v := execmatch.Match(ctx, db, pred, gold, spiderOpts(execmatch.Options{})); v.Outcome != qeval.OutcomeMismatch || v.Candidates != 1 {
 		t.Fatalf("without plug-value: %s, %d candidates; want mismatch, 1", v.Outcome, v.Candidates)
 	}
-	v := execmatch.Match(ctx, db, pred, gold, execmatch.Options{PlugValue: true})
+	v := execmatch.Match(ctx, db, pred, gold, spiderOpts(execmatch.Options{PlugValue: true}))
 	// The third query (F,40) matches; 5 were generated. Either count is "tried".
 	if !v.Match || v.Candidates < 3 || v.Candidates > 5 || v.CandidateCapHit {
 		t.Fatalf("plug-value: match=%v, %d candidates, cap hit %v; want match, 3 to 5, false", v.Match, v.Candidates, v.CandidateCapHit)
 	}
-	v = execmatch.Match(ctx, db, pred, gold, execmatch.Options{PlugValue: true, MaxCandidates: 2})
+	v = execmatch.Match(ctx, db, pred, gold, spiderOpts(execmatch.Options{PlugValue: true, MaxCandidates: 2}))
 	if !v.Match || v.Candidates != 3 || !v.CandidateCapHit {
 		t.Fatalf("plug-value, max 2: match=%v, %d candidates, cap hit %v; want match, 3, true", v.Match, v.Candidates, v.CandidateCapHit)
 	}
-	v = execmatch.Match(ctx, db, pred, gold, execmatch.Options{PlugValue: true, MaxCandidates: 1})
+	v = execmatch.Match(ctx, db, pred, gold, spiderOpts(execmatch.Options{PlugValue: true, MaxCandidates: 1}))
 	if v.Match || v.Outcome != qeval.OutcomeMismatch || v.Candidates != 2 || !v.CandidateCapHit {
 		t.Fatalf("plug-value, max 1: %s, %d candidates, cap hit %v; want mismatch, 2, true", v.Outcome, v.Candidates, v.CandidateCapHit)
 	}
 	// When no candidate matches, the verdict is the prediction's as written.
-	v = execmatch.Match(ctx, db, "SELECT nme FROM singer WHERE age > 30", gold, execmatch.Options{PlugValue: true})
+	v = execmatch.Match(ctx, db, "SELECT nme FROM singer WHERE age > 30", gold, spiderOpts(execmatch.Options{PlugValue: true}))
 	if v.Outcome != qeval.OutcomePredError || !strings.Contains(v.Error, "no such column: nme") {
 		t.Fatalf("plug-value, broken prediction: %s %q, want pred_error naming the column", v.Outcome, v.Error)
 	}

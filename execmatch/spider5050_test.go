@@ -292,7 +292,7 @@ func TestSpider5050(t *testing.T) {
 		t.Errorf("breakages used %v: want at least 9 kinds", used)
 	}
 
-	e := mustEvaluator(t, execmatch.Options{})
+	e := mustEvaluator(t, spiderOpts(execmatch.Options{}))
 	vs, sum := e.Run(context.Background(), items, 0, nil)
 	for i, v := range vs {
 		if v.Match != wantMatch[i] {

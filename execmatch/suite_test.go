@@ -35,10 +35,10 @@ func TestMatch_TestSuiteFolder(t *testing.T) {
 	gold := "SELECT name FROM singer WHERE age > 30"
 	t.Run("MatchesOnOneOnly", func(t *testing.T) {
 		pred := "SELECT name FROM singer WHERE singer_id IN (1, 2)"
-		if v := execmatch.Match(context.Background(), a, pred, gold, execmatch.Options{}); !v.Match {
+		if v := execmatch.Match(context.Background(), a, pred, gold, spiderOpts(execmatch.Options{})); !v.Match {
 			t.Fatalf("on a.sqlite alone: %s %s, want match (the premise of this test)", v.Outcome, v.Error)
 		}
-		v := execmatch.Match(context.Background(), dir, pred, gold, execmatch.Options{})
+		v := execmatch.Match(context.Background(), dir, pred, gold, spiderOpts(execmatch.Options{}))
 		if v.Match || v.Outcome != qeval.OutcomeMismatch {
 			t.Fatalf("on the folder: %s, want mismatch", v.Outcome)
 		}
@@ -47,7 +47,7 @@ func TestMatch_TestSuiteFolder(t *testing.T) {
 		}
 	})
 	t.Run("MatchesOnBoth", func(t *testing.T) {
-		v := execmatch.Match(context.Background(), dir, "SELECT name FROM singer WHERE age >= 31", gold, execmatch.Options{})
+		v := execmatch.Match(context.Background(), dir, "SELECT name FROM singer WHERE age >= 31", gold, spiderOpts(execmatch.Options{}))
 		if !v.Match || v.Outcome != qeval.OutcomeMatch {
 			t.Fatalf("on the folder: %s %s, want match", v.Outcome, v.Error)
 		}
@@ -60,14 +60,14 @@ func TestMatch_TestSuiteFolder(t *testing.T) {
 		dir := t.TempDir()
 		mustBuildDB(t, dir, "a.sqlite", singerSchema...)
 		mustBuildDB(t, dir, "b.sqlite", singerSchema[0])
-		v := execmatch.Match(context.Background(), dir, "SELECT count(*) FROM concert", "SELECT 0", execmatch.Options{})
+		v := execmatch.Match(context.Background(), dir, "SELECT count(*) FROM concert", "SELECT 0", spiderOpts(execmatch.Options{}))
 		if v.Outcome != qeval.OutcomePredError || !strings.Contains(v.Error, "no such table: concert") {
 			t.Fatalf("%s %q, want pred_error naming the missing table", v.Outcome, v.Error)
 		}
 	})
 	t.Run("ErrEmptyFolder", func(t *testing.T) {
-		v := execmatch.Match(context.Background(), t.TempDir(), "SELECT 1", "SELECT 1", execmatch.Options{})
-		if v.Outcome != qeval.OutcomeGoldError || !strings.Contains(v.Error, "no database files in it") {
+		v := execmatch.Match(context.Background(), t.TempDir(), "SELECT 1", "SELECT 1", spiderOpts(execmatch.Options{}))
+		if v.Outcome != qeval.OutcomeGoldError || !strings.Contains(v.Error, "no database files in the folder") {
 			t.Fatalf("%s %q, want gold_error saying the folder has no databases", v.Outcome, v.Error)
 		}
 	})

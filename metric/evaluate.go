@@ -19,6 +19,7 @@ import (
 // the background; its result is discarded.
 func Evaluate(ctx context.Context, c Case, opt Options) map[string]Result {
 	opt = opt.withDefaults()
+	c.prepare()
 	results := make([]Result, len(opt.Metrics))
 	var wg sync.WaitGroup
 	for i, m := range opt.Metrics {

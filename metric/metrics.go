@@ -120,6 +120,13 @@ type Case struct {
 	// The results of the two queries, when not in Execution; or the rows as records.
 	GeneratedResult, ExpectedResult *qeval.ResultSet
 	GeneratedRows, ExpectedRows     []map[string]any
+	// GeneratedColumns and ExpectedColumns, when both are set, are the output columns
+	// schema_match compares (the caller knows them without the results).
+	GeneratedColumns, ExpectedColumns []string
+
+	// set by prepare: each query parsed once, its error kept
+	prepared                  bool
+	generatedErr, expectedErr error
 }
 
 // Options configures Evaluate. Zero fields take the defaults.

@@ -31,6 +31,11 @@ func SchemaMatch(generated, expected []string) Result {
 // schemaMatch compares the result columns when both results are known, else the output
 // columns the parser read from both queries (unless either selects *).
 func schemaMatch(_ context.Context, c *Case, _ *Options) (Result, error) {
+	if c.GeneratedColumns != nil && c.ExpectedColumns != nil {
+		r := SchemaMatch(c.GeneratedColumns, c.ExpectedColumns)
+		r.Details["source"] = "columns"
+		return r, nil
+	}
 	gen, exp := c.results()
 	if gen != nil && exp != nil {
 		if len(exp.Columns) == 0 {

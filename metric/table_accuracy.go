@@ -80,20 +80,44 @@ func tableAccuracy(_ context.Context, c *Case, _ *Options) (Result, error) {
 	return r, nil
 }
 
-// generatedShape returns c.GeneratedShape or parses c.Generated in c.Dialect.
-func (c *Case) generatedShape() (*qeval.Shape, error) {
-	if c.GeneratedShape != nil {
-		return c.GeneratedShape, nil
+// prepare parses each query once, before the metrics that read the shapes run (a
+// shared prerequisite, as x/tools' analysis Requires): the parse errors are kept for
+// every metric to report.
+func (c *Case) prepare() {
+	if c.prepared {
+		return
 	}
-	return parseShape(c.Dialect, c.Generated)
+	c.prepared = true
+	if c.GeneratedShape == nil && c.Generated != "" {
+		c.GeneratedShape, c.generatedErr = parseShape(c.Dialect, c.Generated)
+	}
+	if c.ExpectedShape == nil && c.Expected != "" {
+		c.ExpectedShape, c.expectedErr = parseShape(c.Dialect, c.Expected)
+	}
 }
 
-// expectedShape returns c.ExpectedShape or parses c.Expected in c.Dialect.
-func (c *Case) expectedShape() (*qeval.Shape, error) {
-	if c.ExpectedShape != nil {
-		return c.ExpectedShape, nil
+// generatedShape returns the shape of the generated query, parsed once.
+func (c *Case) generatedShape() (*qeval.Shape, error) {
+	c.prepare()
+	if c.generatedErr != nil {
+		return nil, c.generatedErr
 	}
-	return parseShape(c.Dialect, c.Expected)
+	if c.GeneratedShape == nil {
+		return parseShape(c.Dialect, c.Generated) // an empty query: the parser says so
+	}
+	return c.GeneratedShape, nil
+}
+
+// expectedShape returns the shape of the expected query, parsed once.
+func (c *Case) expectedShape() (*qeval.Shape, error) {
+	c.prepare()
+	if c.expectedErr != nil {
+		return nil, c.expectedErr
+	}
+	if c.ExpectedShape == nil {
+		return parseShape(c.Dialect, c.Expected)
+	}
+	return c.ExpectedShape, nil
 }
 
 // parseShape parses a query of a SQL dialect or KQL.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/kqlexec"
@@ -14,14 +15,80 @@ import (
 	"github.com/qeval/qeval/sqlite"
 )
 
-// executors is the one list of database engines: name → opener. For sqlite the target
-// is a file path; for the servers it is a DSN.
-var executors = map[string]qeval.Opener{
-	"sqlite":   sqlite.Opener,
-	"postgres": postgres.Opener,
-	"mysql":    mysql.Opener,
-	"kql":      kqlexec.Opener,
-	"kusto":    kustoOpener,
+// Engine is everything qeval knows of one database engine, chosen once per database:
+// the dialect its queries are parsed in, how a target names it, and how to open it.
+// sqlc's config.Engine switch is the model. Adding an engine is a package of its own
+// and one line in engines.
+type Engine struct {
+	// Name is the engine's name in flags and reports.
+	Name string
+	// Dialect is the query language the metrics parse its queries in.
+	Dialect string
+	// Accepts reports whether a target (a DSN, a URL, a path) is this engine's. The
+	// first engine of the list that accepts a target opens it; sqlite, last, takes paths.
+	Accepts func(target string) bool
+	// Open opens a target with limits. It never returns a non-nil Executor with an error.
+	Open qeval.Opener
+	// OpenAt, when set, opens a target with "now" pinned (the local KQL engine); Open is
+	// then OpenAt(time.Now()).
+	OpenAt func(now time.Time) qeval.Opener
+	// Display, when set, returns the target as it may be printed (a DSN's password masked).
+	Display func(target string) string
+}
+
+// engines is the one list of database engines, in the order targets are tried.
+var engines = []Engine{
+	{Name: "postgres", Dialect: "postgres", Accepts: prefixes("postgres://", "postgresql://"), Open: opener(postgres.Open), Display: postgres.MaskDSN},
+	{Name: "mysql", Dialect: "mysql", Accepts: isMySQL, Open: opener(mysql.Open), Display: mysql.MaskDSN},
+	{Name: "kusto", Dialect: "kql", Accepts: isKusto, Open: kustoOpener},
+	{Name: "kql", Dialect: "kql", Accepts: prefixes("kql:"), OpenAt: kqlOpenerAt},
+	{Name: "sqlite", Dialect: "sqlite", Accepts: func(string) bool { return true }, Open: opener(sqlite.Open)},
+}
+
+// opener turns an adapter's Open into a qeval.Opener that returns a nil interface on
+// error: a typed nil *Executor inside a non-nil interface made Close panic (issue 22).
+func opener[E qeval.Executor](open func(string, qeval.Limits) (E, error)) qeval.Opener {
+	return func(target string, l qeval.Limits) (qeval.Executor, error) {
+		ex, err := open(target, l)
+		if err != nil {
+			return nil, err
+		}
+		return ex, nil
+	}
+}
+
+func kqlOpenerAt(now time.Time) qeval.Opener {
+	open := kqlexec.OpenerAt(now)
+	return func(target string, l qeval.Limits) (qeval.Executor, error) {
+		ex, err := open(strings.TrimPrefix(target, "kql:"), l)
+		if err != nil {
+			return nil, err
+		}
+		return ex, nil
+	}
+}
+
+func prefixes(ps ...string) func(string) bool {
+	return func(t string) bool {
+		t = strings.ToLower(t)
+		for _, p := range ps {
+			if strings.HasPrefix(t, p) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// isMySQL: a mysql:// URL or a go-sql-driver DSN (user@tcp(host)/db, user@unix(sock)/db).
+func isMySQL(t string) bool {
+	l := strings.ToLower(t)
+	return strings.HasPrefix(l, "mysql://") || strings.Contains(l, "@tcp(") || strings.Contains(l, "@unix(")
+}
+
+func isKusto(t string) bool {
+	l := strings.ToLower(t)
+	return strings.HasPrefix(l, "https://") && strings.Contains(l, ".kusto.")
 }
 
 // kustoOpener opens an Azure Data Explorer database named as
@@ -31,48 +98,73 @@ func kustoOpener(target string, limits qeval.Limits) (qeval.Executor, error) {
 	if err != nil || u.Host == "" || strings.Trim(u.Path, "/") == "" {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("kusto target %q must look like https://<cluster>/<database>", target)}
 	}
-	return kusto.New(kusto.Config{ClusterURL: u.Scheme + "://" + u.Host, Database: strings.Trim(u.Path, "/"), Auth: kusto.AuthDefault, Limits: limits})
+	ex, err := kusto.New(kusto.Config{ClusterURL: u.Scheme + "://" + u.Host, Database: strings.Trim(u.Path, "/"), Auth: kusto.AuthDefault, Limits: limits})
+	if err != nil {
+		return nil, err
+	}
+	return ex, nil
+}
+
+// LookupEngine returns the engine of a name; an unknown name lists the known ones.
+func LookupEngine(name string) (Engine, error) {
+	for _, e := range engines {
+		if e.Name == strings.ToLower(name) {
+			return e.withOpen(), nil
+		}
+	}
+	return Engine{}, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown database engine %q (known: %s)", name, strings.Join(Engines(), ", "))}
 }
 
 // Opener returns the opener of an engine; an unknown name lists the known ones.
 func Opener(engine string) (qeval.Opener, error) {
-	if o, ok := executors[strings.ToLower(engine)]; ok {
-		return o, nil
+	e, err := LookupEngine(engine)
+	if err != nil {
+		return nil, err
 	}
-	return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown database engine %q (known: %s)", engine, strings.Join(Engines(), ", "))}
+	return e.Open, nil
 }
 
 // Engines lists the engine names, sorted.
 func Engines() []string {
-	out := make([]string, 0, len(executors))
-	for n := range executors {
-		out = append(out, n)
+	out := make([]string, 0, len(engines))
+	for _, e := range engines {
+		out = append(out, e.Name)
 	}
 	sort.Strings(out)
 	return out
 }
 
-// EngineOf guesses the engine of a database target: a postgres:// or postgresql:// URL
-// is postgres, a mysql:// URL or a go-sql-driver DSN (user@tcp(host)/db) is mysql,
-// anything else is a SQLite path.
-func EngineOf(target string) string {
-	t := strings.ToLower(target)
-	switch {
-	case strings.HasPrefix(t, "postgres://"), strings.HasPrefix(t, "postgresql://"):
-		return "postgres"
-	case strings.HasPrefix(t, "mysql://"), strings.Contains(t, "@tcp("), strings.Contains(t, "@unix("):
-		return "mysql"
-	case strings.HasPrefix(t, "https://") && strings.Contains(t, ".kusto."):
-		return "kusto"
+// EngineFor returns the engine of a database target: a postgres:// URL is postgres, a
+// mysql:// URL or a go-sql-driver DSN is mysql, https://<cluster>.kusto.… is Azure Data
+// Explorer, kql:PATH is the local KQL engine, anything else is a SQLite path.
+func EngineFor(target string) Engine {
+	for _, e := range engines {
+		if e.Accepts(target) {
+			return e.withOpen()
+		}
 	}
-	return "sqlite"
+	return engines[len(engines)-1].withOpen()
 }
 
-// OpenAny opens a database target with the engine EngineOf names.
+// EngineOf returns the name of the engine of a target (see EngineFor).
+func EngineOf(target string) string { return EngineFor(target).Name }
+
+// OpenAny opens a database target with the engine EngineFor names.
 func OpenAny(target string, limits qeval.Limits) (qeval.Executor, error) {
-	o, err := Opener(EngineOf(target))
-	if err != nil {
-		return nil, err
+	return EngineFor(target).Open(target, limits)
+}
+
+// Show returns target as it may be printed.
+func (e Engine) Show(target string) string {
+	if e.Display != nil {
+		return e.Display(target)
 	}
-	return o(target, limits)
+	return target
+}
+
+func (e Engine) withOpen() Engine {
+	if e.Open == nil && e.OpenAt != nil {
+		e.Open = e.OpenAt(time.Now())
+	}
+	return e
 }

@@ -2,10 +2,7 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,14 +12,14 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/execmatch"
-	"github.com/qeval/qeval/kql"
-	"github.com/qeval/qeval/kqlexec"
 	"github.com/qeval/qeval/metric"
-	"github.com/qeval/qeval/suite"
 )
 
 // Config is everything a run needs besides the suite. Zero fields take defaults.
 type Config struct {
+	// Catalog resolves the databases the suite names (required): files, test-suite
+	// folders, configured connections. The runner never interprets a name itself.
+	Catalog qeval.Catalog
 	// Target produces generated queries; nil reads them from the cases (Inline).
 	Target Target
 	// Mode overrides the suite's comparison mode.
@@ -43,13 +40,6 @@ type Config struct {
 	CaseTimeout time.Duration
 	// QueryTimeout bounds each query (the suite's timeout, else qeval.DefaultTimeout).
 	QueryTimeout time.Duration
-	// Open opens SQL databases (nil: the embedded SQLite executor).
-	Open qeval.Opener
-	// KQLOpen opens the data of KQL suites (nil: the local KQL engine with "now"
-	// pinned at the start of the run; kusto.New for a cluster).
-	KQLOpen qeval.Opener
-	// Connections are configured database names (DSNs are resolved by Open).
-	Connections map[string]bool
 	// MaxResultRows is how many rows results_match compares (metric.DefaultMaxRows).
 	MaxResultRows int
 	// Done holds cases already finished (from a results file): they are not run again
@@ -72,10 +62,6 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 		return nil, err
 	}
 	defer r.eval.Close()
-	defer r.closeDatabases()
-	if r.kqlEval != nil {
-		defer r.kqlEval.Close()
-	}
 	started := r.now()
 	results := make([]*qeval.CaseResult, len(s.Cases))
 	g := new(errgroup.Group)
@@ -121,8 +107,9 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 type run struct {
 	cfg         Config
 	suite       *qeval.Suite
+	dialect     string // "sql" or "kql"
 	eval        *execmatch.Evaluator
-	kqlEval     *execmatch.Evaluator // KQL suites: the local KQL engine
+	metrics     metric.Config
 	weights     map[string]float64
 	threshold   float64
 	concurrency int
@@ -130,11 +117,14 @@ type run struct {
 	target      Target
 	targetSlots chan struct{} // bounds concurrent target calls when the target says so
 	mu          sync.Mutex
-	dbs         map[string]*dbInfo // by database path
+	dbs         map[string]*dbInfo // by database name
 }
 
 func newRun(s *qeval.Suite, cfg Config) (*run, error) {
-	r := &run{cfg: cfg, suite: s, target: cfg.Target, dbs: map[string]*dbInfo{}}
+	if cfg.Catalog == nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "run suite", Message: "no catalog to resolve databases with"}
+	}
+	r := &run{cfg: cfg, suite: s, target: cfg.Target, dbs: map[string]*dbInfo{}, dialect: dialectOf(s)}
 	if r.target == nil {
 		r.target = Inline{}
 	}
@@ -142,43 +132,32 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.Mode != "" {
 		mode = cfg.Mode
 	}
-	if mode == "" {
-		mode = "bag"
-	}
 	qt := time.Duration(s.Timeout)
 	if cfg.QueryTimeout > 0 {
 		qt = cfg.QueryTimeout
 	}
-	named := func(db string) bool { return cfg.Connections[db] }
-	ev, err := execmatch.New(execmatch.Options{Mode: mode, Open: cfg.Open, Limits: qeval.Limits{Timeout: qt}, Named: named})
+	ev, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt}})
 	if err != nil {
 		return nil, err
 	}
 	r.eval = ev
-	if dialectOf(s) == "kql" {
-		open := cfg.KQLOpen
-		if open == nil {
-			open = kqlexec.OpenerAt(time.Now())
-		}
-		if r.kqlEval, err = execmatch.New(execmatch.Options{Mode: mode, Open: open, WholeSource: true,
-			Limits: qeval.Limits{Timeout: qt}, Named: named}); err != nil {
-			return nil, err
-		}
-	}
-	r.threshold = DefaultThreshold
+	r.threshold = qeval.DefaultThreshold
 	if s.Threshold != nil {
 		r.threshold = *s.Threshold
 	}
 	if cfg.Threshold != nil {
 		r.threshold = *cfg.Threshold
 	}
-	r.weights = DefaultWeights()
+	r.weights = qeval.DefaultWeights()
 	if len(s.Weights) > 0 {
 		r.weights = s.Weights
 	}
 	if len(cfg.Weights) > 0 {
 		r.weights = cfg.Weights
 	}
+	th := r.threshold
+	r.metrics = metric.Config{Weights: r.weights, Threshold: &th, JudgeSkipped: cfg.JudgeSkipped,
+		Options: metric.Options{Judge: cfg.Judge, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
 	if s.Target != nil && s.Target.Concurrency > 0 {
 		r.targetSlots = make(chan struct{}, s.Target.Concurrency)
 	}
@@ -261,97 +240,58 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	}
 
 	mc := metric.Case{ID: c.ID, Question: c.Question, Generated: out.Query, Expected: c.ExpectedQuery,
-		ExpectedTables: c.ExpectedTables, ShouldPass: c.ShouldPass}
+		ExpectedTables: c.ExpectedTables, ShouldPass: c.ShouldPass, Dialect: "sqlite"}
+	if r.dialect == "kql" {
+		mc.Dialect = "kql"
+	}
 	if res.Validator != nil {
 		mc.SafetyValid, mc.IsValid, mc.ValidatorErrors = res.Validator.SafetyValid, res.Validator.IsValid, res.Validator.Errors
 	}
-	executed := false
-	switch {
-	case dialectOf(r.suite) == "kql":
-		mc.Dialect = "kql"
-		if sh, err := kql.ParseShape(out.Query); err == nil {
-			mc.GeneratedShape = sh
-		}
-		if sh, err := kql.ParseShape(c.ExpectedQuery); err == nil {
-			mc.ExpectedShape = sh
-		}
-		if db == "" {
-			mc.ExecutionSkipped = "no data configured for this KQL case (database: a folder of CSV/JSON tables or a SQLite file)"
-			break
-		}
-		// the local KQL engine, with "now" pinned at the start of the run
-		path := suite.ResolveDatabase(r.suite, db, r.cfg.Connections)
-		v := r.kqlEval.Match(ctx, qeval.Item{ID: c.ID, Database: path, Gold: c.ExpectedQuery, Pred: out.Query})
-		mc.Execution = &v
-		executed = v.Outcome == qeval.OutcomeMatch || v.Outcome == qeval.OutcomeMismatch
-		short := v
-		short.Gold, short.Pred = v.Gold.Head(reportRows), v.Pred.Head(reportRows)
-		res.Verdict = &short
-		if v.Outcome == qeval.OutcomeGoldError {
-			res.Status, res.Reason = qeval.StatusError, v.Error
-		}
-	case db == "":
+	if db == "" {
 		mc.ExecutionSkipped = "no database configured for this case"
-	default:
-		path := suite.ResolveDatabase(r.suite, db, r.cfg.Connections)
-		v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: path, Gold: c.ExpectedQuery, Pred: out.Query})
-		mc.Execution = &v
-		db := r.database(ctx, path)
-		mc.Schema = db.schema
-		if db.reads != nil {
-			// the engine's answer to which tables each query reads, when it can tell
-			mc.GeneratedReads, _ = db.reads.Reads(ctx, out.Query)
-			mc.ExpectedReads, _ = db.reads.Reads(ctx, c.ExpectedQuery)
+		if r.dialect == "kql" {
+			mc.ExecutionSkipped = "no data configured for this KQL case (database: a folder of CSV/JSON tables or a SQLite file)"
 		}
-		executed = v.Outcome == qeval.OutcomeMatch || v.Outcome == qeval.OutcomeMismatch
-		short := v
-		short.Gold, short.Pred = v.Gold.Head(reportRows), v.Pred.Head(reportRows)
-		res.Verdict = &short
-		if len(c.ExpectedColumns) > 0 && v.Gold != nil {
-			// expected columns named by the case win over the gold result's own
-			cols := make([]qeval.Column, len(c.ExpectedColumns))
-			for i, n := range c.ExpectedColumns {
-				cols[i] = qeval.Column{Name: n}
-			}
-			mc.ExpectedResult = &qeval.ResultSet{Columns: cols, Rows: v.Gold.Rows}
-		}
-		if v.Outcome == qeval.OutcomeGoldError {
-			res.Status, res.Reason = qeval.StatusError, v.Error
-		}
+	} else {
+		r.execute(ctx, c, db, out.Query, &mc, &res)
 	}
-	res.Metrics = metric.Evaluate(ctx, mc, metric.Options{Judge: r.cfg.Judge, MaxRows: r.cfg.MaxResultRows,
-		Logger: r.cfg.Logger, Now: r.cfg.Now})
-	if r.cfg.Judge == nil && r.cfg.JudgeSkipped != "" {
-		for _, n := range []string{metric.NameQueryCorrectness, metric.NameLLMGrading} {
-			if m, ok := res.Metrics[n]; ok && m.Skipped != nil {
-				res.Metrics[n] = metric.Skip(r.cfg.JudgeSkipped)
-			}
-		}
-	}
-	comp := Score(res.Metrics, r.weights)
-	res.TotalScore, res.Partial = comp.Total, comp.Partial
-	if res.Status == qeval.StatusError {
-		return res
-	}
-	switch {
-	case ctx.Err() != nil:
-		res.Status, res.Reason = qeval.StatusError, "the case ran past its deadline of "+r.caseTimeout.String()
-	case !executed:
-		res.Status = qeval.StatusFail
-		if mc.Execution != nil {
-			res.Reason = fmt.Sprintf("the generated query did not execute (%s): %s", mc.Execution.Outcome, mc.Execution.Error)
-		} else {
-			res.Reason = "not executed: " + mc.ExecutionSkipped
-		}
-	case res.TotalScore == nil:
-		res.Status, res.Reason = qeval.StatusFail, "no score component could be computed"
-	case *res.TotalScore >= r.threshold:
-		res.Status = qeval.StatusPass
-	default:
-		res.Status = qeval.StatusFail
-		res.Reason = fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**res.TotalScore, 100*r.threshold)
+	sc := metric.Score(ctx, mc, r.metrics)
+	res.Metrics = sc.Metrics
+	res.TotalScore, res.Partial = sc.Composite.Total, sc.Composite.Partial
+	res.Status, res.Reason = sc.Status, sc.Reason
+	if res.Status == qeval.StatusError && ctx.Err() != nil && sc.Reason == "the case ran past its deadline" {
+		res.Reason = "the case ran past its deadline of " + r.caseTimeout.String()
 	}
 	return res
+}
+
+// execute runs both queries of a case on its database and gives the metrics what the
+// database knows: the verdict, the dialect its queries are parsed in, its schema and
+// the engine's answer to which tables each query reads.
+func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, mc *metric.Case, res *qeval.CaseResult) {
+	v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: db, Gold: c.ExpectedQuery, Pred: generated})
+	mc.Execution = &v
+	short := v
+	short.Gold, short.Pred = v.Gold.Head(reportRows), v.Pred.Head(reportRows)
+	res.Verdict = &short
+	d := r.database(ctx, db)
+	if d.src != nil {
+		mc.Dialect = d.src.Dialect
+	}
+	mc.Schema = d.schema
+	if d.reads != nil {
+		// the engine's answer to which tables each query reads, when it can tell
+		mc.GeneratedReads, _ = d.reads.Reads(ctx, generated)
+		mc.ExpectedReads, _ = d.reads.Reads(ctx, c.ExpectedQuery)
+	}
+	if len(c.ExpectedColumns) > 0 && v.Gold != nil {
+		// expected columns named by the case win over the gold result's own
+		cols := make([]qeval.Column, len(c.ExpectedColumns))
+		for i, n := range c.ExpectedColumns {
+			cols[i] = qeval.Column{Name: n}
+		}
+		mc.ExpectedResult = &qeval.ResultSet{Columns: cols, Rows: v.Gold.Rows}
+	}
 }
 
 // reportRows is how many rows of each result a report keeps.
@@ -370,63 +310,35 @@ type readsReader interface {
 	Reads(ctx context.Context, query string) (*qeval.Shape, error)
 }
 
-// dbInfo is what the metrics learn from a database besides results: its schema (for
-// the reference validator) and the engine's answer to which tables a query reads.
+// dbInfo is what the metrics learn from a database besides results: its source (the
+// dialect to parse in), its schema (for the reference validator) and the engine's
+// answer to which tables a query reads.
 type dbInfo struct {
+	src    *qeval.Source
 	schema *qeval.Schema
 	reads  readsReader
-	exec   qeval.Executor
 }
 
-// database opens a database once per run for its schema and reads; a folder (test
-// suite) is described by its first file.
-func (r *run) database(ctx context.Context, path string) *dbInfo {
+// database describes a database once per run, through the executor the evaluator
+// already opened for it.
+func (r *run) database(ctx context.Context, name string) *dbInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if d, ok := r.dbs[path]; ok {
+	if d, ok := r.dbs[name]; ok {
 		return d
 	}
 	d := &dbInfo{}
-	r.dbs[path] = d
-	file := path
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		entries, _ := os.ReadDir(path)
-		file = ""
-		for _, en := range entries {
-			if strings.Contains(en.Name(), ".sqlite") {
-				file = filepath.Join(path, en.Name())
-				break
-			}
-		}
-	}
-	if file == "" {
-		return d
-	}
-	open := r.cfg.Open
-	if open == nil {
-		open = execmatch.DefaultOpener
-	}
-	ex, err := open(file, qeval.Limits{})
+	r.dbs[name] = d
+	src, ex, err := r.eval.Describe(ctx, name)
+	d.src = src
 	if err != nil {
 		return d
 	}
-	d.exec = ex
 	if sr, ok := ex.(qeval.SchemaReader); ok {
 		d.schema, _ = sr.Schema(ctx)
 	}
 	d.reads, _ = ex.(readsReader)
 	return d
-}
-
-// closeDatabases closes what database opened.
-func (r *run) closeDatabases() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, d := range r.dbs {
-		if d.exec != nil {
-			d.exec.Close()
-		}
-	}
 }
 
 func (r *run) judgeInfo() *qeval.JudgeInfo {

@@ -17,7 +17,10 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/metric"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/runner"
+	"github.com/qeval/qeval/suite"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -45,14 +48,14 @@ func salesDB(t *testing.T) string {
 }
 
 func TestScore_Renormalises(t *testing.T) {
-	weights := runner.DefaultWeights()
+	weights := qeval.DefaultWeights()
 	m := map[string]qeval.MetricResult{
 		"schema_match":        {Score: ptr(1.0)},
 		"semantic_similarity": {Score: ptr(0.8)},
 		"results_match":       {Score: ptr(0.6)},
 		"llm_grading":         {Skipped: ptr("no judge")},
 	}
-	c := runner.Score(m, weights)
+	c := metric.Combine(m, weights)
 	if c.Total == nil || *c.Total < 0.7999 || *c.Total > 0.8001 || !c.Partial || c.Missing[0] != "llm_grading" {
 		t.Errorf("Score = %+v, want 0.8 over three components, partial", c)
 	}
@@ -60,11 +63,11 @@ func TestScore_Renormalises(t *testing.T) {
 		t.Errorf("semantic component = %+v", w)
 	}
 	m["llm_grading"] = qeval.MetricResult{Score: ptr(0.0), Error: &qeval.MetricError{Message: "LLM judge timeout"}}
-	c = runner.Score(m, weights)
+	c = metric.Combine(m, weights)
 	if d := *c.Total - 0.6; d > 1e-9 || d < -1e-9 || c.Partial {
 		t.Errorf("a failed component counts as 0: %+v", c)
 	}
-	c = runner.Score(map[string]qeval.MetricResult{}, weights)
+	c = metric.Combine(map[string]qeval.MetricResult{}, weights)
 	if c.Total != nil {
 		t.Errorf("nothing computed: total %v, want nil", *c.Total)
 	}
@@ -80,7 +83,7 @@ func TestRun_SeedScenarios(t *testing.T) {
 		{ID: "minor", ExpectedQuery: expected, GeneratedQuery: ptr("select REGION, sum(AMOUNT) as total from Sales s group by s.region order by 1")},
 		{ID: "wrong", ExpectedQuery: expected, GeneratedQuery: ptr("SELECT product, SUM(amount) AS total FROM returns GROUP BY product")},
 	}}
-	rep, err := runner.Run(context.Background(), s, runner.Config{})
+	rep, err := runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +127,7 @@ func TestRun_ErrorsStayInTheirCase(t *testing.T) {
 		{ID: "none", ExpectedQuery: "SELECT 1"},
 		{ID: "write", ExpectedQuery: "SELECT count(*) FROM sales", GeneratedQuery: ptr("DELETE FROM sales")},
 	}}
-	rep, err := runner.Run(context.Background(), s, runner.Config{Concurrency: 2})
+	rep, err := runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +166,7 @@ esac
 		{ID: "c", ExpectedQuery: "SELECT 1"},
 	}
 	s := &qeval.Suite{Name: "t", Database: db, Cases: cases}
-	rep, err := runner.Run(context.Background(), s, runner.Config{Target: &runner.Command{Argv: []string{script}}})
+	rep, err := runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Target: &runner.Command{Argv: []string{script}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +201,7 @@ esac
 		json.NewEncoder(w).Encode(map[string]any{"query": "SELECT count(*) FROM sales"})
 	}))
 	defer srv.Close()
-	rep, err = runner.Run(context.Background(), s, runner.Config{Target: &runner.HTTP{URL: srv.URL, Headers: map[string]string{"X-Key": "k"}}})
+	rep, err = runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Target: &runner.HTTP{URL: srv.URL, Headers: map[string]string{"X-Key": "k"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +240,7 @@ func TestRun_Resume(t *testing.T) {
 	target := &countingTarget{calls: &calls}
 	ctx, cancel := context.WithCancel(context.Background())
 	var done atomic.Int32
-	rep, err := runner.Run(ctx, s, runner.Config{Target: target, Concurrency: 1, OnCase: func(r qeval.CaseResult) {
+	rep, err := runner.Run(ctx, s, runner.Config{Catalog: catalogOf(s), Target: target, Concurrency: 1, OnCase: func(r qeval.CaseResult) {
 		w.Append(r)
 		if done.Add(1) == 3 {
 			cancel()
@@ -259,7 +262,7 @@ func TestRun_Resume(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := calls.Load()
-	rep, err = runner.Run(context.Background(), s, runner.Config{Target: target, Done: finished})
+	rep, err = runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Target: target, Done: finished})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +347,7 @@ func TestRun_TargetConcurrency(t *testing.T) {
 	for _, limit := range []int{1, 2} {
 		g := &gaugeTarget{}
 		s := &qeval.Suite{Name: "tc", Database: db, Cases: cases, Target: &qeval.Target{Concurrency: limit}}
-		if _, err := runner.Run(context.Background(), s, runner.Config{Target: g, Concurrency: 8}); err != nil {
+		if _, err := runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Target: g, Concurrency: 8}); err != nil {
 			t.Fatal(err)
 		}
 		if got := int(g.max.Load()); got != limit {
@@ -380,3 +383,6 @@ func TestNewTarget_RelativeToSuite(t *testing.T) {
 		t.Errorf("no target: %s", tg.Kind())
 	}
 }
+
+// catalogOf resolves a suite's databases beside its file, as qeval run does.
+func catalogOf(s *qeval.Suite) *registry.Catalog { return &registry.Catalog{Dir: suite.Dir(s)} }

@@ -96,7 +96,7 @@ func Summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 		}
 		s.MetricMeans[name] = mean(vals)
 	}
-	for _, n := range Components {
+	for _, n := range qeval.Components {
 		s.ComponentMeans[n] = s.MetricMeans[n]
 	}
 	bo := metric.BootstrapOptions{}

@@ -2,7 +2,7 @@ package server
 
 import (
 	"bytes"
-	"encoding/csv"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/suite"
 )
 
@@ -146,155 +147,42 @@ func child(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// parsePosted reads a suite sent in a request. Before the suite is parsed (which
-// would look at files), every database it names is checked against the configured
-// names: a path, or a name the server does not know, is rejected with the field
-// that holds it, so a request can neither open nor probe a file of its choosing. A
-// posted suite may not call a target either: the generated queries come with it.
+// parsePosted reads a suite sent in a request. Parsing looks at nothing but the body;
+// then every database the suite names is resolved by the catalog of configured names:
+// a path, or a name the server does not know, is rejected, so a request can neither
+// open nor probe a file of its choosing. A posted suite may not call a target either:
+// the generated queries come with it.
 func (s *Server) parsePosted(name string, data []byte) (*posted, error) {
-	refs, err := scanSuite(name, data)
-	if err != nil {
-		return nil, err
-	}
-	conns := map[string]bool{}
-	display := map[string]string{}
-	for _, ref := range refs {
-		if ref.name == "" {
-			continue
-		}
-		p, err := s.resolveDB(ref.field, ref.name)
-		if err != nil {
-			return nil, err
-		}
-		conns[ref.name] = true
-		display[p] = ref.name
-	}
-	st, err := suite.Parse(name, data, suiteOptions(conns))
+	st, err := suite.Parse(name, data, suiteOptions())
 	if err != nil {
 		return nil, &FieldError{Field: "suite", Err: err}
 	}
-	// Every database the parsed suite names must be one checked above; anything else
-	// means the scan and the parser disagree, and the suite is refused.
-	for _, db := range append([]string{st.Database}, caseDatabases(st)...) {
-		if db != "" && !conns[db] {
-			return nil, invalid("suite", "the suite names database %q in a form the server cannot check; write it as a plain string", db)
-		}
-	}
-	if st.Database != "" {
-		st.Database = s.dbs[st.Database]
-	}
-	for i := range st.Cases {
-		if db := st.Cases[i].Database; db != "" {
-			st.Cases[i].Database = s.dbs[db]
-		}
+	if st.Target != nil {
+		return nil, invalid("target", "a suite sent to the server cannot call a target: put generated_query in each case, "+
+			"or start the server with --suite NAME=PATH for a suite that calls one")
 	}
 	st.Path = ""
-	return &posted{suite: st, display: display}, nil
+	p := &posted{suite: st, display: s.display(st, "")}
+	cat := s.catalog(p)
+	if err := suite.Check(context.Background(), st, cat); err != nil {
+		return nil, &FieldError{Field: firstBadDatabase(st, cat), Err: err}
+	}
+	return p, nil
 }
 
-// resolveDB returns the path of a configured database name.
-func (s *Server) resolveDB(field, name string) (string, error) {
-	if p, ok := s.dbs[name]; ok {
-		return p, nil
+// firstBadDatabase names the field of the first database the catalog refuses.
+func firstBadDatabase(st *qeval.Suite, cat *registry.Catalog) string {
+	bad := func(name string) bool {
+		_, err := cat.Resolve(context.Background(), name, st.Dialect)
+		return name != "" && err != nil
 	}
-	known := "none: start the server with --db NAME=PATH"
-	if len(s.dbNames) > 0 {
-		known = strings.Join(s.dbNames, ", ")
+	if bad(st.Database) {
+		return "database"
 	}
-	if strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") || filepath.IsAbs(name) {
-		return "", invalid(field, "%q is a path; a suite sent to the server names its database by a name the server was started with (known: %s)", name, known)
-	}
-	return "", invalid(field, "unknown database %q (known: %s)", name, known)
-}
-
-// dbRef is a database name found in a suite, and the field that holds it.
-type dbRef struct{ field, name string }
-
-// lightSuite is the part of a suite document read before parsing it for real.
-// yaml.Node values keep each scalar exactly as written, as the suite parser reads it;
-// decoding applies anchors and merge keys, as the suite parser does.
-type lightSuite struct {
-	Database yaml.Node   `yaml:"database"`
-	Target   yaml.Node   `yaml:"target"`
-	Cases    []lightCase `yaml:"cases"`
-}
-
-// lightCase is the part of a case read before parsing.
-type lightCase struct {
-	Database yaml.Node `yaml:"database"`
-}
-
-// scanSuite finds the database names of a suite in any format, and rejects a target.
-func scanSuite(name string, data []byte) ([]dbRef, error) {
-	var refs []dbRef
-	// Each name is decoded from its node as the suite parser decodes it (a !!binary
-	// scalar included), so the names checked are the names that parser will see.
-	scalar := func(field string, n yaml.Node) {
-		var v string
-		if n.Kind == yaml.ScalarNode && n.Decode(&v) == nil && v != "" {
-			refs = append(refs, dbRef{field, v})
-		}
-	}
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		var ls lightSuite
-		yaml.Unmarshal(data, &ls) // the suite parser reports what is malformed
-		if ls.Target.Kind != 0 {
-			return nil, invalid("target", "a suite sent to the server cannot call a target: put generated_query in each case, "+
-				"or start the server with --suite NAME=PATH for a suite that calls one")
-		}
-		scalar("database", ls.Database)
-		for i, c := range ls.Cases {
-			scalar(fmt.Sprintf("cases[%d].database", i), c.Database)
-		}
-	case ".jsonl":
-		i := 0
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			line = bytes.TrimSpace(line)
-			if len(line) == 0 || bytes.HasPrefix(line, []byte("//")) {
-				continue
-			}
-			var c lightCase
-			yaml.Unmarshal(line, &c)
-			scalar(fmt.Sprintf("cases[%d].database", i), c.Database)
-			i++
-		}
-	case ".csv":
-		r := csv.NewReader(bytes.NewReader(data))
-		r.FieldsPerRecord = -1
-		header, err := r.Read()
-		if err != nil {
-			return nil, nil
-		}
-		col := -1
-		for i, h := range header {
-			if strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))) == "database" {
-				col = i
-			}
-		}
-		for i := 0; ; i++ {
-			rec, err := r.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				continue
-			}
-			if col >= 0 && col < len(rec) {
-				if db := strings.TrimSpace(rec[col]); db != "" {
-					refs = append(refs, dbRef{fmt.Sprintf("cases[%d].database", i), db})
-				}
-			}
-		}
-	}
-	return refs, nil
-}
-
-// caseDatabases returns the database of each case.
-func caseDatabases(st *qeval.Suite) []string {
-	out := make([]string, len(st.Cases))
 	for i, c := range st.Cases {
-		out[i] = c.Database
+		if bad(c.Database) {
+			return fmt.Sprintf("cases[%d].database", i)
+		}
 	}
-	return out
+	return "database"
 }

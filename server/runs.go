@@ -137,7 +137,7 @@ func validID(id string) bool {
 // start records a run and starts it in the background, under the server's context.
 func (s *Server) start(p *posted) (*run, error) {
 	st := p.suite
-	threshold := runner.DefaultThreshold
+	threshold := qeval.DefaultThreshold
 	if st.Threshold != nil {
 		threshold = *st.Threshold
 	}
@@ -172,13 +172,13 @@ func (s *Server) start(p *posted) (*run, error) {
 		s.wg.Done()
 		return nil, fmt.Errorf("record run: %w", err)
 	}
-	go s.execute(ctx, r, st, target)
+	go s.execute(ctx, r, st, target, s.catalog(p))
 	return r, nil
 }
 
 // execute runs the suite, writes each case to the store as it finishes, and records
 // the report and how the run ended.
-func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target runner.Target) {
+func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target runner.Target, cat qeval.Catalog) {
 	defer s.wg.Done()
 	defer r.cancel()
 
@@ -190,7 +190,7 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	if s.cfg.JudgeStats != nil {
 		base = s.cfg.JudgeStats()
 	}
-	cfg := runner.Config{Target: target, Judge: s.cfg.Judge, JudgeInfo: s.cfg.JudgeInfo, JudgeSkipped: s.cfg.JudgeSkipped,
+	cfg := runner.Config{Catalog: cat, Target: target, Judge: s.cfg.Judge, JudgeInfo: s.cfg.JudgeInfo, JudgeSkipped: s.cfg.JudgeSkipped,
 		Concurrency: s.cfg.Concurrency, Version: s.cfg.Version, Logger: s.log, Now: s.cfg.Now, OnCase: r.add}
 	if s.cfg.JudgeStats != nil {
 		cfg.JudgeStats = func() qeval.JudgeStats { return statsSince(s.cfg.JudgeStats(), base) }

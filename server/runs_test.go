@@ -268,7 +268,7 @@ func TestRuns_Rejected(t *testing.T) {
 		{"RelativePath", "application/yaml", "cases: [{database: ../examples/chinook/chinook.sqlite, expected_query: SELECT 1}]", 400, "cases[0].database"},
 		{"UnknownDatabase", "application/json", `{"cases": [{"id": "a", "expected_query": "SELECT 1"}, {"id": "b", "database": "sakila", "expected_query": "SELECT 1"}]}`, 400, "cases[1].database"},
 		{"BinaryPath", "application/yaml", "database: !!binary L2V0Yy9wYXNzd2Q=\ncases: [{expected_query: SELECT 1}]", 400, "database"},
-		{"MergedPath", "application/yaml", "x: &d {database: /etc/passwd}\ncases: [{<<: *d, expected_query: SELECT 1}]", 400, "cases[0].database"},
+		{"MergedPath", "application/yaml", "x: &d {database: /etc/passwd}\ncases: [{<<: *d, expected_query: SELECT 1}]", 400, "suite"},
 		{"Target", "application/yaml", "database: chinook\ntarget: {command: [sh, -c, 'echo hi']}\ncases: [{expected_query: SELECT 1}]", 400, "target"},
 		{"SuiteProblems", "application/yaml", "database: chinook\ncases: [{id: a}, {id: a, expected_query: SELECT 1, colour: red}]", 400, "suite"},
 		{"NoCases", "application/json", `{"name": "x", "database": "chinook", "cases": []}`, 400, "suite"},

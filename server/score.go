@@ -6,12 +6,9 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/kql"
 	"github.com/qeval/qeval/metric"
-	"github.com/qeval/qeval/runner"
 	"github.com/qeval/qeval/sqlparse"
 )
 
@@ -59,12 +56,15 @@ type ScoreTotal struct {
 // Component is one part of the composite score. Skipped (the reason) or Error is set
 // when it has no score of its own.
 type Component struct {
-	Score         *float64       `json:"score"`
-	WeightedScore *float64       `json:"weighted_score"`
-	Weight        float64        `json:"weight"`
-	Details       map[string]any `json:"details"`
-	Skipped       string         `json:"skipped,omitempty"`
-	Error         string         `json:"error,omitempty"`
+	Score         *float64 `json:"score"`
+	WeightedScore *float64 `json:"weighted_score"`
+	Weight        float64  `json:"weight"`
+	// EffectiveWeight is the weight after renormalisation over the components that
+	// were scored; the effective weights add up to 1.
+	EffectiveWeight float64        `json:"effective_weight"`
+	Details         map[string]any `json:"details"`
+	Skipped         string         `json:"skipped,omitempty"`
+	Error           string         `json:"error,omitempty"`
 }
 
 func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
@@ -98,72 +98,31 @@ func (s *Server) Score(ctx context.Context, req *ScoreRequest) (*ScoreResponse, 
 	if err != nil {
 		return nil, err
 	}
-	gs, gerr := parseShape(in.dialect, in.generated)
-	es, eerr := parseShape(in.dialect, in.expected)
-	if qeval.ErrorCode(eerr) == qeval.CodeInvalid { // an unknown SQL dialect
-		return nil, &FieldError{Field: "dialect", Err: eerr}
-	}
-	now := s.now()
-	failed := func(name, side string, err error) metric.Result {
-		return metric.Failed(&metric.Error{Metric: name, Message: "parse " + side + " query: " + qeval.ErrorMessage(err),
-			Timestamp: now.UTC().Truncate(time.Millisecond)})
-	}
-	m := make(map[string]metric.Result, 4)
-
-	// semantic similarity: the structure of both queries
-	switch {
-	case gerr != nil:
-		m[metric.NameSemanticSimilarity] = failed(metric.NameSemanticSimilarity, "generated", gerr)
-	case eerr != nil:
-		m[metric.NameSemanticSimilarity] = failed(metric.NameSemanticSimilarity, "expected", eerr)
-	default:
-		m[metric.NameSemanticSimilarity] = metric.SemanticSimilarity(gs, es)
-	}
-
-	// schema match: the columns given, else those of the results, else the query text
-	genCols, expCols := req.GeneratedColumns, req.ExpectedColumns
-	src := "columns"
-	if genCols == nil && req.GeneratedResults != nil && expCols == nil && req.ExpectedResults != nil {
-		genCols, expCols, src = rowKeys(req.GeneratedResults), rowKeys(req.ExpectedResults), "results"
-	}
-	switch {
-	case genCols != nil && expCols != nil:
-		m[metric.NameSchemaMatch] = metric.SchemaMatch(genCols, expCols)
-		m[metric.NameSchemaMatch].Details["source"] = src
-	case gerr != nil:
-		m[metric.NameSchemaMatch] = failed(metric.NameSchemaMatch, "generated", gerr)
-	case eerr != nil:
-		m[metric.NameSchemaMatch] = failed(metric.NameSchemaMatch, "expected", eerr)
-	case len(es.Output) == 0 || contains(es.Output, "*") || contains(gs.Output, "*"):
-		m[metric.NameSchemaMatch] = metric.Skip("output columns unknown: send generated_columns and expected_columns")
-	default:
-		m[metric.NameSchemaMatch] = metric.SchemaMatch(gs.Output, es.Output)
-		m[metric.NameSchemaMatch].Details["source"] = "query text"
-	}
-
-	// results match: the rows, when both sides sent them
-	var genRS, expRS *qeval.ResultSet
+	c := metric.Case{Dialect: in.dialect, Question: req.Prompt, Generated: in.generated, Expected: in.expected,
+		GeneratedColumns: req.GeneratedColumns, ExpectedColumns: req.ExpectedColumns}
 	if req.GeneratedResults != nil && req.ExpectedResults != nil {
-		m[metric.NameResultsMatch] = metric.ResultsMatch(req.GeneratedResults, req.ExpectedResults, 0)
-		genRS, expRS = resultSet(genCols, req.GeneratedResults), resultSet(expCols, req.ExpectedResults)
-	} else {
-		m[metric.NameResultsMatch] = metric.Skip("no results to compare: send generated_results and expected_results")
+		c.GeneratedRows, c.ExpectedRows = req.GeneratedResults, req.ExpectedResults
+		if c.GeneratedColumns == nil && c.ExpectedColumns == nil {
+			c.GeneratedColumns, c.ExpectedColumns = rowKeys(req.GeneratedResults), rowKeys(req.ExpectedResults)
+		}
+		// the judge sees the first rows of both
+		c.GeneratedResult = resultSet(c.GeneratedColumns, req.GeneratedResults)
+		c.ExpectedResult = resultSet(c.ExpectedColumns, req.ExpectedResults)
 	}
-
-	// LLM grading: the judge, or skipped with the reason
-	jin := qeval.JudgeInput{Question: req.Prompt, Generated: in.generated, Expected: in.expected, Dialect: in.dialect,
-		GeneratedResult: genRS, ExpectedResult: expRS}
-	reason := s.cfg.JudgeSkipped
-	if reason == "" {
-		reason = metric.NoJudgeReason
-	}
-	m[metric.NameLLMGrading] = metric.LLMGrading(ctx, in.judge, jin, metric.JudgeOptions{NoJudgeReason: reason, Now: s.now})
-
-	return scoreResponse(m, in), nil
+	sc := metric.Score(ctx, c, metric.Config{
+		Options:      metric.Options{Metrics: scoreMetrics, Judge: in.judge, Now: s.now},
+		Weights:      in.weights,
+		Threshold:    &in.threshold,
+		JudgeSkipped: s.cfg.JudgeSkipped,
+	})
+	return scoreResponse(sc, in), nil
 }
 
+// scoreMetrics are the metrics of /api/score-query: the composite's components.
+var scoreMetrics, _ = metric.Lookup(qeval.Components...)
+
 func (s *Server) checkScore(req *ScoreRequest) (*scoreInput, error) {
-	in := &scoreInput{threshold: runner.DefaultThreshold, weights: runner.DefaultWeights()}
+	in := &scoreInput{threshold: qeval.DefaultThreshold, weights: qeval.DefaultWeights()}
 	kqlSent := req.GeneratedKQL != nil || req.ExpectedKQL != nil
 	sqlSent := req.GeneratedSQL != nil || req.ExpectedSQL != nil
 	switch {
@@ -185,6 +144,9 @@ func (s *Server) checkScore(req *ScoreRequest) (*scoreInput, error) {
 		in.dialect = strings.ToLower(strings.TrimSpace(req.Dialect))
 		if in.dialect == "" {
 			in.dialect = sqlparse.SQLite
+		}
+		if !contains(sqlparse.Dialects, in.dialect) {
+			return nil, invalid("dialect", "unknown SQL dialect %q (known: %s)", req.Dialect, strings.Join(sqlparse.Dialects, ", "))
 		}
 		if err := required("generated_sql", req.GeneratedSQL); err != nil {
 			return nil, err
@@ -208,8 +170,8 @@ func (s *Server) checkScore(req *ScoreRequest) (*scoreInput, error) {
 		}
 		sum := 0.0
 		for k, v := range req.Weights {
-			if !contains(runner.Components, k) {
-				return nil, invalid("weights."+k, "unknown component %q (known: %s)", k, strings.Join(runner.Components, ", "))
+			if !qeval.IsComponent(k) {
+				return nil, invalid("weights."+k, "unknown component %q (known: %s)", k, strings.Join(qeval.Components, ", "))
 			}
 			if !(v >= 0 && v <= 1e6) {
 				return nil, invalid("weights."+k, "weight %v must be a number from 0 to 1000000", v)
@@ -239,35 +201,27 @@ func required(field string, v *string) error {
 	return nil
 }
 
-func parseShape(dialect, text string) (*qeval.Shape, error) {
-	if dialect == "kql" {
-		return kql.ParseShape(text)
-	}
-	return sqlparse.Parse(dialect, text)
-}
-
-// scoreResponse combines the components with the weights (renormalised over the ones
-// that have a score) and says how.
-func scoreResponse(m map[string]metric.Result, in *scoreInput) *ScoreResponse {
-	comp := runner.Score(m, in.weights)
+// scoreResponse gives the composite and says how it was computed.
+func scoreResponse(sc metric.CaseScore, in *scoreInput) *ScoreResponse {
+	comp, m := sc.Composite, sc.Metrics
 	out := &ScoreResponse{Success: true, Score: ScoreTotal{TotalScore: comp.Total, Threshold: in.threshold,
-		Partial: comp.Partial, Components: make(map[string]Component, len(runner.Components))}}
-	out.Score.IsSuccessful = comp.Total != nil && *comp.Total >= in.threshold
+		Partial: comp.Partial, Components: make(map[string]Component, len(qeval.Components))}}
+	out.Score.IsSuccessful = comp.Total != nil && metric.Passes(*comp.Total, in.threshold)
 
 	var used []string
 	wsum := 0.0
-	for _, n := range runner.Components {
+	for _, n := range qeval.Components {
 		if c, ok := comp.Components[n]; ok && c.Score != nil && c.Weight > 0 {
 			used = append(used, n)
 			wsum += c.Weight
 		}
 	}
 	out.Score.Method = method(used, comp.Missing, wsum)
-	for _, n := range runner.Components {
+	for _, n := range qeval.Components {
 		r := m[n]
 		c := Component{Score: r.Score, Weight: in.weights[n], Details: r.Details}
 		if cs, ok := comp.Components[n]; ok {
-			c.WeightedScore = cs.WeightedScore
+			c.WeightedScore, c.EffectiveWeight = cs.WeightedScore, cs.EffectiveWeight
 		}
 		if c.Details == nil {
 			c.Details = map[string]any{}
@@ -286,12 +240,12 @@ func scoreResponse(m map[string]metric.Result, in *scoreInput) *ScoreResponse {
 			d["total_score"] = out.Score.Method
 			c.Details = d
 		}
-		if wsum > 0 && comp.Partial && c.Score != nil && c.Weight > 0 {
+		if comp.Partial && c.Score != nil && c.Weight > 0 {
 			d := make(map[string]any, len(c.Details)+1)
 			for k, v := range c.Details {
 				d[k] = v
 			}
-			d["effective_weight"] = c.Weight / wsum
+			d["effective_weight"] = c.EffectiveWeight
 			c.Details = d
 		}
 		out.Score.Components[n] = c

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,43 +12,49 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/suite"
 )
 
 // configure checks the configured databases and suites and builds the table of
-// database names a posted suite may use.
+// database names a posted suite may use: each --db NAME=TARGET (a SQLite file or
+// test-suite folder, or a DSN, as `qeval run --db` takes), a configured suite's name for
+// its default database, and a database file's name when no other has it.
 func (s *Server) configure() error {
 	var problems []string
 	direct := map[string]string{}
-	for name, p := range s.cfg.Databases {
-		abs, err := existing(p)
+	for name, t := range s.cfg.Databases {
+		if registry.EngineOf(t) != "sqlite" {
+			direct[name] = t
+			continue
+		}
+		abs, err := existing(t)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("--db %s=%s: %v", name, p, err))
+			problems = append(problems, fmt.Sprintf("--db %s=%s: %v", name, t, err))
 			continue
 		}
 		direct[name] = abs
 	}
-	names := map[string]bool{}
-	for name := range direct {
-		names[name] = true
-	}
+	s.dbs = direct // configured suites may name these
 	for name, p := range s.cfg.Suites {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("--suite %s=%s: %v", name, p, err))
 			continue
 		}
-		st, err := suite.Load(abs, suiteOptions(names))
+		st, err := s.loadConfigured(abs)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("--suite %s=%s: %s", name, p, qeval.ErrorMessage(err)))
 			continue
 		}
 		s.suites[name] = abs
 		if _, taken := direct[name]; !taken && st.Database != "" {
-			if p, ok := direct[st.Database]; ok {
-				direct[name] = p
+			if t, ok := direct[st.Database]; ok {
+				direct[name] = t
+			} else if registry.EngineOf(st.Database) != "sqlite" || filepath.IsAbs(st.Database) {
+				direct[name] = st.Database
 			} else {
-				direct[name] = suite.ResolveDatabase(st, st.Database, nil)
+				direct[name] = filepath.Join(filepath.Dir(abs), st.Database)
 			}
 		}
 	}
@@ -55,12 +62,16 @@ func (s *Server) configure() error {
 		sort.Strings(problems)
 		return &qeval.Error{Code: qeval.CodeInvalid, Message: "configuration:\n  - " + strings.Join(problems, "\n  - ")}
 	}
+	s.dbs = map[string]string{}
 	// A database's file name is a name too, when no other database has it.
 	byBase := map[string][]string{}
-	for _, p := range direct {
-		b := filepath.Base(p)
-		if !contains(byBase[b], p) {
-			byBase[b] = append(byBase[b], p)
+	for _, t := range direct {
+		if registry.EngineOf(t) != "sqlite" {
+			continue
+		}
+		b := filepath.Base(t)
+		if !contains(byBase[b], t) {
+			byBase[b] = append(byBase[b], t)
 		}
 	}
 	for b, paths := range byBase {
@@ -68,14 +79,37 @@ func (s *Server) configure() error {
 			s.dbs[b] = paths[0]
 		}
 	}
-	for name, p := range direct {
-		s.dbs[name] = p
+	for name, t := range direct {
+		s.dbs[name] = t
 	}
 	for name := range s.dbs {
 		s.dbNames = append(s.dbNames, name)
 	}
 	sort.Strings(s.dbNames)
 	return nil
+}
+
+// catalog returns the catalog of one run: the configured names only for a posted
+// suite; for a suite the server was started with, also paths beside it.
+func (s *Server) catalog(p *posted) *registry.Catalog {
+	c := &registry.Catalog{Connections: s.dbs, NamesOnly: !p.configured}
+	if p.configured && p.suite.Path != "" {
+		c.Dir = filepath.Dir(p.suite.Path)
+	}
+	return c
+}
+
+// loadConfigured reads a configured suite and resolves its databases: files beside
+// it, or the names the server was started with.
+func (s *Server) loadConfigured(path string) (*qeval.Suite, error) {
+	st, err := suite.Load(path, suiteOptions())
+	if err != nil {
+		return nil, err
+	}
+	if err := suite.Check(context.Background(), st, s.catalog(&posted{suite: st, configured: true})); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 func existing(p string) (string, error) {
@@ -89,8 +123,8 @@ func existing(p string) (string, error) {
 	return abs, nil
 }
 
-func suiteOptions(connections map[string]bool) suite.Options {
-	return suite.Options{Connections: connections, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }}
+func suiteOptions() suite.Options {
+	return suite.Options{CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }}
 }
 
 // SuiteInfo describes a suite the server was started with (GET /api/suites).
@@ -110,7 +144,7 @@ func (s *Server) handleSuites(w http.ResponseWriter, r *http.Request) {
 	}{Suites: []SuiteInfo{}, Databases: s.dbNames}
 	for name, p := range s.suites {
 		info := SuiteInfo{Name: name}
-		if st, err := suite.Load(p, suiteOptions(s.dbNameSet())); err != nil {
+		if st, err := s.loadConfigured(p); err != nil {
 			info.Error = qeval.ErrorMessage(err)
 		} else {
 			info.Title, info.Cases, info.Dialect, info.Database = st.Name, len(st.Cases), st.Dialect, st.Database
@@ -143,35 +177,36 @@ func (s *Server) configuredSuite(name string) (*posted, error) {
 		return nil, &FieldError{Field: "suite", Err: &qeval.Error{Code: qeval.CodeNotFound,
 			Message: fmt.Sprintf("no suite named %q (known: %s)", name, strings.Join(known, ", "))}}
 	}
-	st, err := suite.Load(p, suiteOptions(s.dbNameSet()))
+	st, err := s.loadConfigured(p)
 	if err != nil {
 		return nil, &FieldError{Field: "suite", Err: err}
 	}
-	// Its databases are files beside it, or names the server was started with.
-	display := map[string]string{filepath.Dir(p): "."}
-	resolve := func(db string) string {
-		if db == "" {
-			return ""
-		}
-		path := suite.ResolveDatabase(st, db, nil)
-		if named, ok := s.dbs[db]; ok {
-			path = named
-		}
-		display[path] = db
-		return path
-	}
-	st.Database = resolve(st.Database)
-	for i := range st.Cases {
-		st.Cases[i].Database = resolve(st.Cases[i].Database)
-	}
-	return &posted{suite: st, configured: true, display: display}, nil
+	return &posted{suite: st, configured: true, display: s.display(st, filepath.Dir(p))}, nil
 }
 
-// dbNameSet returns the names of the configured databases.
-func (s *Server) dbNameSet() map[string]bool {
-	m := make(map[string]bool, len(s.dbs))
-	for n := range s.dbs {
-		m[n] = true
+// display maps the database targets a suite uses to the names it uses for them (and a
+// configured suite's folder to "."), so results show the suite's own names and no path
+// of the server's machine reaches a client.
+func (s *Server) display(st *qeval.Suite, suiteDir string) map[string]string {
+	m := map[string]string{}
+	if suiteDir != "" {
+		m[suiteDir] = "."
+	}
+	for _, name := range append([]string{st.Database}, caseDatabases(st)...) {
+		if t, ok := s.dbs[name]; ok {
+			if _, taken := m[t]; !taken {
+				m[t] = name
+			}
+		}
 	}
 	return m
+}
+
+// caseDatabases returns the database of each case.
+func caseDatabases(st *qeval.Suite) []string {
+	out := make([]string, len(st.Cases))
+	for i, c := range st.Cases {
+		out[i] = c.Database
+	}
+	return out
 }

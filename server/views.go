@@ -218,7 +218,7 @@ func (s *Server) rebuild(ctx context.Context, row *runRow) (*qeval.Report, error
 		}
 	}
 	rep.Run = qeval.RunInfo{Suite: row.Suite, QevalVersion: s.cfg.Version, Threshold: row.Threshold, Started: row.Started,
-		Interrupted: row.Status != StatusFinished, Weights: runner.DefaultWeights()}
+		Interrupted: row.Status != StatusFinished, Weights: qeval.DefaultWeights()}
 	if row.Finished != nil {
 		rep.Run.Finished = *row.Finished
 		rep.Run.DurationMS = float64(row.Finished.Sub(row.Started).Microseconds()) / 1000

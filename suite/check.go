@@ -1,15 +1,12 @@
 package suite
 
 import (
-	"os"
+	"context"
 	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval"
 )
-
-// Component names of the composite score, the keys of `weights`.
-var Components = []string{"schema_match", "semantic_similarity", "results_match", "llm_grading"}
 
 // check reports what is wrong with a decoded suite; ids are filled in where missing.
 func check(s *qeval.Suite, p *problems, opt Options) {
@@ -26,13 +23,9 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 	if s.Threshold != nil && (*s.Threshold < 0 || *s.Threshold > 1) {
 		p.add(0, "", "threshold %v is outside [0, 1]", *s.Threshold)
 	}
-	known := map[string]bool{}
-	for _, c := range Components {
-		known[c] = true
-	}
 	for k, w := range s.Weights {
-		if !known[k] {
-			p.add(0, "", "unknown weight %q (known: %s)", k, strings.Join(Components, ", "))
+		if !qeval.IsComponent(k) {
+			p.add(0, "", "unknown weight %q (known: %s)", k, strings.Join(qeval.Components, ", "))
 		} else if w < 0 {
 			p.add(0, "", "weight %s is negative", k)
 		}
@@ -47,25 +40,10 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 		if n > 1 {
 			p.add(0, "", "target: give one of predictions, command or url, not %d", n)
 		}
-		if s.Target.Predictions != "" {
-			if _, err := os.Stat(ResolveDatabase(s, s.Target.Predictions, nil)); err != nil {
-				p.add(0, "", "target predictions file %q not found", s.Target.Predictions)
-			}
-		}
 	}
 	if len(s.Cases) == 0 {
 		p.add(0, "", "the suite has no cases")
 	}
-	checkDB := func(line int, id, name string) {
-		if name == "" || opt.Connections[name] {
-			return
-		}
-		path := ResolveDatabase(s, name, opt.Connections)
-		if _, err := os.Stat(path); err != nil {
-			p.add(line, id, "unknown database %q (no such file or folder %s, and no connection of that name)", name, path)
-		}
-	}
-	checkDB(0, "", s.Database)
 	ids := map[string]int{}
 	for i := range s.Cases {
 		c := &s.Cases[i]
@@ -80,6 +58,44 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 		if strings.TrimSpace(c.ExpectedQuery) == "" {
 			p.add(c.Line, c.ID, "missing expected_query")
 		}
-		checkDB(c.Line, c.ID, c.Database)
 	}
+}
+
+// Check resolves every database a suite names with the catalog, once per name, and
+// reports every one it cannot resolve at once, each with its file:line and case id.
+func Check(ctx context.Context, s *qeval.Suite, cat qeval.Catalog) error {
+	p := &problems{file: s.Path}
+	if p.file == "" {
+		p.file = s.Name
+	}
+	dialect := "sql"
+	if strings.EqualFold(s.Dialect, "kql") {
+		dialect = "kql"
+	}
+	seen := map[string]error{}
+	resolve := func(line int, id, name string) {
+		if name == "" {
+			return
+		}
+		err, done := seen[name]
+		if !done {
+			_, err = cat.Resolve(ctx, name, dialect)
+			seen[name] = err
+		} else if err != nil && line == 0 {
+			return
+		}
+		if err != nil {
+			p.add(line, id, "database %q: %s", name, qeval.ErrorMessage(err))
+		}
+	}
+	resolve(0, "", s.Database)
+	for _, c := range s.Cases {
+		if c.Database != "" && c.Database != s.Database {
+			resolve(c.Line, c.ID, c.Database)
+		}
+	}
+	if len(p.list) > 0 {
+		return p.err()
+	}
+	return nil
 }

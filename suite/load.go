@@ -15,11 +15,9 @@ import (
 	"github.com/qeval/qeval"
 )
 
-// Options tell Load what else is valid besides files on disk.
+// Options tell Load what else a suite may say. Parse looks at nothing but the data:
+// databases are resolved by Check with a catalog.
 type Options struct {
-	// Connections are database names configured elsewhere (e.g. a postgres DSN); a case
-	// naming one is not a missing file.
-	Connections map[string]bool
 	// CheckMode, when set, reports whether a comparison mode name is known.
 	CheckMode func(name string) error
 	// Defaults fill what a cases-only file (JSONL, CSV) cannot say.
@@ -77,13 +75,13 @@ func Parse(name string, data []byte, opt Options) (*qeval.Suite, error) {
 	return s, nil
 }
 
-// ResolveDatabase returns the path of a database named in a suite: names of configured
-// connections stay as they are; file paths are taken relative to the suite's folder.
-func ResolveDatabase(s *qeval.Suite, name string, connections map[string]bool) string {
-	if name == "" || connections[name] || filepath.IsAbs(name) || s.Path == "" {
-		return name
+// Dir is the folder a suite's relative paths (databases, predictions, commands) are
+// taken from: the suite file's folder, or "" for a suite built in memory.
+func Dir(s *qeval.Suite) string {
+	if s.Path == "" {
+		return ""
 	}
-	return filepath.Join(filepath.Dir(s.Path), name)
+	return filepath.Dir(s.Path)
 }
 
 // problems collects every problem of a suite file.

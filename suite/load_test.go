@@ -1,12 +1,14 @@
 package suite_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/suite"
 )
 
@@ -60,8 +62,53 @@ func TestLoad_YAML(t *testing.T) {
 	if s.Cases[1].ID != "2" || *s.Cases[1].Confidence.Value != 0.35 || s.Cases[1].GeneratedQuery != nil {
 		t.Errorf("case 2 = %+v", s.Cases[1])
 	}
-	if got := suite.ResolveDatabase(s, s.Database, nil); got != filepath.Join(dir, "db.sqlite") {
-		t.Errorf("database resolves to %s", got)
+	if got := suite.Dir(s); got != dir {
+		t.Errorf("suite.Dir = %s, want %s", got, dir)
+	}
+}
+
+// Databases are resolved by a catalog after parsing (issue 13: parsing is pure): every
+// name the catalog cannot resolve is reported at once, with its line and case id.
+func TestCheck_UnknownDatabases(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "here.sqlite", "")
+	path := write(t, dir, "s.yaml", `name: s
+database: missing.sqlite
+cases:
+  - id: a
+    expected_query: SELECT 1
+  - id: b
+    expected_query: SELECT 2
+    database: nowhere.sqlite
+  - id: c
+    expected_query: SELECT 3
+    database: pg
+`)
+	s, err := suite.Load(path, suite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = suite.Check(context.Background(), s, &registry.Catalog{Dir: dir, Connections: map[string]string{"pg": "postgres://u@127.0.0.1:1/x"}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"2 problems",
+		path + `: database "missing.sqlite": unknown database "missing.sqlite": no such file or folder`,
+		path + `:6: case "b": database "nowhere.sqlite": unknown database "nowhere.sqlite": no such file or folder`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, `"pg"`) {
+		t.Errorf("a configured connection is not a missing file:\n%s", msg)
+	}
+	// a server's catalog knows only its names: a path is refused
+	err = suite.Check(context.Background(), s, &registry.Catalog{NamesOnly: true, Connections: map[string]string{"pg": "postgres://u@127.0.0.1:1/x"}})
+	if err == nil || !strings.Contains(err.Error(), `unknown database "missing.sqlite" (known: pg)`) {
+		t.Errorf("names only: %v", err)
 	}
 }
 
@@ -92,13 +139,12 @@ cases:
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		"7 problems",
+		"6 problems",
 		path + `:2: unknown suite field "databse"`,
 		"threshold 1.5 is outside [0, 1]",
 		path + `:7: case "a": unknown case field "expeted_tables"`,
 		path + `:8: case "a": duplicate id (first used on line 5)`,
 		path + `:10: case "b": missing expected_query`,
-		path + `:12: case "c": unknown database "nowhere.sqlite"`,
 		`case "d": confidence must be high, medium, low or a number in [0,1]`,
 	} {
 		if !strings.Contains(msg, want) {

@@ -14,9 +14,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
-	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/judge"
-	"github.com/qeval/qeval/kqlexec"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/runner"
@@ -36,7 +34,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	targetCmd := fs.String("target-command", "", "run this command per case: case JSON on stdin, {\"query\": ...} on stdout")
 	targetURL := fs.String("target-url", "", "POST each case as JSON to this URL; the reply is {\"query\": ...}")
 	targetTimeout := fs.Duration("target-timeout", 0, "deadline of one target call (default 60s)")
-	mode := fs.String("mode", "", "comparison mode (default: the suite's, else bag)")
+	mode := fs.String("mode", "", "comparison mode (default: the suite's, else "+qeval.DefaultMode+")")
 	threshold := fs.Float64("threshold", -1, "total score a case needs to pass (default: the suite's, else 0.9)")
 	concurrency := fs.Int("concurrency", 0, "cases run at once (default: the suite's, else the number of CPUs)")
 	timeout := fs.Duration("timeout", 0, "deadline of each query (default: the suite's, else 30s)")
@@ -55,12 +53,13 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval run takes one suite file",
 			Hint: "qeval run examples/chinook/suite.yaml -o out/"})
 	}
-	names := map[string]bool{}
-	for n := range conns {
-		names[n] = true
-	}
-	s, err := suite.Load(pos[0], suite.Options{SpiderDB: *spiderDB, Connections: names, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
+	s, err := suite.Load(pos[0], suite.Options{SpiderDB: *spiderDB, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
 	if err != nil {
+		return fail(e, err)
+	}
+	// one catalog resolves every database of the run: --db names, else paths beside the suite
+	catalog := &registry.Catalog{Dir: suite.Dir(s), Connections: conns}
+	if err := suite.Check(ctx, s, catalog); err != nil {
 		return fail(e, err)
 	}
 	if *mode != "" {
@@ -88,25 +87,8 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	}
 	defer js.Close()
 
-	cfg := runner.Config{Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout,
-		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger,
-		Connections: names}
-	if len(conns) > 0 {
-		// a configured name opens its target with the engine the target names
-		now := time.Now()
-		cfg.Open = func(db string, l qeval.Limits) (qeval.Executor, error) {
-			if t, ok := conns[db]; ok {
-				return registry.OpenAny(t, l)
-			}
-			return execmatch.DefaultOpener(db, l)
-		}
-		cfg.KQLOpen = func(db string, l qeval.Limits) (qeval.Executor, error) {
-			if t, ok := conns[db]; ok {
-				return registry.OpenAny(t, l)
-			}
-			return kqlexec.OpenerAt(now)(db, l)
-		}
-	}
+	cfg := runner.Config{Catalog: catalog, Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout,
+		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger}
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
 	}

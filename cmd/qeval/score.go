@@ -14,7 +14,6 @@ import (
 	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/metric"
 	"github.com/qeval/qeval/registry"
-	"github.com/qeval/qeval/sqlite"
 )
 
 func cmdScore(ctx context.Context, args []string, e *env) int {
@@ -22,10 +21,10 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 	generated := fs.String("generated", "", "the generated query (required)")
 	expected := fs.String("expected", "", "the expected (gold) query")
 	tables := fs.String("expected-tables", "", "comma-separated tables the query should read (default: those of --expected)")
-	db := fs.String("db", "", "SQLite database file: run both queries for execution_match, results_match and schema_match")
+	db := fs.String("db", "", "database: a SQLite file or test-suite folder, or a DSN (postgres://…, mysql://…); run both queries for execution_match, results_match and schema_match")
 	question := fs.String("question", "", "the question the query answers (for the LLM judge)")
-	dialect := fs.String("dialect", "sqlite", "SQL dialect of the queries: sqlite, postgres or mysql")
-	mode := fs.String("mode", "", "comparison mode of execution_match (default spider-ts; see 'qeval modes')")
+	dialect := fs.String("dialect", "sqlite", "SQL dialect of the queries: sqlite, postgres or mysql (default: the --db engine's)")
+	mode := fs.String("mode", "", "comparison mode of execution_match (default "+qeval.DefaultMode+"; see 'qeval modes')")
 	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "deadline of each query with --db")
 	var safetyValid, isValid, shouldPass optBool
 	fs.Var(&safetyValid, "safety-valid", "the validator's safety flag (`BOOL`: true if it found the query safe)")
@@ -64,45 +63,49 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 	case strings.TrimSpace(*expected) == "":
 		c.ExecutionSkipped = "no --expected query to compare with"
 	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	if *db != "" {
-		// Open the file once first: a missing or broken database is a usage fault, not a
-		// failed metric; its schema feeds the reference check of validation_accuracy.
-		ex, err := sqlite.Open(*db, qeval.Limits{Timeout: *timeout})
+		// Resolve and open the database once first: a missing or broken database is a
+		// usage fault, not a failed metric; its schema feeds the reference check of
+		// validation_accuracy and its engine says which dialect the queries are in.
+		ev, err := execmatch.New(execmatch.Options{Mode: *mode, Catalog: &registry.Catalog{}, Limits: qeval.Limits{Timeout: *timeout}})
 		if err != nil {
 			return fail(e, err)
 		}
-		c.Schema, err = ex.Schema(ctx)
+		defer ev.Close()
+		src, ex, err := ev.Describe(ctx, *db)
 		if err != nil {
-			ex.Close()
 			return fail(e, err)
+		}
+		if !flagSet(fs, "dialect") {
+			c.Dialect = src.Dialect
+		}
+		if sr, ok := ex.(qeval.SchemaReader); ok {
+			if c.Schema, err = sr.Schema(ctx); err != nil {
+				return fail(e, err)
+			}
 		}
 		// the engine's own answer to which tables each query reads (a query the engine
 		// rejects keeps the parser's answer)
-		c.GeneratedReads, _ = ex.Reads(ctx, *generated)
-		if strings.TrimSpace(*expected) != "" {
-			c.ExpectedReads, _ = ex.Reads(ctx, *expected)
+		if rr, ok := ex.(interface {
+			Reads(context.Context, string) (*qeval.Shape, error)
+		}); ok {
+			c.GeneratedReads, _ = rr.Reads(ctx, *generated)
+			if strings.TrimSpace(*expected) != "" {
+				c.ExpectedReads, _ = rr.Reads(ctx, *expected)
+			}
 		}
-		ex.Close()
 		if c.ExecutionSkipped == "" {
-			v := execmatch.Match(ctx, *db, *generated, *expected, execmatch.Options{Mode: *mode, Limits: qeval.Limits{Timeout: *timeout}})
+			v := ev.Match(ctx, qeval.Item{Database: *db, Pred: *generated, Gold: *expected})
 			c.Execution = &v
 		}
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	js, err := jf.open(ctx, e, logger)
 	if err != nil {
 		return fail(e, err)
 	}
 	defer js.Close()
-	results := metric.Evaluate(ctx, c, metric.Options{Logger: logger, Judge: js.Judge})
-	if js.Judge == nil && js.Skipped != "" {
-		// Say why there is no judge (no API key, --judge none) rather than the generic reason.
-		for _, n := range []string{metric.NameQueryCorrectness, metric.NameLLMGrading} {
-			if r := results[n]; r.Skipped != nil && *r.Skipped == metric.NoJudgeReason {
-				results[n] = metric.Skip(js.Skipped)
-			}
-		}
-	}
+	results := metric.Score(ctx, c, metric.Config{Options: metric.Options{Logger: logger, Judge: js.Judge}, JudgeSkipped: js.Skipped}).Metrics
 	if *jsonOut {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

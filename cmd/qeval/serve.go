@@ -19,14 +19,14 @@ import (
 // cmdServe runs the HTTP API and the page until interrupted. Runs in progress are
 // canceled on the way out and recorded as interrupted.
 func cmdServe(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("serve", "[--addr 127.0.0.1:8080] [--data-dir DIR] [--token T] [--suite NAME=PATH ...] [--db NAME=PATH ...]", e)
+	fs := newFlags("serve", "[--addr 127.0.0.1:8080] [--data-dir DIR] [--token T] [--suite NAME=PATH ...] [--db NAME=TARGET ...]", e)
 	addr := fs.String("addr", server.DefaultAddr, "address to listen on; anything but loopback needs --token")
 	dataDir := fs.String("data-dir", "qeval-data", "folder of the run store (runs.db), created when missing")
 	token := fs.String("token", "", "bearer token every API call must send (default: $QEVAL_TOKEN); required to bind beyond 127.0.0.1")
 	suites := namedPaths{}
 	fs.Var(suites, "suite", "a suite runs may name: `NAME=PATH` (repeat for several)")
 	dbs := namedPaths{}
-	fs.Var(dbs, "db", "a database posted suites may name: `NAME=PATH` of a SQLite file or test-suite folder (repeat)")
+	fs.Var(dbs, "db", "a database suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, mysql://…), a Kusto https://cluster/db, or a SQLite file or test-suite folder (repeat); as qeval run --db")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "largest request body, in bytes")
 	maxRuns := fs.Int("max-runs", server.DefaultMaxActiveRuns, "runs in progress at once")
 	concurrency := fs.Int("concurrency", 0, "cases a run runs at once (default: the suite's, else the number of CPUs)")

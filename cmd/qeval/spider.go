@@ -12,6 +12,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/sqlparse"
 	"github.com/qeval/qeval/suite"
 )
@@ -68,7 +69,7 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 		return fail(e, err)
 	}
 	ev, err := execmatch.New(execmatch.Options{Mode: *mode, KeepDistinct: *keepDistinct, PlugValue: *plugValue,
-		MaxCandidates: *maxCands, Limits: qeval.Limits{Timeout: *timeout}, Conns: *workers, DiscardResults: true})
+		MaxCandidates: *maxCands, Limits: qeval.Limits{Timeout: *timeout}, Catalog: &registry.Catalog{}, DiscardResults: true})
 	if err != nil {
 		return fail(e, err)
 	}

@@ -1,12 +1,12 @@
-package runner_test
+package metric_test
 
 import (
 	"context"
 	"testing"
 
+	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/kql"
 	"github.com/qeval/qeval/metric"
-	"github.com/qeval/qeval/runner"
 )
 
 // The KQL scoring system's three worked scenarios (seed 001), scored from the query
@@ -39,7 +39,7 @@ func TestKQLScenarios(t *testing.T) {
 			}
 			m := metric.Evaluate(context.Background(), metric.Case{Dialect: "kql", Generated: c.generated, Expected: expected,
 				GeneratedShape: gs, ExpectedShape: es, GeneratedRows: c.rows, ExpectedRows: expectedRows}, metric.Options{})
-			comp := runner.Score(m, runner.DefaultWeights())
+			comp := metric.Combine(m, qeval.DefaultWeights())
 			if comp.Total == nil {
 				t.Fatalf("no total: %+v", m)
 			}
@@ -47,7 +47,7 @@ func TestKQLScenarios(t *testing.T) {
 			if total < c.min || total > c.max {
 				t.Errorf("total %.3f, want in [%.2f, %.2f]; components %+v", total, c.min, c.max, comp.Components)
 			}
-			if pass := total >= runner.DefaultThreshold; pass != c.pass {
+			if pass := total >= qeval.DefaultThreshold; pass != c.pass {
 				t.Errorf("pass = %v at %.3f, want %v", pass, total, c.pass)
 			}
 			if !comp.Partial || comp.Missing[0] != "llm_grading" {

@@ -1,0 +1,92 @@
+package metric
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/qeval/qeval"
+)
+
+// Config is how Score turns a case's metrics into a verdict. Zero fields take the
+// defaults declared at the root (qeval.DefaultWeights, qeval.DefaultThreshold).
+type Config struct {
+	Options
+	// Weights of the composite's components; nil means qeval.DefaultWeights().
+	Weights map[string]float64
+	// Threshold is the total a case needs to pass; nil means qeval.DefaultThreshold.
+	Threshold *float64
+	// JudgeSkipped, when no judge is configured, is the reason the judge-based metrics
+	// give for being skipped (NoJudgeReason when empty).
+	JudgeSkipped string
+}
+
+func (c Config) weights() map[string]float64 {
+	if len(c.Weights) > 0 {
+		return c.Weights
+	}
+	return qeval.DefaultWeights()
+}
+
+func (c Config) threshold() float64 {
+	if c.Threshold != nil {
+		return *c.Threshold
+	}
+	return qeval.DefaultThreshold
+}
+
+// CaseScore is one case scored: every metric, the composite, and the status it earns.
+type CaseScore struct {
+	Metrics   map[string]Result
+	Composite Composite
+	// Executed is set when the generated query ran to a verdict (match or mismatch).
+	Executed bool
+	// Status is PASS, FAIL or ERROR; Reason says why a case did not pass.
+	Status string
+	Reason string
+}
+
+// Score is the one scoring path of a case, used by `qeval run`, `qeval score` and the
+// server's /api/score-query alike: each query is parsed once (a shared prerequisite of
+// the structural metrics), every metric runs (Evaluate), the composite is combined
+// with the weights, and the status is decided. A gold query that failed makes the
+// case an ERROR: the case cannot be judged, which is not the model's failure.
+func Score(ctx context.Context, c Case, cfg Config) CaseScore {
+	out := CaseScore{Metrics: Evaluate(ctx, c, cfg.Options)}
+	if cfg.Judge == nil && cfg.JudgeSkipped != "" {
+		for _, n := range []string{NameQueryCorrectness, NameLLMGrading} {
+			if m, ok := out.Metrics[n]; ok && m.Skipped != nil {
+				out.Metrics[n] = Skip(cfg.JudgeSkipped)
+			}
+		}
+	}
+	out.Composite = Combine(out.Metrics, cfg.weights())
+	v := c.Execution
+	out.Executed = v != nil && (v.Outcome == qeval.OutcomeMatch || v.Outcome == qeval.OutcomeMismatch)
+	threshold := cfg.threshold()
+	total := out.Composite.Total
+	switch {
+	case v != nil && v.Outcome == qeval.OutcomeGoldError:
+		out.Status, out.Reason = qeval.StatusError, v.Error
+	case ctx.Err() != nil:
+		out.Status, out.Reason = qeval.StatusError, "the case ran past its deadline"
+	case !out.Executed:
+		out.Status = qeval.StatusFail
+		if v != nil {
+			out.Reason = fmt.Sprintf("the generated query did not execute (%s): %s", v.Outcome, v.Error)
+		} else {
+			reason := c.ExecutionSkipped
+			if reason == "" {
+				reason = "no database configured for this case"
+			}
+			out.Reason = "not executed: " + reason
+		}
+	case total == nil:
+		out.Status, out.Reason = qeval.StatusFail, "no score component could be computed"
+	case Passes(*total, threshold):
+		out.Status = qeval.StatusPass
+	default:
+		out.Status = qeval.StatusFail
+		out.Reason = fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**total, 100*threshold)
+	}
+	return out
+}

@@ -1,0 +1,152 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/qeval/qeval"
+)
+
+// Catalog resolves the database names of suites and requests into sources, once each.
+// It alone looks at the file system and at DSNs. The zero value resolves paths relative
+// to the current folder; see the fields for names, a suite's folder and the server's
+// names-only rule. It is safe for concurrent use.
+type Catalog struct {
+	// Dir is the folder relative paths are resolved against (a suite's folder).
+	Dir string
+	// Connections are configured names → targets (`--db NAME=TARGET`): a DSN, a Kusto
+	// URL, a SQLite file or test-suite folder, or a folder of KQL data.
+	Connections map[string]string
+	// NamesOnly accepts only configured names, never a path: a suite posted to the
+	// server may neither open nor probe a file of its choosing.
+	NamesOnly bool
+	// Now pins "now" for the local KQL engine (the first resolution's time when zero).
+	Now time.Time
+
+	mu      sync.Mutex
+	sources map[string]*resolved
+}
+
+var _ qeval.Catalog = (*Catalog)(nil)
+
+type resolved struct {
+	once sync.Once
+	src  *qeval.Source
+	err  error
+}
+
+// Names returns the configured names, sorted.
+func (c *Catalog) Names() []string {
+	out := make([]string, 0, len(c.Connections))
+	for n := range c.Connections {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Known reports whether name is a configured name.
+func (c *Catalog) Known(name string) bool { _, ok := c.Connections[name]; return ok }
+
+// Resolve returns the source a name stands for; see qeval.Catalog. A name is first a
+// configured connection, then (unless NamesOnly) a path relative to Dir.
+func (c *Catalog) Resolve(ctx context.Context, name, dialect string) (*qeval.Source, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "no database named", Hint: "give the suite a `database:` or the case one"}
+	}
+	kql := strings.EqualFold(dialect, "kql")
+	key := name + "\x00" + fmt.Sprint(kql)
+	c.mu.Lock()
+	if c.sources == nil {
+		c.sources = map[string]*resolved{}
+	}
+	if c.Now.IsZero() {
+		c.Now = time.Now()
+	}
+	r, ok := c.sources[key]
+	if !ok {
+		r = &resolved{}
+		c.sources[key] = r
+	}
+	now := c.Now
+	c.mu.Unlock()
+	r.once.Do(func() { r.src, r.err = c.resolve(name, kql, now) })
+	return r.src, r.err
+}
+
+func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, error) {
+	target, configured := c.Connections[name]
+	if !configured {
+		if c.NamesOnly {
+			return nil, c.unknown(name)
+		}
+		target = name
+		if c.Dir != "" && !filepath.IsAbs(target) && EngineFor(target).Name == "sqlite" {
+			target = filepath.Join(c.Dir, target)
+		}
+	}
+	e := EngineFor(target)
+	src := &qeval.Source{Name: name, Display: e.Show(target), Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Open}
+	if configured {
+		src.Display = name
+	}
+	if e.Name != "sqlite" {
+		if e.OpenAt != nil {
+			src.Open = e.OpenAt(now)
+		}
+		if kql && e.Dialect != "kql" {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid,
+				Message: fmt.Sprintf("a KQL suite cannot run on a %s database", e.Name)}
+		}
+		return src, nil
+	}
+	// a path: a file, a test-suite folder, or (KQL) a folder of data files
+	st, err := os.Stat(target)
+	if err != nil {
+		msg := "no such file or folder " + target
+		if !configured {
+			msg = fmt.Sprintf("unknown database %q: no such file or folder %s, and no connection of that name", name, target)
+		}
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Message: msg, Hint: "a database is a SQLite file or test-suite folder (relative to the suite), or a name given with --db NAME=TARGET"}
+	}
+	if kql {
+		k, _ := LookupEngine("kql")
+		src.Engine, src.Dialect, src.Open = k.Name, k.Dialect, k.OpenAt(now)
+		return src, nil
+	}
+	if st.IsDir() {
+		entries, err := os.ReadDir(target)
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeNotFound, Message: err.Error(), Err: err}
+		}
+		src.Files = nil
+		for _, en := range entries {
+			if !en.IsDir() && strings.Contains(en.Name(), ".sqlite") {
+				src.Files = append(src.Files, filepath.Join(target, en.Name()))
+			}
+		}
+		sort.Strings(src.Files)
+		if len(src.Files) == 0 {
+			return nil, &qeval.Error{Code: qeval.CodeNotFound,
+				Message: "no database files in the folder " + target, Hint: "a test-suite folder holds files whose names contain .sqlite"}
+		}
+	}
+	return src, nil
+}
+
+func (c *Catalog) unknown(name string) error {
+	known := "none: start the server with --db NAME=TARGET"
+	if names := c.Names(); len(names) > 0 {
+		known = strings.Join(names, ", ")
+	}
+	if strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") || filepath.IsAbs(name) {
+		return &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("%q is a path; name a database by a name the server was started with (known: %s)", name, known)}
+	}
+	return &qeval.Error{Code: qeval.CodeNotFound, Message: fmt.Sprintf("unknown database %q (known: %s)", name, known)}
+}
