@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +64,59 @@ cases:
 	code, _, stderr = runCLI(t, "", "run", suitePath, "--quiet", "--judge", "none")
 	if code != exitUsage || !strings.Contains(stderr, `unknown database "warehouse"`) {
 		t.Errorf("without --db: code %d, %s", code, stderr)
+	}
+}
+
+// A query in the server's own dialect is parsed with that dialect's grammar: the
+// metrics learn the dialect from the engine the database resolves to (issue 13: the
+// PostgreSQL cast `::int` failed table accuracy and semantic similarity with a SQLite
+// syntax error, and the case failed at 66.7% although execution matched).
+func TestRun_ServerDialectReachesMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		engine, env, dsn, query string
+	}{
+		{"postgres", "QEVAL_TEST_POSTGRES", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "SELECT 1::int AS one"},
+		{"mysql", "QEVAL_TEST_MYSQL", "root@tcp(127.0.0.1:3306)/test", "SELECT 7 DIV 7 AS one"},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			dsn := tc.dsn
+			if v := os.Getenv(tc.env); v != "" {
+				dsn = v
+			}
+			dir := t.TempDir()
+			suitePath := writeFile(t, dir, "s.yaml", `name: dialect
+database: srv
+cases:
+  - id: one
+    expected_query: "`+tc.query+`"
+    generated_query: "`+tc.query+`"
+`)
+			code, out, stderr := runCLI(t, "", "run", suitePath, "--db", "srv="+dsn, "--quiet", "--judge", "none", "--json", filepath.Join(dir, "r.json"))
+			if strings.Contains(stderr, "connect") || strings.Contains(stderr, "refused") {
+				t.Skipf("%s is not reachable (%s); set %s to a test database's DSN", tc.engine, strings.TrimSpace(stderr), tc.env)
+			}
+			if code != exitOK || !strings.Contains(out, "1 passed") {
+				t.Fatalf("code %d\n%s\n%s", code, out, stderr)
+			}
+			var rep struct {
+				Cases []struct {
+					TotalScore *float64                  `json:"total_score"`
+					Metrics    map[string]map[string]any `json:"metrics"`
+				} `json:"cases"`
+			}
+			raw, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+			if err := json.Unmarshal(raw, &rep); err != nil || len(rep.Cases) != 1 {
+				t.Fatalf("report: %v", err)
+			}
+			c := rep.Cases[0]
+			if c.TotalScore == nil || *c.TotalScore != 1 {
+				t.Errorf("total %v, want 1; metrics %v", c.TotalScore, c.Metrics)
+			}
+			for _, m := range []string{"table_accuracy", "semantic_similarity"} {
+				if c.Metrics[m]["error"] != nil {
+					t.Errorf("%s failed: %v", m, c.Metrics[m]["error"])
+				}
+			}
+		})
 	}
 }
