@@ -17,11 +17,11 @@ require (
 	github.com/rqlite/sql v0.0.0-20260224021119-1b2524a41372
 	github.com/uber/h3-go/v4 v4.1.0
 	github.com/xuri/excelize/v2 v2.11.1
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/tools v0.52.0
 	google.golang.org/protobuf v1.34.2
-	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -5,10 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+	"github.com/qeval/qeval/sqlite"
 
 	"github.com/qeval/qeval"
 )
@@ -56,8 +55,7 @@ CREATE TABLE IF NOT EXISTS cases (
 // openStore opens (or creates) the store and marks runs left running by a previous
 // process as interrupted.
 func openStore(path string, now func() time.Time) (*store, error) {
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_journal_mode=WAL&_busy_timeout=5000&_synchronous=NORMAL&_foreign_keys=on"
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sqlite.OpenStore(path)
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open run store " + path, Message: err.Error(), Err: err}
 	}

@@ -11,13 +11,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+	"github.com/qeval/qeval/sqlite"
 )
 
 // DefaultTTL is how long an entry stays valid.
@@ -83,8 +82,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
 	s.path = filepath.Join(dir, FileName)
-	dsn := "file:" + (&url.URL{Path: s.path}).EscapedPath() + "?_journal_mode=WAL&_busy_timeout=5000&_synchronous=NORMAL"
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sqlite.OpenStore(s.path)
 	if err != nil {
 		return nil, fmt.Errorf("open cache %s: %w", s.path, err)
 	}
