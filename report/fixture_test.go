@@ -52,7 +52,6 @@ func firstDiff(got, want []byte) string {
 }
 
 func f(x float64) *float64 { return &x }
-func s(x string) *string   { return &x }
 func b(x bool) *bool       { return &x }
 
 // xss is a query that must come out escaped in every format.

@@ -195,7 +195,7 @@ esac
 			return
 		}
 		if req["id"] == "c" {
-			http.Error(w, "model overloaded", 503)
+			http.Error(w, "model overloaded", http.StatusServiceUnavailable)
 			return
 		}
 		json.NewEncoder(w).Encode(map[string]any{"query": "SELECT count(*) FROM sales"})

@@ -28,7 +28,7 @@ import (
 
 // Defaults of Client.
 const (
-	DefaultModel   = sdk.ChatModelGPT4oMini
+	DefaultModel   = sdk.ChatModelGPT5Mini
 	DefaultBaseURL = "https://api.openai.com/v1/"
 )
 
