@@ -47,30 +47,45 @@ func (w *ResultsWriter) Append(r qeval.CaseResult) error {
 // Close closes the file.
 func (w *ResultsWriter) Close() error { return w.f.Close() }
 
+// Results is what a results file holds: the finished cases, and how much of the file
+// is whole lines.
+type Results struct {
+	Done map[string]qeval.CaseResult
+	// Valid is the length in bytes of the file's whole lines; a line cut short by a
+	// kill lies beyond it.
+	Valid int64
+	// TornLine is the number of a last line cut short (0 when none): its case runs again.
+	TornLine int
+}
+
 // LoadResults reads a results file written by ResultsWriter. A last line cut short by
-// a kill is ignored (that case runs again); any other bad line is an error naming it.
-func LoadResults(path string) (map[string]qeval.CaseResult, error) {
+// a kill (no newline at its end) is left out and reported in TornLine; any other bad
+// line is an error naming it.
+func LoadResults(path string) (*Results, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open results file " + path, Message: "no such file", Err: err}
 	}
 	defer f.Close()
-	out := map[string]qeval.CaseResult{}
+	out := &Results{Done: map[string]qeval.CaseResult{}}
 	r := bufio.NewReader(f)
 	line := 0
 	for {
 		text, err := r.ReadBytes('\n')
 		if len(text) > 0 {
 			line++
+			if errors.Is(err, io.EOF) {
+				// no newline: the writer was stopped in the middle of this line
+				out.TornLine = line
+				return out, nil
+			}
 			var cr qeval.CaseResult
 			if jerr := json.Unmarshal(text, &cr); jerr != nil || cr.ID == "" {
-				if errors.Is(err, io.EOF) {
-					break // the last line was cut short
-				}
 				return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read results file %s:%d", path, line),
 					Message: "not a case result", Hint: "--resume takes the results.jsonl file that an earlier qeval run wrote"}
 			}
-			out[cr.ID] = cr
+			out.Done[cr.ID] = cr
+			out.Valid += int64(len(text))
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -79,5 +94,15 @@ func LoadResults(path string) (map[string]qeval.CaseResult, error) {
 			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read results file " + path, Message: err.Error(), Err: err}
 		}
 	}
-	return out, nil
+}
+
+// ResumeResults opens a results file read by LoadResults for appending, first cutting
+// off a torn last line, so the file stays valid JSONL after any number of kills.
+func ResumeResults(path string, loaded *Results) (*ResultsWriter, error) {
+	if loaded.TornLine > 0 {
+		if err := os.Truncate(path, loaded.Valid); err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "repair results file " + path, Message: err.Error(), Err: err}
+		}
+	}
+	return CreateResults(path)
 }

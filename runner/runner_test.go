@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -257,9 +259,13 @@ func TestRun_Resume(t *testing.T) {
 	f, _ := os.OpenFile(results, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"id": "h", "status": "PA`)
 	f.Close()
-	finished, err := runner.LoadResults(results)
+	loaded, err := runner.LoadResults(results)
 	if err != nil {
 		t.Fatal(err)
+	}
+	finished := loaded.Done
+	if loaded.TornLine == 0 {
+		t.Errorf("the half line was not reported")
 	}
 	first := calls.Load()
 	rep, err = runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Target: target, Done: finished})
@@ -271,6 +277,77 @@ func TestRun_Resume(t *testing.T) {
 	}
 	if again := calls.Load() - first; int(again) != 8-len(finished) {
 		t.Errorf("resume called the target %d times for %d unfinished cases", again, 8-len(finished))
+	}
+}
+
+// A run killed at any byte of its results file, several times over, resumes each time
+// to a valid file, and the final report equals an uninterrupted run's (issue 24: the
+// second --resume after a torn line failed with "not a case result").
+func TestRun_ResumeAfterRepeatedKills(t *testing.T) {
+	db := salesDB(t)
+	var cases []qeval.Case
+	for i := 0; i < 12; i++ {
+		q := fmt.Sprintf("SELECT count(*) + %d FROM sales", i%3)
+		cases = append(cases, qeval.Case{ID: fmt.Sprintf("c%02d", i), ExpectedQuery: "SELECT count(*) FROM sales", GeneratedQuery: &q})
+	}
+	s := &qeval.Suite{Name: "kills", Database: db, Cases: cases}
+	fixed := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	want, err := runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Concurrency: 1, Now: fixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	rng := rand.New(rand.NewPCG(7, 24))
+	var loaded *runner.Results
+	for kill := 0; ; kill++ {
+		var w *runner.ResultsWriter
+		if loaded == nil {
+			w, err = runner.CreateResults(path)
+		} else {
+			w, err = runner.ResumeResults(path, loaded)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := runner.Config{Catalog: catalogOf(s), Concurrency: 1, Now: fixed, OnCase: func(r qeval.CaseResult) { w.Append(r) }}
+		if loaded != nil {
+			cfg.Done = loaded.Done
+		}
+		rep, err := runner.Run(context.Background(), s, cfg)
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kill == 4 {
+			// the last run went to the end: its report is the uninterrupted one's
+			if len(rep.Cases) != len(want.Cases) {
+				t.Fatalf("final run has %d cases, want %d", len(rep.Cases), len(want.Cases))
+			}
+			for i := range rep.Cases {
+				g, w := rep.Cases[i], want.Cases[i]
+				if g.ID != w.ID || g.Status != w.Status || *g.TotalScore != *w.TotalScore || g.Verdict.Outcome != w.Verdict.Outcome {
+					t.Errorf("case %s: %s %v %s, want %s %v %s", g.ID, g.Status, *g.TotalScore, g.Verdict.Outcome, w.Status, *w.TotalScore, w.Verdict.Outcome)
+				}
+			}
+			if rep.Summary.Passed != want.Summary.Passed || rep.Summary.Failed != want.Summary.Failed {
+				t.Errorf("summary %+v, want %+v", rep.Summary, want.Summary)
+			}
+			break
+		}
+		// a kill at a random byte: the file is cut there, mid-line or not
+		st, _ := os.Stat(path)
+		cut := rng.Int64N(st.Size() + 1)
+		if err := os.Truncate(path, cut); err != nil {
+			t.Fatal(err)
+		}
+		if loaded, err = runner.LoadResults(path); err != nil {
+			t.Fatalf("kill %d at byte %d: %v", kill, cut, err)
+		}
+	}
+	// every line of the final file is a whole case result
+	final, err := runner.LoadResults(path)
+	if err != nil || final.TornLine != 0 || len(final.Done) != len(cases) {
+		t.Errorf("final file: %v, torn line %d, %d cases", err, final.TornLine, len(final.Done))
 	}
 }
 

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/qeval/qeval/internal/lines"
 
 	"github.com/qeval/qeval"
 )
@@ -96,8 +97,7 @@ func LoadPredictions(path string) (*Predictions, error) {
 		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open predictions " + path, Message: "no such file", Err: err}
 	}
 	p := &Predictions{path: path}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	sc := lines.New(bytes.NewReader(data))
 	jsonl := strings.HasSuffix(strings.ToLower(path), ".jsonl")
 	line := 0
 	for sc.Scan() {

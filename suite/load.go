@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lines"
 
 	"go.yaml.in/yaml/v3"
 
@@ -254,8 +255,9 @@ func asTypeError(err error, te **yaml.TypeError) bool {
 func parseJSONL(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 	s := defaults
 	s.Cases = nil
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	// lines has no cap on a line's length: a bufio.Scanner stopped at its buffer size
+	// and every case after a long line was silently dropped (issue 22).
+	sc := lines.New(bytes.NewReader(data))
 	line := 0
 	for sc.Scan() {
 		line++

@@ -238,3 +238,21 @@ func TestLoad_SpiderAndNL2KQL(t *testing.T) {
 		t.Errorf("nl2kql = %+v, %v", s, err)
 	}
 }
+
+// A JSONL suite with a line over 16 MB keeps every case after it (issue 22: the line
+// scanner stopped there, its error unchecked, and the run exited 0 with the rest lost).
+func TestLoad_JSONLLongLine(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 17<<20)
+	data := `{"id": "a", "expected_query": "SELECT 1"}` + "\n" +
+		`{"id": "big", "expected_query": "SELECT '` + long + `'"}` + "\n" +
+		`{"id": "c", "expected_query": "SELECT 3"}` + "\n"
+	path := write(t, dir, "s.jsonl", data)
+	s, err := suite.Load(path, suite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) != 3 || s.Cases[2].ID != "c" || s.Cases[2].Line != 3 || len(s.Cases[1].ExpectedQuery) < 17<<20 {
+		t.Fatalf("got %d cases", len(s.Cases))
+	}
+}

@@ -1,13 +1,14 @@
 package suite
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lines"
 
 	"github.com/qeval/qeval"
 )
@@ -87,8 +88,7 @@ func parseNL2KQL(data []byte, p *problems, opt Options) *qeval.Suite {
 	s := opt.Defaults
 	s.Cases = nil
 	s.Dialect = "kql"
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	sc := lines.New(bytes.NewReader(data))
 	line := 0
 	for sc.Scan() {
 		line++

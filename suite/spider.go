@@ -1,10 +1,11 @@
 package suite
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lines"
 
 	"github.com/qeval/qeval"
 )
@@ -38,8 +39,7 @@ func readSessions(path, flag string) ([][]line, error) {
 	defer f.Close()
 	var sessions [][]line
 	var cur []line
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	sc := lines.New(f)
 	n := 0
 	for sc.Scan() {
 		n++

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lines"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/metric"
@@ -76,8 +77,7 @@ func cmdCalibrate(_ context.Context, args []string, e *env) int {
 func readCalibrationCases(name string, r io.Reader) ([]metric.CalibrationCase, error) {
 	var cases []metric.CalibrationCase
 	var problems []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	sc := lines.New(r)
 	line := 0
 	for sc.Scan() {
 		line++

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lines"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/kql"
@@ -115,8 +116,7 @@ func readQueries(path, field string, e *env) ([]queryInput, error) {
 		r, name = f, path
 	}
 	jsonl := strings.HasSuffix(strings.ToLower(path), ".jsonl")
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
+	sc := lines.New(r)
 	var out []queryInput
 	for i := 0; sc.Scan(); i++ {
 		line := strings.TrimSuffix(sc.Text(), "\r")

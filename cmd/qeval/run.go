@@ -95,14 +95,17 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	if *threshold >= 0 {
 		cfg.Threshold = threshold
 	}
+	var loaded *runner.Results
 	if *resume != "" {
-		done, err := runner.LoadResults(*resume)
-		if err != nil {
+		if loaded, err = runner.LoadResults(*resume); err != nil {
 			return fail(e, err)
 		}
-		cfg.Done = done
+		cfg.Done = loaded.Done
 		if *resultsPath == "" {
 			*resultsPath = *resume
+		}
+		if loaded.TornLine > 0 {
+			fmt.Fprintf(e.stderr, "resume: line %d of %s was cut short by the interrupted run; it is dropped and its case runs again\n", loaded.TornLine, *resume)
 		}
 	}
 	if *outDir != "" {
@@ -118,7 +121,12 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	}
 	var results *runner.ResultsWriter
 	if *resultsPath != "" {
-		if results, err = runner.CreateResults(*resultsPath); err != nil {
+		if loaded != nil && *resultsPath == *resume {
+			results, err = runner.ResumeResults(*resultsPath, loaded)
+		} else {
+			results, err = runner.CreateResults(*resultsPath)
+		}
+		if err != nil {
 			return fail(e, err)
 		}
 		defer results.Close()
