@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 )
 
 // Column describes one result column: its name and the type the database declared
@@ -49,6 +50,41 @@ func (r *ResultSet) Head(n int) *ResultSet {
 		return r
 	}
 	return &ResultSet{Columns: r.Columns, Rows: r.Rows[:n]}
+}
+
+// Preview returns a copy of r limited to its first n rows, with every text or bytes
+// value longer than maxBytes cut to that length (on a UTF-8 boundary) and marked with
+// the length it had. Reports store previews: the full result is not needed to report a
+// verdict, and a result of a few huge values must not fill memory or a report.
+func (r *ResultSet) Preview(n, maxBytes int) *ResultSet {
+	h := r.Head(n)
+	if h == nil {
+		return nil
+	}
+	var out *ResultSet
+	for i, row := range h.Rows {
+		for j, v := range row {
+			if (v.Kind != KindText && v.Kind != KindBytes) || len(v.Str) <= maxBytes {
+				continue
+			}
+			if out == nil {
+				out = &ResultSet{Columns: h.Columns, Rows: make([][]Value, len(h.Rows))}
+				copy(out.Rows, h.Rows)
+			}
+			if &out.Rows[i][0] == &h.Rows[i][0] {
+				out.Rows[i] = append([]Value(nil), row...)
+			}
+			cut := maxBytes
+			for cut > 0 && cut < len(v.Str) && v.Str[cut]&0xC0 == 0x80 {
+				cut--
+			}
+			out.Rows[i][j] = Value{Kind: v.Kind, Str: v.Str[:cut] + "…(" + strconv.Itoa(len(v.Str)) + " bytes)"}
+		}
+	}
+	if out == nil {
+		return h
+	}
+	return out
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

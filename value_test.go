@@ -3,8 +3,10 @@ package qeval_test
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/qeval/qeval"
 )
@@ -47,5 +49,27 @@ func TestValue_JSON(t *testing.T) {
 	var back []qeval.Value
 	if err := json.Unmarshal(b, &back); err != nil || back[1] != qeval.Int(3) || back[2] != qeval.Float(0.5) || back[3] != qeval.Text("x") {
 		t.Errorf("round trip = %v %v", back, err)
+	}
+}
+
+// A report keeps a preview: a few rows, and no value longer than the cap (issue 22: a
+// result of ten 100 MB texts ran the report's encoder out of memory).
+func TestResultSet_Preview(t *testing.T) {
+	big := strings.Repeat("é", 600) // 1,200 bytes of two-byte runes
+	rs := &qeval.ResultSet{Columns: []qeval.Column{{Name: "a"}, {Name: "b"}}, Rows: [][]qeval.Value{
+		{qeval.Text(big), qeval.Int(1)}, {qeval.Text("short"), qeval.Bytes([]byte(big))}, {qeval.Text("x"), qeval.Int(3)}}}
+	p := rs.Preview(2, 101)
+	if len(p.Rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(p.Rows))
+	}
+	got := p.Rows[0][0].Str
+	if !strings.HasPrefix(got, strings.Repeat("é", 50)+"…(1200 bytes)") || !utf8.ValidString(got) {
+		t.Errorf("cut value = %q", got)
+	}
+	if p.Rows[1][0].Str != "short" || p.Rows[1][1].Kind != qeval.KindBytes || len(p.Rows[1][1].Str) > 120 {
+		t.Errorf("row 2 = %+v", p.Rows[1])
+	}
+	if rs.Rows[0][0].Str != big {
+		t.Error("Preview changed the result it was given")
 	}
 }

@@ -130,7 +130,7 @@ func Compare(base, head *qeval.Report, opt DiffOptions) (*Diff, error) {
 		if b.TotalScore != nil && h.TotalScore != nil {
 			total = append(total, metric.Paired{Base: finite(*b.TotalScore), Head: finite(*h.TotalScore)})
 		}
-		for _, n := range Components {
+		for _, n := range qeval.Components {
 			if bs, hs := metricScore(b, n), metricScore(h, n); bs != nil && hs != nil {
 				comps[n] = append(comps[n], metric.Paired{Base: finite(*bs), Head: finite(*hs)})
 			}
@@ -154,7 +154,7 @@ func Compare(base, head *qeval.Report, opt DiffOptions) (*Diff, error) {
 		t := delta(total, opt.Bootstrap)
 		d.MeanScore = &t
 	}
-	for _, n := range Components {
+	for _, n := range qeval.Components {
 		if len(comps[n]) > 0 {
 			d.Components = append(d.Components, ComponentDelta{Name: n, Delta: delta(comps[n], opt.Bootstrap)})
 		}

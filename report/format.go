@@ -179,7 +179,7 @@ func componentNames(r *qeval.Report) []string {
 			out = append(out, n)
 		}
 	}
-	for _, n := range Components {
+	for _, n := range qeval.Components {
 		_, inMeans := r.Summary.ComponentMeans[n]
 		_, inWeights := r.Run.Weights[n]
 		if inMeans || inWeights {

@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/metric"
 )
 
 // Writer writes a report in one format.
@@ -19,14 +18,6 @@ import (
 type Writer interface {
 	Write(w io.Writer, r *qeval.Report) error
 	FileName() string
-}
-
-// Components are the parts of the composite total score, in report order.
-var Components = []string{
-	metric.NameSchemaMatch,
-	metric.NameSemanticSimilarity,
-	metric.NameResultsMatch,
-	metric.NameLLMGrading,
 }
 
 // Compile-time checks that every format of this package is a Writer.

@@ -272,7 +272,7 @@ func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, m
 	v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: db, Gold: c.ExpectedQuery, Pred: generated})
 	mc.Execution = &v
 	short := v
-	short.Gold, short.Pred = v.Gold.Head(reportRows), v.Pred.Head(reportRows)
+	short.Gold, short.Pred = v.Gold.Preview(reportRows, reportValueBytes), v.Pred.Preview(reportRows, reportValueBytes)
 	res.Verdict = &short
 	d := r.database(ctx, db)
 	if d.src != nil {
@@ -294,8 +294,12 @@ func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, m
 	}
 }
 
-// reportRows is how many rows of each result a report keeps.
-const reportRows = 20
+// reportRows is how many rows of each result a report keeps, and reportValueBytes how
+// much of each text or bytes value: a report needs a preview, not the result.
+const (
+	reportRows       = 20
+	reportValueBytes = 1024
+)
 
 func skipAll(reason string) map[string]qeval.MetricResult {
 	out := map[string]qeval.MetricResult{}

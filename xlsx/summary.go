@@ -9,8 +9,6 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// components are the parts of the composite score, in the seed's order.
-var components = []string{"schema_match", "semantic_similarity", "results_match", "llm_grading"}
 
 // sheet writes rows one after another, keeping the first error.
 type sheet struct {
@@ -199,7 +197,7 @@ func writeSummary(f *excelize.File, r *qeval.Report, st *styles) error {
 func componentOrder(means map[string]*float64, weights map[string]float64) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, n := range components {
+	for _, n := range qeval.Components {
 		_, a := means[n]
 		_, b := weights[n]
 		if a || b {

@@ -200,20 +200,38 @@ func gates(e *env, rep *qeval.Report, minPass, minScore float64) int {
 	return exitOK
 }
 
+// writeReportFile writes a report to a temporary file beside path and renames it into
+// place: a report is whole or absent, never half-written (issue 22: a run out of memory
+// in the encoder left a 0-byte report.json).
 func writeReportFile(name, path string, rep *qeval.Report) error {
 	w, err := registry.NewWriter(name)
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
+	return writeAtomically(w, name, path, rep)
+}
+
+func writeAtomically(w report.Writer, name, path string, rep *qeval.Report) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return &qeval.Error{Code: qeval.CodeInvalid, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
 	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
 	if err := w.Write(f, rep); err != nil {
 		f.Close()
 		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
+	}
+	return nil
 }
 
 // buildTarget picks where generated queries come from: a flag (paths from the
