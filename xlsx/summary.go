@@ -9,7 +9,6 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-
 // sheet writes rows one after another, keeping the first error.
 type sheet struct {
 	f    *excelize.File
