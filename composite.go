@@ -1,5 +1,7 @@
 package qeval
 
+import "fmt"
+
 // The composite score of a case is declared here, once: its components, their default
 // weights and the default pass threshold. Suites, the runner, the reports, the server
 // and the page all read these.
@@ -40,4 +42,14 @@ func IsComponent(name string) bool {
 		}
 	}
 	return false
+}
+
+// CheckFraction reports a threshold, rate or score outside [0, 1], naming the field:
+// suites, flags and requests are checked by this one rule.
+func CheckFraction(field string, v float64) error {
+	if v >= 0 && v <= 1 {
+		return nil
+	}
+	return &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s %v is outside [0, 1]", field, v),
+		Hint: "write a fraction: 0.9 for 90%"}
 }

@@ -165,7 +165,8 @@ func (s *Server) parsePosted(name string, data []byte) (*posted, error) {
 	p := &posted{suite: st, display: s.display(st, "")}
 	cat := s.catalog(p)
 	if err := suite.Check(context.Background(), st, cat); err != nil {
-		return nil, &FieldError{Field: firstBadDatabase(st, cat), Err: err}
+		// a name the server does not know is a problem of the request's body (400)
+		return nil, &FieldError{Field: firstBadDatabase(st, cat), Err: &qeval.Error{Code: qeval.CodeInvalid, Message: qeval.ErrorMessage(err), Err: err}}
 	}
 	return p, nil
 }

@@ -159,8 +159,8 @@ func (s *Server) checkScore(req *ScoreRequest) (*scoreInput, error) {
 		return nil, invalid("generated_kql", "missing generated_kql (or generated_sql for SQL)")
 	}
 	if req.Threshold != nil {
-		if t := *req.Threshold; !(t >= 0 && t <= 1) {
-			return nil, invalid("threshold", "threshold %v is outside [0, 1]", t)
+		if err := qeval.CheckFraction("threshold", *req.Threshold); err != nil {
+			return nil, &FieldError{Field: "threshold", Err: err}
 		}
 		in.threshold = *req.Threshold
 	}

@@ -20,8 +20,10 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 			p.add(0, "", "%s", qeval.ErrorMessage(err))
 		}
 	}
-	if s.Threshold != nil && (*s.Threshold < 0 || *s.Threshold > 1) {
-		p.add(0, "", "threshold %v is outside [0, 1]", *s.Threshold)
+	if s.Threshold != nil {
+		if err := qeval.CheckFraction("threshold", *s.Threshold); err != nil {
+			p.add(0, "", "%s", qeval.ErrorMessage(err))
+		}
 	}
 	for k, w := range s.Weights {
 		if !qeval.IsComponent(k) {
@@ -73,6 +75,7 @@ func Check(ctx context.Context, s *qeval.Suite, cat qeval.Catalog) error {
 		dialect = "kql"
 	}
 	seen := map[string]error{}
+	missing := 0 // problems that are missing files or unknown names, not malformed ones
 	resolve := func(line int, id, name string) {
 		if name == "" {
 			return
@@ -86,6 +89,9 @@ func Check(ctx context.Context, s *qeval.Suite, cat qeval.Catalog) error {
 		}
 		if err != nil {
 			p.add(line, id, "database %q: %s", name, qeval.ErrorMessage(err))
+			if qeval.ErrorCode(err) == qeval.CodeNotFound {
+				missing++
+			}
 		}
 	}
 	resolve(0, "", s.Database)
@@ -95,7 +101,13 @@ func Check(ctx context.Context, s *qeval.Suite, cat qeval.Catalog) error {
 		}
 	}
 	if len(p.list) > 0 {
-		return p.err()
+		err := p.err().(*qeval.Error)
+		err.Hint = "a database is a SQLite file or test-suite folder (relative to the suite), or a name given with --db NAME=TARGET"
+		if missing == len(p.list) {
+			// like a missing suite file: the run could not be done (exit 1)
+			err.Code = qeval.CodeNotFound
+		}
+		return err
 	}
 	return nil
 }

@@ -63,3 +63,25 @@ func TestParse_KQL(t *testing.T) {
 		t.Errorf("line 2: %s", lines[1])
 	}
 }
+
+// Flags may follow positional arguments in every command (issue 21: `qeval calibrate
+// FILE --json` exited 2 while other commands took it).
+func TestFlagsAfterArguments(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, dir, "c.jsonl", `{"confidence": "high", "correct": true}`+"\n"+`{"confidence": "low", "correct": false}`+"\n")
+	code, out, stderr := runCLI(t, "", "calibrate", f, "--json")
+	if code != exitOK || !strings.HasPrefix(strings.TrimSpace(out), "{") {
+		t.Errorf("calibrate FILE --json: code %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// Flags that are fractions are checked like the suite file's keys (issue 21:
+// --threshold 2 and --min-pass-rate 50 were accepted).
+func TestRun_FractionFlags(t *testing.T) {
+	for _, args := range [][]string{{"--threshold", "2"}, {"--threshold", "-0.5"}, {"--min-pass-rate", "50"}, {"--min-score", "1.5"}} {
+		code, _, stderr := runCLI(t, "", append([]string{"run", "../../examples/chinook/suite.yaml", "--quiet"}, args...)...)
+		if code != exitUsage || !strings.Contains(stderr, "is outside [0, 1]") {
+			t.Errorf("%v: code %d, %s", args, code, stderr)
+		}
+	}
+}

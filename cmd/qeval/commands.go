@@ -93,13 +93,30 @@ func newFlags(name, synopsis string, e *env) *flag.FlagSet {
 
 // parseFlags parses args and returns the exit code to use when parsing failed (-1 when
 // it did not). -h prints the usage and exits 0.
+//
+// Flags may come before or after positional arguments (`qeval calibrate FILE --json`),
+// for every command alike; "--" ends the flags. fs.Args() holds the positional
+// arguments afterwards.
 func parseFlags(fs *flag.FlagSet, args []string) int {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			return exitUsage
 		}
-		return exitUsage
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
+	fs.Parse(append([]string{"--"}, pos...)) // leaves the flags set, and Args() = pos
 	return -1
 }
 
@@ -111,6 +128,8 @@ func fail(e *env, err error) int {
 	}
 	switch qeval.ErrorCode(err) {
 	case qeval.CodeInvalid:
+		// a bad flag or a malformed file; a missing file or database exits 1, as the
+		// run could not be done
 		return exitUsage
 	}
 	return exitFailed

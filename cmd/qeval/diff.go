@@ -68,18 +68,8 @@ func cmdDiff(_ context.Context, args []string, e *env) int {
 // ones. Everything after "--" is positional. The code is -1 unless parsing failed or
 // asked for help (see parseFlags).
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, int) {
-	var pos []string
-	for {
-		if code := parseFlags(fs, args); code >= 0 {
-			return nil, code
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, -1
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), -1
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
+	if code := parseFlags(fs, args); code >= 0 {
+		return nil, code
 	}
+	return fs.Args(), -1
 }

@@ -41,6 +41,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	minPass := fs.Float64("min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
 	minScore := fs.Float64("min-score", -1, "exit 3 when the mean total score is below this (0..1)")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	verbose := fs.Bool("verbose", false, "log each failed metric as it happens (otherwise they are counted after the run and detailed in the reports)")
 	spiderDB := fs.String("spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
 	conns := namedPaths{}
 	fs.Var(conns, "db", "a database connection suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, user@tcp(host)/db), a Kusto https://cluster/db or a SQLite path (repeat)")
@@ -48,6 +49,13 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	pos, code := parseInterspersed(fs, args)
 	if code >= 0 {
 		return code
+	}
+	for name, v := range map[string]*float64{"--threshold": threshold, "--min-pass-rate": minPass, "--min-score": minScore} {
+		if flagSet(fs, strings.TrimPrefix(name, "--")) {
+			if err := qeval.CheckFraction(name, *v); err != nil {
+				return fail(e, err)
+			}
+		}
 	}
 	if len(pos) != 1 {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval run takes one suite file",
@@ -71,7 +79,13 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// Per-case warnings would break the progress bar: they go to the reports, and to
+	// the terminal only with --verbose.
+	level := slog.LevelError
+	if *verbose {
+		level = slog.LevelWarn
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	if s.Judge != nil && s.Judge.Provider != "" && !flagSet(fs, "judge") {
 		jf.provider = s.Judge.Provider
 		if s.Judge.Model != "" && !flagSet(fs, "model") {
@@ -161,12 +175,27 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 			targets[name] = *p
 		}
 	}
-	for name, path := range targets {
+	written := make([]string, 0, len(targets))
+	for _, name := range registry.WriterNames() {
+		path, ok := targets[name]
+		if !ok {
+			continue
+		}
 		if err := writeReportFile(name, path, rep); err != nil {
 			return fail(e, err)
 		}
+		written = append(written, path)
 	}
 	report.Text{}.Write(e.stdout, rep)
+	if n := failedMetrics(rep); n > 0 && !*verbose {
+		fmt.Fprintf(e.stderr, "%d metric computations failed (scored 0); the reports say which and why (--verbose logs them as they happen)\n", n)
+	}
+	if *resultsPath != "" {
+		written = append(written, *resultsPath)
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
+	}
 	if rep.Run.Interrupted {
 		fmt.Fprintf(e.stderr, "interrupted: %d of %d cases finished; the reports cover them", len(rep.Cases), len(s.Cases))
 		if *resultsPath != "" {
@@ -176,6 +205,19 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return gates(e, rep, *minPass, *minScore)
+}
+
+// failedMetrics counts the metrics that failed across the cases of a report.
+func failedMetrics(rep *qeval.Report) int {
+	n := 0
+	for _, c := range rep.Cases {
+		for _, m := range c.Metrics {
+			if m.Error != nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func gates(e *env, rep *qeval.Report, minPass, minScore float64) int {

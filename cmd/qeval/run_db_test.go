@@ -60,9 +60,9 @@ cases:
 	if err := admin.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil || n != 3 {
 		t.Errorf("the table has %d rows after the run (%v), want 3: the DELETE must not run", n, err)
 	}
-	// an unknown name is a suite problem, not a missing file
+	// an unknown name is reported like a missing suite file: the run could not be done (exit 1)
 	code, _, stderr = runCLI(t, "", "run", suitePath, "--quiet", "--judge", "none")
-	if code != exitUsage || !strings.Contains(stderr, `unknown database "warehouse"`) {
+	if code != exitFailed || !strings.Contains(stderr, `unknown database "warehouse"`) {
 		t.Errorf("without --db: code %d, %s", code, stderr)
 	}
 }
