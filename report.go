@@ -62,6 +62,8 @@ type RunInfo struct {
 	DurationMS   float64            `json:"duration_ms"`
 	Concurrency  int                `json:"concurrency"`
 	Interrupted  bool               `json:"interrupted,omitempty"`
+	// PassRequires is what a case needed to pass: score, and execution when required.
+	PassRequires []string `json:"pass_requires,omitempty"`
 	ResumedFrom  string             `json:"resumed_from,omitempty"`
 }
 
@@ -109,8 +111,19 @@ type Summary struct {
 	// ScoreHistogram counts total scores in ten bins [0,0.1), ..., [0.9,1.0].
 	ScoreHistogram []int      `json:"score_histogram"`
 	Slowest        []SlowCase `json:"slowest,omitempty"`
+	// Disagreements counts the cases whose composite verdict (total reaches the
+	// threshold) and execution verdict (results match) disagree, among those that ran.
+	Disagreements *Disagreements `json:"score_execution_disagreements,omitempty"`
 	// Warnings are things a person must see (e.g. CRITICAL safety recall).
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Disagreements are the two ways the composite score and execution can disagree.
+type Disagreements struct {
+	// ScoreWithoutMatch: the total reached the threshold but the results differ.
+	ScoreWithoutMatch int `json:"score_passes_results_differ"`
+	// MatchWithoutScore: the results match but the total fell short.
+	MatchWithoutScore int `json:"results_match_score_fails"`
 }
 
 // Interval is an estimate with its 95% confidence interval.

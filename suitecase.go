@@ -21,8 +21,11 @@ type Suite struct {
 	Judge       *JudgeConfig       `json:"judge,omitempty" yaml:"judge"`
 	Timeout     Duration           `json:"timeout,omitempty" yaml:"timeout"`
 	Concurrency int                `json:"concurrency,omitempty" yaml:"concurrency"`
-	Target      *Target            `json:"target,omitempty" yaml:"target"`
-	Cases       []Case             `json:"cases" yaml:"cases"`
+	// PassRequires is what a case needs to pass: "score" (the total reaches the
+	// threshold; the default) and optionally "execution" (the results match too).
+	PassRequires []string `json:"pass_requires,omitempty" yaml:"pass_requires"`
+	Target       *Target  `json:"target,omitempty" yaml:"target"`
+	Cases        []Case   `json:"cases" yaml:"cases"`
 	// Path is the file the suite was read from ("" when built in memory); relative
 	// database paths are resolved against its folder.
 	Path string `json:"-" yaml:"-"`

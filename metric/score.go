@@ -18,7 +18,15 @@ type Config struct {
 	// JudgeSkipped, when no judge is configured, is the reason the judge-based metrics
 	// give for being skipped (NoJudgeReason when empty).
 	JudgeSkipped string
+	// RequireExecutionMatch makes a case pass only when its execution matched as well
+	// as its total reaching the threshold (a suite's `pass_requires: [score, execution]`).
+	RequireExecutionMatch bool
 }
+
+// resultBased are the components computed from the generated query's result: when the
+// query did not run, they are 0, not skipped and renormalised away (issue 21: a query
+// that failed showed 92.5% from its text alone).
+var resultBased = []string{NameSchemaMatch, NameResultsMatch}
 
 func (c Config) weights() map[string]float64 {
 	if len(c.Weights) > 0 {
@@ -59,9 +67,16 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 			}
 		}
 	}
-	out.Composite = Combine(out.Metrics, cfg.weights())
 	v := c.Execution
 	out.Executed = v != nil && (v.Outcome == qeval.OutcomeMatch || v.Outcome == qeval.OutcomeMismatch)
+	if v != nil && !out.Executed && v.Outcome != qeval.OutcomeGoldError && v.Outcome != qeval.OutcomeCanceled {
+		for _, n := range resultBased {
+			if _, ok := out.Metrics[n]; ok {
+				out.Metrics[n] = Scored(0, map[string]any{"reason": fmt.Sprintf("the generated query did not execute (%s)", v.Outcome)})
+			}
+		}
+	}
+	out.Composite = Combine(out.Metrics, cfg.weights())
 	threshold := cfg.threshold()
 	total := out.Composite.Total
 	switch {
@@ -69,7 +84,7 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 		out.Status, out.Reason = qeval.StatusError, v.Error
 	case ctx.Err() != nil:
 		out.Status, out.Reason = qeval.StatusError, "the case ran past its deadline"
-	case !out.Executed:
+	case !out.Executed && (v != nil || c.ExecutionSkipped != ""):
 		out.Status = qeval.StatusFail
 		if v != nil {
 			out.Reason = fmt.Sprintf("the generated query did not execute (%s): %s", v.Outcome, v.Error)
@@ -82,6 +97,9 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 		}
 	case total == nil:
 		out.Status, out.Reason = qeval.StatusFail, "no score component could be computed"
+	case Passes(*total, threshold) && cfg.RequireExecutionMatch && (v == nil || !v.Match):
+		out.Status = qeval.StatusFail
+		out.Reason = fmt.Sprintf("total score %.1f%% reaches the threshold, but the results do not match (pass_requires: execution)", 100**total)
 	case Passes(*total, threshold):
 		out.Status = qeval.StatusPass
 	default:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -104,6 +105,14 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 		fmt.Fprintf(bw, "Calibration: ECE %s", score(*c.ECE))
 		if c.Interpretation != "" {
 			fmt.Fprintf(bw, " (%s)", termText(c.Interpretation))
+		}
+		fmt.Fprintln(bw)
+	}
+	if d := s.Disagreements; d != nil {
+		fmt.Fprintf(bw, "Score vs execution: %d passed on score with results that differ, %d failed on score with results that match",
+			d.ScoreWithoutMatch, d.MatchWithoutScore)
+		if !slices.Contains(r.Run.PassRequires, "execution") {
+			fmt.Fprint(bw, " (pass_requires: [score, execution] requires both)")
 		}
 		fmt.Fprintln(bw)
 	}

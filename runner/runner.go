@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -98,7 +99,7 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 	rep.Run = qeval.RunInfo{Suite: s.Name, SuitePath: s.Path, QevalVersion: cfg.Version, Dialect: dialectOf(s),
 		Mode: r.eval.Mode().ID(), Weights: r.weights, Threshold: r.threshold, Started: started, Finished: finished,
 		DurationMS: float64(finished.Sub(started).Microseconds()) / 1000, Concurrency: r.concurrency,
-		Interrupted: ctx.Err() != nil}
+		Interrupted: ctx.Err() != nil, PassRequires: s.PassRequires}
 	rep.Run.Judge = r.judgeInfo()
 	rep.Summary = Summarize(rep.Cases, r.threshold)
 	return rep, nil
@@ -157,6 +158,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	}
 	th := r.threshold
 	r.metrics = metric.Config{Weights: r.weights, Threshold: &th, JudgeSkipped: cfg.JudgeSkipped,
+		RequireExecutionMatch: slices.Contains(s.PassRequires, "execution"),
 		Options: metric.Options{Judge: cfg.Judge, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
 	if s.Target != nil && s.Target.Concurrency > 0 {
 		r.targetSlots = make(chan struct{}, s.Target.Concurrency)

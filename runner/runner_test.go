@@ -463,3 +463,40 @@ func TestNewTarget_RelativeToSuite(t *testing.T) {
 
 // catalogOf resolves a suite's databases beside its file, as qeval run does.
 func catalogOf(s *qeval.Suite) *registry.Catalog { return &registry.Catalog{Dir: suite.Dir(s)} }
+
+// The composite can pass a query whose results differ (a missing DISTINCT finds every
+// expected row), and a query that did not run scores 0 on the result-based components
+// (issue 21, item 10). pass_requires: [score, execution] requires both verdicts.
+func TestRun_ScoreAndExecutionVerdicts(t *testing.T) {
+	db := salesDB(t)
+	noDistinct, broken := "SELECT region FROM sales", "SELECT regio FROM sales"
+	cases := []qeval.Case{
+		{ID: "distinct", ExpectedQuery: "SELECT DISTINCT region FROM sales", GeneratedQuery: &noDistinct},
+		{ID: "broken", ExpectedQuery: "SELECT region FROM sales", GeneratedQuery: &broken},
+	}
+	s := &qeval.Suite{Name: "v", Database: db, Cases: cases}
+	rep, err := runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, b := rep.Cases[0], rep.Cases[1]
+	if d.Status != qeval.StatusPass || d.Verdict.Match {
+		t.Errorf("distinct: %s, match %v; want PASS on score with results that differ", d.Status, d.Verdict.Match)
+	}
+	if rep.Summary.Disagreements == nil || rep.Summary.Disagreements.ScoreWithoutMatch != 1 {
+		t.Errorf("disagreements = %+v, want 1 pass on score with results that differ", rep.Summary.Disagreements)
+	}
+	for _, n := range []string{metric.NameResultsMatch, metric.NameSchemaMatch} {
+		if m := b.Metrics[n]; m.Score == nil || *m.Score != 0 {
+			t.Errorf("broken: %s = %+v, want 0 (the query did not run)", n, m)
+		}
+	}
+	s.PassRequires = []string{"score", "execution"}
+	rep, err = runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Cases[0]; c.Status != qeval.StatusFail || !strings.Contains(c.Reason, "results do not match") {
+		t.Errorf("with pass_requires execution: %s %q", c.Status, c.Reason)
+	}
+}

@@ -11,6 +11,27 @@ import (
 // 95% bootstrap interval (seeded), breakdown by tag, the safety and validation
 // confusion, calibration, the score histogram and the slowest cases.
 func Summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
+	s := summarize(cases, threshold)
+	var d qeval.Disagreements
+	for _, c := range cases {
+		if c.Verdict == nil || c.TotalScore == nil || (c.Verdict.Outcome != qeval.OutcomeMatch && c.Verdict.Outcome != qeval.OutcomeMismatch) {
+			continue
+		}
+		passes := metric.Passes(*c.TotalScore, threshold)
+		switch {
+		case passes && !c.Verdict.Match:
+			d.ScoreWithoutMatch++
+		case !passes && c.Verdict.Match:
+			d.MatchWithoutScore++
+		}
+	}
+	if d.ScoreWithoutMatch+d.MatchWithoutScore > 0 {
+		s.Disagreements = &d
+	}
+	return s
+}
+
+func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 	s := qeval.Summary{Total: len(cases), ComponentMeans: map[string]*float64{}, MetricMeans: map[string]*float64{},
 		Outcomes: map[qeval.Outcome]int{}, ScoreHistogram: make([]int, 10)}
 	var scores []float64

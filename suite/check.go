@@ -32,6 +32,11 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 			p.add(0, "", "weight %s is negative", k)
 		}
 	}
+	for _, r := range s.PassRequires {
+		if r != "score" && r != "execution" {
+			p.add(0, "", "unknown pass_requires %q (known: score, execution)", r)
+		}
+	}
 	if s.Target != nil {
 		n := 0
 		for _, set := range []bool{s.Target.Predictions != "", len(s.Target.Command) > 0, s.Target.URL != ""} {
