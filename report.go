@@ -64,7 +64,7 @@ type RunInfo struct {
 	Interrupted  bool               `json:"interrupted,omitempty"`
 	// PassRequires is what a case needed to pass: score, and execution when required.
 	PassRequires []string `json:"pass_requires,omitempty"`
-	ResumedFrom  string             `json:"resumed_from,omitempty"`
+	ResumedFrom  string   `json:"resumed_from,omitempty"`
 }
 
 // JudgeInfo is the LLM judge of a run and what it cost.

@@ -159,7 +159,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	th := r.threshold
 	r.metrics = metric.Config{Weights: r.weights, Threshold: &th, JudgeSkipped: cfg.JudgeSkipped,
 		RequireExecutionMatch: slices.Contains(s.PassRequires, "execution"),
-		Options: metric.Options{Judge: cfg.Judge, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
+		Options:               metric.Options{Judge: cfg.Judge, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
 	if s.Target != nil && s.Target.Concurrency > 0 {
 		r.targetSlots = make(chan struct{}, s.Target.Concurrency)
 	}
