@@ -123,18 +123,30 @@ func Calibrate(cases []CalibrationCase, opt CalibrationOptions) (CalibrationRepo
 	} else {
 		score := 0.25*agreement + 0.75*ordering
 		rep.Score = &score
+		mis := miscalibration(rep.Groups)
 		switch {
-		case score >= 0.8:
+		case score >= 0.8 && mis == "" && rep.ECE <= MaxCalibratedECE:
 			rep.Interpretation = "Confidence levels accurately predict correctness"
+		case score >= 0.8:
+			// the levels rank answers well, but what they state is off: say how
+			rep.Interpretation = "Confidence ranks correctness well but is miscalibrated: " + mis
 		case score >= 0.5:
 			rep.Interpretation = "Confidence partially predicts correctness"
 		default:
 			rep.Interpretation = "Confidence does not predict correctness"
 		}
+		if mis == "" && rep.ECE > MaxCalibratedECE && score >= 0.8 {
+			rep.Interpretation = fmt.Sprintf("Confidence ranks correctness well but is miscalibrated: ECE %.2f", rep.ECE)
+		}
 	}
 	for i, g := range rep.Groups {
 		if g.Level == LevelHigh && g.Gap > 0.15 {
 			rep.Warnings = append(rep.Warnings, WarnOverconfident)
+		}
+		if g.Count > 0 && g.Gap < -underconfidentGap {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+				"Model is underconfident - %s confidence answers were right %.0f%% of the time, not the %.0f%% it states",
+				g.Level, 100*g.Accuracy, 100*g.Confidence))
 		}
 		if i > 0 && g.Accuracy > rep.Groups[i-1].Accuracy {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf(
@@ -143,6 +155,41 @@ func Calibrate(cases []CalibrationCase, opt CalibrationOptions) (CalibrationRepo
 		}
 	}
 	return rep, nil
+}
+
+// MaxCalibratedECE is the largest expected calibration error that still reads as
+// "accurately predict": the interpretation never contradicts ECE (issue 21: ECE 0.39
+// read as accurate for a badly under-confident model).
+const MaxCalibratedECE = 0.15
+
+// underconfidentGap is how far a level's accuracy may exceed what it states before it
+// is named under-confident (over-confidence of the high level is named past 0.15).
+const underconfidentGap = 0.25
+
+// miscalibration names the levels whose stated confidence is off by more than the
+// gaps above, over and under alike; "" when none is.
+func miscalibration(groups []CalibrationGroup) string {
+	var over, under []string
+	for _, g := range groups {
+		if g.Count == 0 {
+			continue
+		}
+		d := fmt.Sprintf("%s states %.0f%%, right %.0f%%", g.Level, 100*g.Confidence, 100*g.Accuracy)
+		switch {
+		case g.Gap > 0.15:
+			over = append(over, d)
+		case g.Gap < -underconfidentGap:
+			under = append(under, d)
+		}
+	}
+	var parts []string
+	if len(over) > 0 {
+		parts = append(parts, "over-confident ("+strings.Join(over, "; ")+")")
+	}
+	if len(under) > 0 {
+		parts = append(parts, "under-confident ("+strings.Join(under, "; ")+")")
+	}
+	return strings.Join(parts, " and ")
 }
 
 // checkCase reports a case whose confidence, correctness or level is out of range.

@@ -271,3 +271,35 @@ func TestCalibrationCase_UnmarshalJSON(t *testing.T) {
 		}
 	}
 }
+
+// The interpretation follows the measured gaps and never contradicts ECE (issue 21: a
+// model right 100/99/98% at high/medium/low, ECE 0.39, read as "accurately predict").
+func TestCalibrate_UnderconfidentIsNamed(t *testing.T) {
+	var cases []metric.CalibrationCase
+	add := func(level string, n, right int) {
+		for i := 0; i < n; i++ {
+			y := 0.0
+			if i < right {
+				y = 1
+			}
+			cases = append(cases, metric.CalibrationCase{Level: level, Confidence: map[string]float64{"high": 0.9, "medium": 0.6, "low": 0.3}[level], Correct: y})
+		}
+	}
+	add("high", 100, 100)
+	add("medium", 100, 99)
+	add("low", 100, 98)
+	rep, err := metric.Calibrate(cases, metric.CalibrationOptions{Bootstrap: metric.BootstrapOptions{Resamples: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ECE < 0.3 || strings.Contains(rep.Interpretation, "accurately") || !strings.Contains(rep.Interpretation, "under-confident") {
+		t.Errorf("ECE %.2f, interpretation %q", rep.ECE, rep.Interpretation)
+	}
+	found := false
+	for _, w := range rep.Warnings {
+		found = found || strings.Contains(w, "underconfident - low")
+	}
+	if !found {
+		t.Errorf("warnings %q lack the under-confident low level", rep.Warnings)
+	}
+}
