@@ -24,8 +24,11 @@ type Suite struct {
 	// PassRequires is what a case needs to pass: "score" (the total reaches the
 	// threshold; the default) and optionally "execution" (the results match too).
 	PassRequires []string `json:"pass_requires,omitempty" yaml:"pass_requires"`
-	Target       *Target  `json:"target,omitempty" yaml:"target"`
-	Cases        []Case   `json:"cases" yaml:"cases"`
+	// LenientResults makes results_match normalise values (trim and fold text, read
+	// numbers in text, round floats); by default values compare as exact strings.
+	LenientResults bool    `json:"lenient_results,omitempty" yaml:"lenient_results"`
+	Target         *Target `json:"target,omitempty" yaml:"target"`
+	Cases          []Case  `json:"cases" yaml:"cases"`
 	// Path is the file the suite was read from ("" when built in memory); relative
 	// database paths are resolved against its folder.
 	Path string `json:"-" yaml:"-"`

@@ -139,6 +139,9 @@ type Options struct {
 	Judge qeval.Judge
 	// MaxRows is how many rows results_match compares (DefaultMaxRows; < 0 for all).
 	MaxRows int
+	// LenientResults makes results_match normalise values (see ResultsMatch); the
+	// default compares them as exact strings, as the seed says.
+	LenientResults bool
 	// Logger receives a warning for each failed metric; nil discards.
 	Logger *slog.Logger
 	// Now is the clock of error timestamps (time.Now).

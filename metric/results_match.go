@@ -2,9 +2,11 @@ package metric
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/qeval/qeval"
 )
@@ -16,10 +18,13 @@ const DefaultMaxRows = 100
 // the first maxRows expected rows (DefaultMaxRows when maxRows is 0, all when < 0) that
 // are found among the first maxRows generated rows.
 //
-// Rows are compared as records, so neither row order nor field order matters: keys are
-// lower-cased, values are compared as normalised strings (NULL "null"; numbers, and text
-// that reads as a number, canonical: 3.0 is "3", other floats rounded to 6 decimals;
-// booleans "true"/"false"; text trimmed and lower-cased). An expected row is found in a
+// Rows are compared as records, so neither row order nor field order matters. As the
+// seed says, keys are lower-cased and values compared as their strings: text exactly
+// as it is, an integer in decimal, a float in its shortest form (3.0 stays "3.0", so it
+// differs from 3), NULL apart from every text (never the string "null"). The lenient
+// variant (ResultsMatchLenient, a suite's `lenient_results: true`) also trims and
+// lower-cases text, reads text that looks like a number as that number, writes 3.0 as
+// "3" and rounds other floats to 6 decimals. An expected row is found in a
 // generated row that has every one of its keys with the same value (extra generated
 // fields are allowed). Each generated row matches at most one expected row; rows are
 // matched greedily in order, which is exact when all expected rows have the same keys.
@@ -28,8 +33,74 @@ const DefaultMaxRows = 100
 // Details: expected_rows, generated_rows (compared counts), matched, missing_rows (up to
 // 5 examples of expected rows not found), truncated (whether rows were cut).
 func ResultsMatch(generated, expected []map[string]any, maxRows int) Result {
-	return matchRecords(recordsOfMaps(head(generated, maxRows)), recordsOfMaps(head(expected, maxRows)),
+	return resultsMatchWith(generated, expected, maxRows, seedValue)
+}
+
+// ResultsMatchLenient is ResultsMatch with values normalised (see ResultsMatch).
+func ResultsMatchLenient(generated, expected []map[string]any, maxRows int) Result {
+	return resultsMatchWith(generated, expected, maxRows, normValue)
+}
+
+func resultsMatchWith(generated, expected []map[string]any, maxRows int, norm func(qeval.Value) string) Result {
+	r := matchRecords(recordsOfMaps(head(generated, maxRows), norm), recordsOfMaps(head(expected, maxRows), norm),
 		maxRows, len(generated), len(expected))
+	r.Details["values"] = valuesRule(norm)
+	return r
+}
+
+func valuesRule(norm func(qeval.Value) string) string {
+	if reflect.ValueOf(norm).Pointer() == reflect.ValueOf(normValue).Pointer() {
+		return "lenient"
+	}
+	return "exact strings"
+}
+
+// anyValue is a cell of a record given as JSON or by a Go caller, as a Value.
+func anyValue(x any) qeval.Value {
+	switch t := x.(type) {
+	case qeval.Value:
+		return t
+	case int:
+		return qeval.Int(int64(t))
+	case int64:
+		return qeval.Int(t)
+	case int32:
+		return qeval.Int(int64(t))
+	case float32:
+		return qeval.Float(float64(t))
+	case []byte:
+		return qeval.Bytes(t)
+	case time.Time:
+		return qeval.Time(t)
+	}
+	return qeval.FromJSON(x)
+}
+
+// nullString is NULL in the exact-strings rule: no text equals it.
+const nullString = "\x00NULL"
+
+// seedValue is a value as the seed compares it: its string, exactly.
+func seedValue(v qeval.Value) string {
+	switch v.Kind {
+	case qeval.KindNull:
+		return nullString
+	case qeval.KindInt:
+		return strconv.FormatInt(v.Int, 10)
+	case qeval.KindFloat:
+		s := strconv.FormatFloat(v.Float, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eEn") { // 3 → "3.0", as a float prints
+			s += ".0"
+		}
+		return s
+	case qeval.KindBool:
+		if v.Int != 0 {
+			return "true"
+		}
+		return "false"
+	case qeval.KindTime:
+		return v.AsTime().Format(time.RFC3339Nano)
+	}
+	return v.Str
 }
 
 func head[T any](rows []T, maxRows int) []T {
@@ -45,8 +116,19 @@ func head[T any](rows []T, maxRows int) []T {
 // ResultSetsMatch is ResultsMatch on result sets: a column is a key, its cells the values.
 // Repeated column names get a "#2", "#3"... suffix.
 func ResultSetsMatch(generated, expected *qeval.ResultSet, maxRows int) Result {
-	return matchRecords(recordsOfSet(generated, maxRows), recordsOfSet(expected, maxRows), maxRows,
+	return resultSetsMatchWith(generated, expected, maxRows, seedValue)
+}
+
+// ResultSetsMatchLenient is ResultSetsMatch with values normalised (see ResultsMatch).
+func ResultSetsMatchLenient(generated, expected *qeval.ResultSet, maxRows int) Result {
+	return resultSetsMatchWith(generated, expected, maxRows, normValue)
+}
+
+func resultSetsMatchWith(generated, expected *qeval.ResultSet, maxRows int, norm func(qeval.Value) string) Result {
+	r := matchRecords(recordsOfSet(generated, maxRows, norm), recordsOfSet(expected, maxRows, norm), maxRows,
 		generated.NumRows(), expected.NumRows())
+	r.Details["values"] = valuesRule(norm)
+	return r
 }
 
 // record is a row as sorted (key, value) pairs.
@@ -80,12 +162,12 @@ func (r record) project(ks []string) (string, bool) {
 	return b.String(), true
 }
 
-func recordsOfMaps(rows []map[string]any) []record {
+func recordsOfMaps(rows []map[string]any, norm func(qeval.Value) string) []record {
 	out := make([]record, len(rows))
 	for i, row := range rows {
 		r := make(record, 0, len(row))
 		for k, v := range row {
-			r = append(r, kv{strings.ToLower(strings.TrimSpace(k)), normAny(v)})
+			r = append(r, kv{strings.ToLower(strings.TrimSpace(k)), norm(anyValue(v))})
 		}
 		slices.SortFunc(r, func(a, b kv) int { return strings.Compare(a.k, b.k) })
 		out[i] = r
@@ -93,7 +175,7 @@ func recordsOfMaps(rows []map[string]any) []record {
 	return out
 }
 
-func recordsOfSet(rs *qeval.ResultSet, maxRows int) []record {
+func recordsOfSet(rs *qeval.ResultSet, maxRows int, norm func(qeval.Value) string) []record {
 	if rs == nil {
 		return nil
 	}
@@ -121,7 +203,7 @@ func recordsOfSet(rs *qeval.ResultSet, maxRows int) []record {
 			if j < len(row) {
 				v = row[j]
 			}
-			r = append(r, kv{keys[j], normValue(v)})
+			r = append(r, kv{keys[j], norm(v)})
 		}
 		out[i] = r
 	}
@@ -187,6 +269,9 @@ func matchRecords(gen, exp []record, maxRows, genTotal, expTotal int) Result {
 		} else if len(missing) < 5 {
 			m := make(map[string]string, len(e))
 			for _, f := range e {
+				if f.v == nullString {
+					f.v = "NULL"
+				}
 				m[f.k] = f.v
 			}
 			missing = append(missing, m)
@@ -198,12 +283,16 @@ func matchRecords(gen, exp []record, maxRows, genTotal, expTotal int) Result {
 }
 
 func resultsMatch(_ context.Context, c *Case, o *Options) (Result, error) {
+	norm := seedValue
+	if o.LenientResults {
+		norm = normValue
+	}
 	if c.ExpectedRows != nil && c.GeneratedRows != nil {
-		return ResultsMatch(c.GeneratedRows, c.ExpectedRows, o.MaxRows), nil
+		return resultsMatchWith(c.GeneratedRows, c.ExpectedRows, o.MaxRows, norm), nil
 	}
 	gen, exp := c.results()
 	if gen != nil && exp != nil {
-		return ResultSetsMatch(gen, exp, o.MaxRows), nil
+		return resultSetsMatchWith(gen, exp, o.MaxRows, norm), nil
 	}
 	if v := c.Execution; v != nil {
 		why := string(v.Outcome)
@@ -224,7 +313,7 @@ func resultsMatch(_ context.Context, c *Case, o *Options) (Result, error) {
 	if gen == nil {
 		return Skip("no generated result (the generated query was not run)"), nil
 	}
-	return ResultSetsMatch(gen, exp, o.MaxRows), nil
+	return resultSetsMatchWith(gen, exp, o.MaxRows, norm), nil
 }
 
 // results returns the result sets of the case: its own, else those of its execution verdict.

@@ -16,7 +16,9 @@ func TestResultsMatch_Rows(t *testing.T) {
 	}{
 		{"Same", []map[string]any{{"name": "Alice", "age": 30}, {"name": "Bob", "age": 25}}, 1},
 		{"RowOrder", []map[string]any{{"name": "Bob", "age": 25}, {"name": "Alice", "age": 30}}, 1},
-		{"KeyCaseAndValues", []map[string]any{{"AGE": "30.0", "NAME": " alice "}, {"age": int64(25), "name": "BOB"}}, 1},
+		{"KeyCase", []map[string]any{{"AGE": 30, "NAME": "Alice"}, {"Age": int64(25), "nAme": "Bob"}}, 1},
+		// values are exact strings, as the seed says: text is not folded, 30.0 text is not 30
+		{"ValuesExact", []map[string]any{{"AGE": "30.0", "NAME": " alice "}, {"age": int64(25), "name": "BOB"}}, 0},
 		{"ExtraField", []map[string]any{{"name": "Alice", "age": 30, "city": "Oslo"}}, 0.5},
 		{"MissingField", []map[string]any{{"name": "Alice"}, {"name": "Bob"}}, 0},
 		{"WrongValue", []map[string]any{{"name": "Alice", "age": 31}, {"name": "Bob", "age": 25}}, 0.5},
@@ -29,6 +31,23 @@ func TestResultsMatch_Rows(t *testing.T) {
 				t.Errorf("ResultsMatch(%v)=%v, want %v (%v)", tt.gen, *r.Score, tt.want, r.Details)
 			}
 		})
+	}
+}
+
+// The lenient rule is an explicit option (issue 21: results_match lower-cased values,
+// took NULL for "null" and rounded floats without saying so).
+func TestResultsMatch_Lenient(t *testing.T) {
+	exp := []map[string]any{{"Name": "Alice", "Age": 30}, {"name": "Bob", "age": 25.0}}
+	gen := []map[string]any{{"AGE": "30.0", "NAME": " alice "}, {"age": int64(25), "name": "BOB"}}
+	if r := metric.ResultsMatchLenient(gen, exp, 0); !near(*r.Score, 1) || r.Details["values"] != "lenient" {
+		t.Errorf("lenient: %v %v", *r.Score, r.Details)
+	}
+	nulls := []map[string]any{{"a": nil}}
+	if r := metric.ResultsMatch([]map[string]any{{"a": "null"}}, nulls, 0); *r.Score != 0 {
+		t.Errorf("the text null matched NULL: %v", *r.Score)
+	}
+	if r := metric.ResultsMatch([]map[string]any{{"a": 1.5}}, []map[string]any{{"a": 1.5000001}}, 0); *r.Score != 0 {
+		t.Errorf("floats were rounded: %v", *r.Score)
 	}
 }
 
@@ -75,6 +94,14 @@ func TestResultSetsMatch(t *testing.T) {
 		Columns: []qeval.Column{{Name: "N"}, {Name: "Name"}},
 		Rows:    [][]qeval.Value{{qeval.Null, qeval.Text("B")}, {qeval.Float(1.0), qeval.Text("a")}},
 	}
+	if r := metric.ResultSetsMatchLenient(gen, exp, 0); *r.Score != 1 {
+		t.Errorf("ResultSetsMatchLenient=%v, want 1 (%v)", *r.Score, r.Details)
+	}
+	// exact strings: "B" is not "b", and the float 1.0 is not the integer 1
+	if r := metric.ResultSetsMatch(gen, exp, 0); *r.Score != 0 {
+		t.Errorf("ResultSetsMatch=%v, want 0 (%v)", *r.Score, r.Details)
+	}
+	gen = &qeval.ResultSet{Columns: gen.Columns, Rows: [][]qeval.Value{{qeval.Null, qeval.Text("b")}, {qeval.Int(1), qeval.Text("a")}}}
 	if r := metric.ResultSetsMatch(gen, exp, 0); *r.Score != 1 {
 		t.Errorf("ResultSetsMatch=%v, want 1 (%v)", *r.Score, r.Details)
 	}
