@@ -52,7 +52,11 @@ func run(ctx context.Context, m Metric, c *Case, opt *Options) Result {
 			}
 		}()
 		r, err := m.Func(ctx, c, opt)
-		done <- outcome{r: r, err: err}
+		o := outcome{r: r, err: err}
+		if err != nil {
+			o.stack = shortStack(err) // where the calculator gave up
+		}
+		done <- o
 	}()
 	var o outcome
 	select {
@@ -69,11 +73,11 @@ func run(ctx context.Context, m Metric, c *Case, opt *Options) Result {
 	case o.panic != nil:
 		return fail(m.Name, fmt.Sprintf("panic: %v", o.panic), o.stack, c, opt)
 	case errors.Is(o.err, context.DeadlineExceeded) && ctx.Err() != nil:
-		return fail(m.Name, fmt.Sprintf("timed out after %s", opt.Timeout), "", c, opt)
+		return fail(m.Name, fmt.Sprintf("timed out after %s", opt.Timeout), o.stack, c, opt)
 	case errors.Is(o.err, context.Canceled) && ctx.Err() != nil:
-		return fail(m.Name, "canceled", "", c, opt)
+		return fail(m.Name, "canceled", o.stack, c, opt)
 	case o.err != nil:
-		return fail(m.Name, o.err.Error(), "", c, opt)
+		return fail(m.Name, o.err.Error(), o.stack, c, opt)
 	}
 	if o.r.Details == nil {
 		o.r.Details = map[string]any{}

@@ -90,6 +90,10 @@ func TestEvaluate_Isolation(t *testing.T) {
 	if !strings.Contains(rs["boom"].Error.Stack, "evaluate_test.go") {
 		t.Errorf("panic stack does not point at the test: %q", rs["boom"].Error.Stack)
 	}
+	// every failure has a short stack of qeval frames, not only a panic (issue 21)
+	if st := rs["broken"].Error.Stack; !strings.Contains(st, "metric.") || strings.Contains(st, "runtime/") {
+		t.Errorf("error stack = %q, want qeval frames only", st)
+	}
 	if r := rs["ok"]; r.Score == nil || *r.Score != 1 || r.Error != nil {
 		t.Errorf("ok=%+v, want 1 despite the others", r)
 	}

@@ -200,5 +200,5 @@ func prefixError(op string, err error) error {
 	if errors.As(err, &qe) && qe.Line > 0 {
 		msg = fmt.Sprintf("line %d, col %d: %s", qe.Line, qe.Col, msg)
 	}
-	return &qeval.Error{Code: qeval.ErrorCode(err), Op: op, Message: msg, Err: err}
+	return withStack(&qeval.Error{Code: qeval.ErrorCode(err), Op: op, Message: msg, Err: err})
 }
