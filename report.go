@@ -1,6 +1,10 @@
 package qeval
 
-import "time"
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
 
 // ReportSchemaVersion is the version of the report.json schema.
 const ReportSchemaVersion = "1"
@@ -197,4 +201,34 @@ type ReliabilityBin struct {
 type SlowCase struct {
 	ID         string  `json:"id"`
 	DurationMS float64 `json:"duration_ms"`
+}
+
+// SeedView is a case under the seed's report column names ("Total Score", "Score
+// Status", "Schema Match Score", …, "LLM Reasoning"), which the seed's consumers read;
+// report.json writes it as each case's "seed" object beside the regular fields.
+func (c CaseResult) SeedView() map[string]any {
+	score := func(name string) *float64 { return c.Metrics[name].Score }
+	reasoning, _ := c.Metrics[ComponentLLMGrading].Details["reasoning"].(string)
+	return map[string]any{
+		"Total Score":               c.TotalScore,
+		"Score Status":              c.Status,
+		"Schema Match Score":        score(ComponentSchemaMatch),
+		"Semantic Similarity Score": score(ComponentSemanticSimilarity),
+		"Results Match Score":       score(ComponentResultsMatch),
+		"LLM Grading Score":         score(ComponentLLMGrading),
+		"LLM Reasoning":             reasoning,
+	}
+}
+
+// MarshalJSON writes the case with its seed view ("seed") beside the regular fields.
+func (c CaseResult) MarshalJSON() ([]byte, error) {
+	type plain CaseResult
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // queries keep their < and > as written
+	err := enc.Encode(struct {
+		plain
+		Seed map[string]any `json:"seed"`
+	}{plain(c), c.SeedView()})
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
 }
