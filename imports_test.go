@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"report":            {"", "metric"},
 	"xlsx":              {""},
 	"kqlexec":           {"", "kql", "sqlite"},
+	"bird":              {"", "compare"}, // executors come in through a qeval.Opener
 	"runner":            {"", "compare", "execmatch", "metric", "sqlparse", "kql", "kqlexec", "validate", "judge", "suite"},
 	"mock":              {""},
 	"qevaltest":         {"", "mock"},

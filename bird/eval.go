@@ -166,7 +166,12 @@ func (e *Evaluator) executor(dbID string) (qeval.Executor, error) {
 		e.dbs[t] = d
 	}
 	e.mu.Unlock()
-	d.once.Do(func() { d.ex, d.err = e.opt.Open(t, e.opt.Limits) })
+	d.once.Do(func() {
+		d.ex, d.err = e.opt.Open(t, e.opt.Limits)
+		if d.err != nil {
+			d.ex = nil // an opener may return a typed nil with its error
+		}
+	})
 	return d.ex, d.err
 }
 

@@ -74,7 +74,7 @@ func ReadPredictions(r io.Reader, name string) (*Predictions, error) {
 
 func parsePrediction(key string, raw json.RawMessage) Prediction {
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '"' || json.Unmarshal(t, &s) != nil {
 		return Prediction{Key: key, SQL: " "}
 	}
 	parts := strings.Split(s, Separator)
