@@ -39,6 +39,8 @@ var allowed = map[string][]string{
 	"xlsx":              {""},
 	"kqlexec":           {"", "kql", "sqlite"},
 	"bird":              {"", "compare"}, // executors come in through a qeval.Opener
+	"resultcsv":         {""},
+	"spider2":           {"", "compare", "resultcsv"},
 	"runner":            {"", "compare", "execmatch", "metric", "sqlparse", "kql", "kqlexec", "validate", "judge", "suite"},
 	"mock":              {""},
 	"qevaltest":         {"", "mock"},

@@ -92,65 +92,94 @@ func project(rs *qeval.ResultSet, cond []int) (*qeval.ResultSet, error) {
 }
 
 // Column types as pandas names them (see package resultcsv); a result set from a
-// database has no such types and gets them from its values.
+// database has no such types and gets them from its values. A uint64 column (integers
+// past int64, none negative) holds its values as decimal text.
 const (
 	dtInt    = "int64"
+	dtUint   = "uint64"
 	dtFloat  = "float64"
 	dtBool   = "bool"
 	dtObject = "object"
 )
 
+// pyVal is a value as evaluate.py holds it: a number (int, float or bool, with its
+// float() for the tolerance) or not, and its str().
+type pyVal struct {
+	num bool
+	f   float64
+	str string
+}
+
 // pandasColumns returns the columns of rs as evaluate.py sees them after
-// frame.transpose().values.tolist() and its normalize(): when every column is int64 or
-// float64 and one is float64, the whole frame is float64 and integers become floats;
-// NULL (NaN) becomes the integer 0.
-func pandasColumns(rs *qeval.ResultSet) [][]qeval.Value {
+// frame.transpose().values.tolist() and its normalize(): when every column is numeric
+// (int64, uint64, float64) and the columns are not all of one integer type, the whole
+// frame becomes float64 and integers become floats; NULL (NaN) becomes the integer 0.
+func pandasColumns(rs *qeval.ResultSet) [][]pyVal {
 	if rs == nil {
 		return nil
 	}
 	n := width(rs)
 	types := make([]string, n)
-	allNum, anyFloat := true, false
+	allNum, seen := true, map[string]bool{}
 	for j := range types {
 		recorded := ""
 		if j < len(rs.Columns) {
 			recorded = rs.Columns[j].Type
 		}
 		types[j] = dtypeOf(rs, j, recorded)
-		switch types[j] {
-		case dtFloat:
-			anyFloat = true
-		case dtInt:
-		default:
+		seen[types[j]] = true
+		if types[j] != dtInt && types[j] != dtFloat && types[j] != dtUint {
 			allNum = false
 		}
 	}
-	floatFrame := allNum && anyFloat
-	out := make([][]qeval.Value, n)
+	floatFrame := allNum && (seen[dtFloat] || seen[dtInt] && seen[dtUint])
+	out := make([][]pyVal, n)
 	for j := range out {
-		col := make([]qeval.Value, len(rs.Rows))
+		col := make([]pyVal, len(rs.Rows))
 		for i, row := range rs.Rows {
-			v := cell(row, j)
-			switch {
-			case v.IsNull() || v.Kind == qeval.KindFloat && math.IsNaN(v.Float):
-				v = qeval.Int(0)
-			case floatFrame && v.Kind == qeval.KindInt:
-				v = qeval.Float(float64(v.Int))
-			case v.Kind == qeval.KindTime || v.Kind == qeval.KindBytes:
-				v = qeval.Text(v.String())
-			}
-			col[i] = v
+			col[i] = toPy(cell(row, j), types[j] == dtUint, floatFrame)
 		}
 		out[j] = col
 	}
 	return out
 }
 
+func toPy(v qeval.Value, uint, floatFrame bool) pyVal {
+	switch {
+	case v.IsNull() || v.Kind == qeval.KindFloat && math.IsNaN(v.Float):
+		return pyVal{num: true, f: 0, str: "0"}
+	case uint && v.Kind == qeval.KindText:
+		f, err := strconv.ParseFloat(v.Str, 64)
+		if err != nil {
+			return pyVal{str: v.Str}
+		}
+		if floatFrame {
+			return pyVal{num: true, f: f, str: pyFloatRepr(f)}
+		}
+		return pyVal{num: true, f: f, str: v.Str}
+	case v.Kind == qeval.KindInt && floatFrame:
+		f := float64(v.Int)
+		return pyVal{num: true, f: f, str: pyFloatRepr(f)}
+	case v.Kind == qeval.KindInt:
+		return pyVal{num: true, f: float64(v.Int), str: strconv.FormatInt(v.Int, 10)}
+	case v.Kind == qeval.KindFloat:
+		return pyVal{num: true, f: v.Float, str: pyFloatRepr(v.Float)}
+	case v.Kind == qeval.KindBool:
+		if v.Int != 0 {
+			return pyVal{num: true, f: 1, str: "True"}
+		}
+		return pyVal{num: true, f: 0, str: "False"}
+	case v.Kind == qeval.KindText:
+		return pyVal{str: v.Str}
+	}
+	return pyVal{str: v.String()}
+}
+
 // dtypeOf is the pandas dtype of column j: its recorded type when it is one, else
 // what pandas infers from the values.
 func dtypeOf(rs *qeval.ResultSet, j int, recorded string) string {
 	switch recorded {
-	case dtInt, dtFloat, dtBool, dtObject:
+	case dtInt, dtUint, dtFloat, dtBool, dtObject:
 		return recorded
 	}
 	ints, floats, nulls, bools, other := 0, 0, 0, 0, 0
@@ -186,7 +215,7 @@ func dtypeOf(rs *qeval.ResultSet, j int, recorded string) string {
 // vectorsMatch is evaluate.py's vectors_match: with ignoreOrder both vectors are
 // sorted by (str(x), is a number), then compared pairwise, numbers within the
 // tolerance and anything else with Python's ==.
-func vectorsMatch(a, b []qeval.Value, ignoreOrder bool) bool {
+func vectorsMatch(a, b []pyVal, ignoreOrder bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -194,52 +223,28 @@ func vectorsMatch(a, b []qeval.Value, ignoreOrder bool) bool {
 		a, b = pyStrSorted(a), pyStrSorted(b)
 	}
 	for i := range a {
-		if !spider2ValueEqual(a[i], b[i]) {
+		x, y := a[i], b[i]
+		switch {
+		case x.num && y.num:
+			if !isClose(x.f, y.f, Spider2Tolerance) {
+				return false
+			}
+		case x.num || y.num || x.str != y.str:
 			return false
 		}
 	}
 	return true
 }
 
-func pyStrSorted(v []qeval.Value) []qeval.Value {
-	type keyed struct {
-		s   string
-		num bool
-		v   qeval.Value
-	}
-	ks := make([]keyed, len(v))
-	for i, x := range v {
-		ks[i] = keyed{pyStr(x), isNumber(x), x}
-	}
-	sort.SliceStable(ks, func(i, j int) bool {
-		if ks[i].s != ks[j].s {
-			return ks[i].s < ks[j].s
+func pyStrSorted(v []pyVal) []pyVal {
+	out := append([]pyVal(nil), v...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].str != out[j].str {
+			return out[i].str < out[j].str
 		}
-		return !ks[i].num && ks[j].num
+		return !out[i].num && out[j].num
 	})
-	out := make([]qeval.Value, len(v))
-	for i, k := range ks {
-		out[i] = k.v
-	}
 	return out
-}
-
-// pyStr is Python's str() of a value as pandas holds it.
-func pyStr(v qeval.Value) string {
-	switch v.Kind {
-	case qeval.KindInt:
-		return strconv.FormatInt(v.Int, 10)
-	case qeval.KindFloat:
-		return pyFloatRepr(v.Float)
-	case qeval.KindBool:
-		if v.Int != 0 {
-			return "True"
-		}
-		return "False"
-	case qeval.KindNull:
-		return "None"
-	}
-	return v.String()
 }
 
 func isNumber(v qeval.Value) bool {
@@ -265,15 +270,6 @@ func isClose(a, b, tol float64) bool {
 	return d <= math.Abs(1e-9*b) || d <= math.Abs(1e-9*a) || d <= tol
 }
 
-func spider2ValueEqual(a, b qeval.Value) bool {
-	if isNumber(a) && isNumber(b) {
-		return isClose(asFloat(a), asFloat(b), Spider2Tolerance)
-	}
-	if isNumber(a) || isNumber(b) {
-		return false
-	}
-	return a.Kind == b.Kind && a.Str == b.Str
-}
 
 // width is the number of columns of rs: its declared columns, or those of its first
 // row when it declares none.

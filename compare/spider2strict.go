@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/qeval/qeval"
 )
@@ -40,6 +41,7 @@ func Spider2StrictMatch(gold, pred *qeval.ResultSet, cond []int, ignoreOrder boo
 	if ng > np || len(g.Rows) != len(pred.Rows) {
 		return false, nil
 	}
+	g, pred = numericUints(g), numericUints(pred)
 	gcols, pcols := columnsOf(g), columnsOf(pred)
 	// a predicted column is a candidate for a gold column when it holds the same
 	// values (as a sorted bag when order is ignored)
@@ -216,6 +218,33 @@ func padRows(rows [][]qeval.Value, n int) [][]qeval.Value {
 			row[j] = cell(r, j)
 		}
 		out[i] = row
+	}
+	return out
+}
+
+// numericUints returns rs with the values of its uint64 columns (integers past int64,
+// which a stored CSV result holds as text) as numbers.
+func numericUints(rs *qeval.ResultSet) *qeval.ResultSet {
+	var cols []int
+	for j, c := range rs.Columns {
+		if c.Type == dtUint {
+			cols = append(cols, j)
+		}
+	}
+	if len(cols) == 0 {
+		return rs
+	}
+	out := &qeval.ResultSet{Columns: rs.Columns, Rows: make([][]qeval.Value, len(rs.Rows))}
+	for i, r := range rs.Rows {
+		row := append([]qeval.Value(nil), r...)
+		for _, j := range cols {
+			if j < len(row) && row[j].Kind == qeval.KindText {
+				if f, err := strconv.ParseFloat(row[j].Str, 64); err == nil {
+					row[j] = qeval.Float(f)
+				}
+			}
+		}
+		out.Rows[i] = row
 	}
 	return out
 }

@@ -9,7 +9,10 @@
 //   - a column whose cells (NULLs aside) are all integers is int64 ("int64"), or
 //     float64 when it has a NULL; all numbers is float64; all True/False (any case
 //     pandas accepts) is bool; anything else is text ("object"), numbers included;
-//   - Column.Type records that dtype: int64, float64, bool or object.
+//   - integers past int64 (none negative, no NULL) make a uint64 column, its values
+//     held as decimal text since a Value has no unsigned integer; past uint64 they
+//     stay text, as in pandas;
+//   - Column.Type records that dtype: int64, uint64, float64, bool or object.
 //
 // Write does the reverse, as pandas' DataFrame.to_csv writes a frame.
 package resultcsv
@@ -31,6 +34,7 @@ import (
 // The column types Read records, as pandas names its dtypes.
 const (
 	Int64   = "int64"
+	Uint64  = "uint64" // integers past int64, held as decimal text
 	Float64 = "float64"
 	Bool    = "bool"
 	Object  = "object"
@@ -142,7 +146,7 @@ func typeColumn(col []string) (string, []qeval.Value) {
 		return Float64, vals
 	}
 	// integers
-	ints := true
+	ints, big := true, false
 	for i, s := range col {
 		if isNA(s) {
 			continue
@@ -150,9 +154,13 @@ func typeColumn(col []string) (string, []qeval.Value) {
 		v, ok := parseInt(s)
 		if !ok {
 			ints = false
+			big = isIntSyntax(s)
 			break
 		}
 		vals[i] = qeval.Int(v)
+	}
+	if !ints && big {
+		return bigIntColumn(col, vals, isNA)
 	}
 	if ints {
 		if nulls == 0 {
@@ -226,6 +234,62 @@ func parseInt(s string) (int64, bool) {
 	}
 	v, err := strconv.ParseInt(t, 10, 64)
 	return v, err == nil
+}
+
+// isIntSyntax reports whether s is an optionally signed run of digits (with
+// surrounding spaces), whatever its size.
+func isIntSyntax(s string) bool {
+	t := strings.TrimLeft(strings.TrimSpace(s), "+-")
+	if t == "" {
+		return false
+	}
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// bigIntColumn types a column of integers one of which does not fit int64: uint64
+// (held as decimal text, Column.Type "uint64") when all fit it, none is negative and
+// none is NULL; float64 when they fit but one is NULL; else text, as pandas keeps them.
+func bigIntColumn(col []string, vals []qeval.Value, isNA func(string) bool) (string, []qeval.Value) {
+	fits, nulls := true, false
+	for _, s := range col {
+		if isNA(s) {
+			nulls = true
+			continue
+		}
+		if !isIntSyntax(s) {
+			fits = false
+			break
+		}
+		if _, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "+"), 10, 64); err != nil {
+			fits = false
+		}
+	}
+	for i, s := range col {
+		switch {
+		case isNA(s):
+			vals[i] = qeval.Null
+		case fits && nulls:
+			f, _ := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			vals[i] = qeval.Float(f)
+		case fits:
+			u, _ := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "+"), 10, 64)
+			vals[i] = qeval.Text(strconv.FormatUint(u, 10))
+		default:
+			vals[i] = qeval.Text(s)
+		}
+	}
+	switch {
+	case fits && nulls:
+		return Float64, vals
+	case fits:
+		return Uint64, vals
+	}
+	return Object, vals
 }
 
 // parseFloat reads a decimal number (1, 1., .5, 1e5, inf, Infinity), not Go's hex or
