@@ -270,7 +270,6 @@ func isClose(a, b, tol float64) bool {
 	return d <= math.Abs(1e-9*b) || d <= math.Abs(1e-9*a) || d <= tol
 }
 
-
 // width is the number of columns of rs: its declared columns, or those of its first
 // row when it declares none.
 func width(rs *qeval.ResultSet) int {
