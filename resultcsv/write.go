@@ -41,6 +41,15 @@ func Write(w io.Writer, rs *qeval.ResultSet) error {
 				rec[j] = v.String()
 			}
 		}
+		if len(rec) == 1 && rec[0] == "" {
+			// a lone empty cell is written quoted, as Python's csv module does, so that
+			// the row is not a blank line (which readers skip)
+			cw.Flush()
+			if _, err := io.WriteString(w, "\"\"\n"); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

@@ -21,7 +21,7 @@ func cmdSpider2(ctx context.Context, args []string, e *env) int {
 	resultDir := fs.String("result-dir", "", "folder of predictions: <id>.csv or <id>.sql")
 	goldDir := fs.String("gold-dir", "", "gold folder: exec_result/<id>.csv (or <id>_a.csv, <id>_b.csv, …) and spider2lite_eval.jsonl")
 	strict := fs.Bool("strict", false, "compare with spider2-strict@1 (rows aligned, tolerance for numbers only) instead of the official spider2@1")
-	db := fs.String("db", "", "mode sql: a SQLite file for every item, or a folder of <db>.sqlite named by --metadata")
+	db := fs.String("db", "", "mode sql: a SQLite file for every item, or a folder of <db>.sqlite (or <db>/<db>.sqlite) named by --metadata")
 	metadata := fs.String("metadata", "", "mode sql: spider2-lite.jsonl (instance_id → db); default GOLD_DIR/../../spider2-lite.jsonl when --db is a folder")
 	itemsPath := fs.String("items", "", "write one JSON object per item to this file (- for stdout)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
@@ -166,6 +166,9 @@ func spider2Query(db, metadata, goldDir string, limits qeval.Limits) (func(conte
 				return nil, &qeval.Error{Code: qeval.CodeNotFound, Message: "missing database mapping for " + id}
 			}
 			path = filepath.Join(db, name+".sqlite")
+			if _, err := os.Stat(path); err != nil {
+				path = filepath.Join(db, name, name+".sqlite") // Spider's layout
+			}
 		}
 		ex, ok := open[path]
 		if !ok {
