@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The EX and Soft-F1 rows below are what the official scripts (bird-bench/mini_dev
@@ -128,4 +131,44 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestBird_PostgreSQL: with --dialect PostgreSQL every item runs on the one database
+// --db-root names, as BIRD runs its PostgreSQL set; a query that fails is a pred or
+// gold error and the run goes on.
+func TestBird_PostgreSQL(t *testing.T) {
+	dsn := os.Getenv("QEVAL_TEST_POSTGRES")
+	if dsn == "" {
+		dsn = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	}
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := admin.PingContext(ctx); err != nil {
+		t.Skipf("PostgreSQL is not reachable (%v); set QEVAL_TEST_POSTGRES to the DSN of a test database to run this test", err)
+	}
+	dir := t.TempDir()
+	gold := writeFile(t, dir, "gold.sql", "SELECT 1 AS a, 'x' AS b\tfinancial\nSELECT generate_series(1, 3)\tfinancial\nSELECT 1/0\tfinancial\nSELECT 2\tfinancial\n")
+	pred := writeFile(t, dir, "pred.json", `{"0": "SELECT 1.0, 'x'\t----- bird -----\tfinancial",
+		"1": "SELECT * FROM generate_series(3, 1, -1)\t----- bird -----\tfinancial",
+		"2": "SELECT 1\t----- bird -----\tfinancial",
+		"3": "SELEC 2\t----- bird -----\tfinancial"}`)
+	code, out, stderr := runCLI(t, "", "bird", "--dialect", "PostgreSQL", "--pred", pred, "--gold", gold, "--db-root", dsn, "--items", "-")
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []string{`"ex":1,"soft_f1":1,`, `"ex":1,"soft_f1":0.3333333333333333,`, `"outcome":"gold_error"`, `"outcome":"pred_error"`}
+	if len(lines) != len(want) {
+		t.Fatalf("%d items:\n%s", len(lines), out)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("item %d lacks %s: %s", i, w, lines[i])
+		}
+	}
 }
