@@ -39,6 +39,9 @@ var allowed = map[string][]string{
 	"report":            {"", "metric"},
 	"xlsx":              {""},
 	"kqlexec":           {"", "kql", "sqlite"},
+	"bird":              {"", "compare"}, // executors come in through a qeval.Opener
+	"resultcsv":         {""},
+	"spider2":           {"", "compare", "resultcsv"},
 	"runner":            {"", "compare", "execmatch", "metric", "internal/lines"},
 	"mock":              {""},
 	"qevaltest":         {"", "mock"},

@@ -10,6 +10,8 @@
 //	bird-ex@1    BIRD's rule: equal sets of row tuples, column order fixed
 //	ordered@1    rows in order, column permutation allowed, normalised values
 //	subset@1     every gold column matched by a distinct generated column, rows as a bag
+//	spider2@1    Spider 2.0's evaluate.py: gold columns matched column by column, extras allowed
+//	spider2-strict@1  spider2 with rows kept aligned and the tolerance for numbers only
 //
 // To add a mode, write compare/<mode>.go exporting one Mode value, add it to the table
 // in modes.go, and add cases under compare/testdata/<mode>/.

@@ -20,5 +20,5 @@ func ExampleLookup() {
 	fmt.Println(err)
 	// Output:
 	// spider-ts@1 true
-	// unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, subset)
+	// unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)
 }

@@ -15,6 +15,8 @@ var table = []Mode{
 	BirdEX,
 	Ordered,
 	Subset,
+	Spider2,
+	Spider2Strict,
 }
 
 // Default is the mode used when none is named.

@@ -35,11 +35,11 @@ func TestLookup(t *testing.T) {
 	})
 	t.Run("ErrUnknownMode", func(t *testing.T) {
 		cases := []struct{ spec, want string }{
-			{"bagg", `unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, subset)`},
-			{"bag@9", `unknown comparison mode "bag@9" (known: bag, bird-ex, ordered, spider-ts, subset)`},
-			{"bag@", `unknown comparison mode "bag@" (known: bag, bird-ex, ordered, spider-ts, subset)`},
-			{"", `unknown comparison mode "" (known: bag, bird-ex, ordered, spider-ts, subset)`},
-			{"Bag", `unknown comparison mode "Bag" (known: bag, bird-ex, ordered, spider-ts, subset)`},
+			{"bagg", `unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)`},
+			{"bag@9", `unknown comparison mode "bag@9" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)`},
+			{"bag@", `unknown comparison mode "bag@" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)`},
+			{"", `unknown comparison mode "" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)`},
+			{"Bag", `unknown comparison mode "Bag" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)`},
 		}
 		for _, c := range cases {
 			_, err := compare.Lookup(c.spec)
@@ -76,7 +76,7 @@ func TestModes(t *testing.T) {
 			t.Errorf("Lookup(%q)=%v, %v", m.ID(), got.ID(), err)
 		}
 	}
-	want := []string{"bag@1", "bird-ex@1", "ordered@1", "spider-ts@1", "subset@1"}
+	want := []string{"bag@1", "bird-ex@1", "ordered@1", "spider-ts@1", "spider2@1", "spider2-strict@1", "subset@1"}
 	if len(ids) != len(want) {
 		t.Fatalf("Modes()=%v, want %v", ids, want)
 	}

@@ -197,7 +197,7 @@ func TestMatch_Errors(t *testing.T) {
 	db := mustSingerDB(t)
 	t.Run("ErrUnknownMode", func(t *testing.T) {
 		_, err := execmatch.New(spiderOpts(execmatch.Options{Mode: "bagg"}))
-		want := `unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, subset)`
+		want := `unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)`
 		if err == nil || err.Error() != want {
 			t.Fatalf("New(Mode: bagg) error %v, want %s", err, want)
 		}

@@ -58,6 +58,10 @@ func OpenWith(path string, limits qeval.Limits, maxConns int, opt Options) (*Exe
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
+	// Connections opened from now on can count VM steps (see VMSteps).
+	if err := installVMSteps(); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open database " + path, Message: err.Error(), Err: err}
+	}
 	limits = limits.WithDefaults()
 	setHeapLimit(limits.MaxBytes)
 	if maxConns < 1 {
@@ -179,6 +183,8 @@ type conn struct {
 	stmt    string // the statement being prepared, for messages
 	trusted bool
 	reads   [][2]string
+	// stepsArmed lets the next call of qeval_vm_steps through the authorizer, once.
+	stepsArmed bool
 }
 
 // Query runs one read-only statement; see qeval.Executor.

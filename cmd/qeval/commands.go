@@ -35,6 +35,8 @@ var commands = map[string]command{
 	"score":     {"compute every metric its inputs allow for one generated query", cmdScore},
 	"calibrate": {"report how well stated confidence predicts correctness (JSONL input)", cmdCalibrate},
 	"spider":    {"score predictions against gold SQL by execution, as the official Spider evaluator does", cmdSpider},
+	"bird":      {"score BIRD predictions: EX, soft-F1 and R-VES as the official scripts compute them", cmdBird},
+	"spider2":   {"score Spider 2.0 results (CSV or SQL) as its official evaluate.py does; --strict for the fixed comparison", cmdSpider2},
 	"modes":     {"list the result comparison modes", cmdModes},
 	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
 	"validate":  {"say whether SQL queries are valid, safe reads, and why not (JSON per query)", cmdValidate},

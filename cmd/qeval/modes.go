@@ -13,8 +13,12 @@ func cmdModes(ctx context.Context, args []string, e *env) int {
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
+	width := 0
 	for _, m := range compare.Modes() {
-		fmt.Fprintf(e.stdout, "%-12s %s\n", m.ID(), m.Doc)
+		width = max(width, len(m.ID()))
+	}
+	for _, m := range compare.Modes() {
+		fmt.Fprintf(e.stdout, "%-*s %s\n", width, m.ID(), m.Doc)
 	}
 	return exitOK
 }

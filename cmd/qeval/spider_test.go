@@ -80,7 +80,7 @@ func TestSpider_UsageErrors(t *testing.T) {
 		{"Counts", []string{"spider", "--gold", gold, "--pred", pred, "--db", exampleDir + "/database"}, exitUsage, "has 1 queries in 1 interactions but --gold " + gold + " has 2 queries"},
 		{"NoTab", []string{"spider", "--gold", badGold, "--pred", pred2, "--db", exampleDir + "/database"}, exitUsage, "bad.sql:1: want `SQL<TAB>db_id`, found 1 TAB-separated fields"},
 		{"NoDB", []string{"spider", "--gold", gold, "--pred", pred2, "--db", dir + "/nowhere"}, exitFailed, "no such folder"},
-		{"Mode", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--mode", "bagg"}, exitUsage, `unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, subset)`},
+		{"Mode", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--mode", "bagg"}, exitUsage, `unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)`},
 		{"Etype", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "match"}, exitUsage, "--etype match is not supported"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,1 @@
+SELECT Name, Country, Age FROM singer ORDER BY Age DESC

@@ -1,0 +1,1 @@
+SELECT avg(Age) , min(Age) , max(Age) FROM singer WHERE Country = 'France'

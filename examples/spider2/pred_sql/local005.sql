@@ -1,0 +1,1 @@
+SELECT DISTINCT Country FROM singer WHERE Age > 20

@@ -1,0 +1,1 @@
+SELECT max(Capacity) , avg(Capacity) FROM stadium

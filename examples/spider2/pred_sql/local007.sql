@@ -1,0 +1,1 @@
+SELECT count(*) FROM Pets WHERE weight > 10

@@ -1,0 +1,1 @@
+SELECT Name FROM singer WHERE Citizenship != 'French'

@@ -1,0 +1,4 @@
+Sure:
+```sql
+SELECT name, age FROM singer ORDER BY age
+```

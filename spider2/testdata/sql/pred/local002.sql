@@ -1,0 +1,1 @@
+SELECT age, country, name FROM singer

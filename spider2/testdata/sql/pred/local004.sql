@@ -1,0 +1,1 @@
+SELECT avg(age) + 0.001 FROM singer

@@ -1,0 +1,1 @@
+SELEC name FROM singer

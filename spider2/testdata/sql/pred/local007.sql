@@ -1,0 +1,1 @@
+SELECT CASE WHEN age > 40 THEN NULL ELSE age END FROM singer

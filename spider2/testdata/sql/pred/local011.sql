@@ -1,0 +1,1 @@
+SELECT PetType, round(avg(weight), 1) FROM pets GROUP BY PetType
