@@ -37,7 +37,7 @@ const (
 //     message, else the reference check's, else "other". For a false acceptance the
 //     validator said nothing, so the reference check decides.
 func ValidationAccuracy(isValid, shouldPass bool, messages []string, ref *validate.Verdict) Result {
-	d := make(map[string]any, 8) // at most 8 entries: one map group, no growth
+	d := make(map[string]any, 10)
 	d["is_valid"], d["should_pass"] = isValid, shouldPass
 	score := 0.0
 	switch {
@@ -86,7 +86,26 @@ func ValidationAccuracy(isValid, shouldPass bool, messages []string, ref *valida
 		}
 	}
 	d["category"] = cat
+	d["category_name"] = CategoryName(cat)
+	if d["type"] == FalseRejection {
+		// the seed's hint: a correct query was rejected, a person should look at why
+		d["hint"] = "investigation needed"
+	}
 	return Scored(score, d)
+}
+
+// CategoryName is a category as the seed's reports name it: "syntax error", "schema
+// violation", "safety violation" (else "other").
+func CategoryName(category string) string {
+	switch category {
+	case CategorySyntax:
+		return "syntax error"
+	case CategorySchema:
+		return "schema violation"
+	case CategorySafety:
+		return "safety violation"
+	}
+	return "other"
 }
 
 // CategorizeMessages returns the category of the first message that CategorizeMessage

@@ -151,7 +151,7 @@ func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 		for typ, cats := range val.Categories {
 			for cat, n := range cats {
 				vs.ByType[typ] += n
-				vs.ByCategory[cat] += n
+				vs.ByCategory[metric.CategoryName(cat)] += n
 			}
 		}
 		s.Validation = vs

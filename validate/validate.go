@@ -104,7 +104,9 @@ func checkUnparsed(v Verdict, pieces []sqlparse.Piece, err error) Verdict {
 	}
 	inFlagged := false
 	for i, p := range pieces {
-		if p.Keyword == "" || readKeywords[p.Keyword] {
+		if p.Keyword == "" || readKeywords[p.Keyword] || !statementKeywords[p.Keyword] {
+			// a word that starts no SQL statement (SELEC, FOO) is a syntax error, not a
+			// forbidden statement (issue 21)
 			continue
 		}
 		v.add(Problem{Category: Safety, Line: p.Line, Col: p.Col, Message: notAllowed(p.Keyword)})
@@ -120,6 +122,24 @@ func checkUnparsed(v Verdict, pieces []sqlparse.Piece, err error) Verdict {
 
 // after says whether position (l, c) is at or after (pl, pc).
 func after(l, c, pl, pc int) bool { return l > pl || l == pl && c >= pc }
+
+// statementKeywords are the words that start an SQL statement other than a read, in
+// any of the dialects: a query opening with one of them is a safety problem even where
+// the grammar does not know the statement.
+var statementKeywords = wordSet(`insert update delete replace merge upsert create drop alter truncate
+		rename grant revoke attach detach pragma vacuum reindex analyze analyse begin start commit end
+		rollback savepoint release set reset load copy call exec execute do lock unlock handler install
+		uninstall flush kill shutdown import export use show describe desc explain prepare deallocate
+		listen notify unlisten cluster checkpoint discard comment security refresh purge optimize repair
+		backup restore checksum cache`)
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
 
 // readKeywords are the words a read-only query may start with.
 var readKeywords = map[string]bool{"select": true, "with": true, "values": true, "table": true}

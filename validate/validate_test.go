@@ -101,3 +101,16 @@ func TestCheck_AllowTables(t *testing.T) {
 		t.Errorf("table outside the allow-list: %+v", v)
 	}
 }
+
+// A misspelt statement is a syntax error, not a forbidden one (issue 21: SELEC 1 and
+// FOO BAR were classed as safety errors).
+func TestCheck_UnknownWordIsSyntax(t *testing.T) {
+	for _, q := range []string{"SELEC 1", "FOO BAR"} {
+		if v := validate.Check(q, validate.Options{}); v.Category != validate.Syntax {
+			t.Errorf("Check(%q) category %q (%v), want syntax", q, v.Category, v.Problems)
+		}
+	}
+	if v := validate.Check("PRAGMA writable_schema = 1", validate.Options{}); v.Category != validate.Safety {
+		t.Errorf("PRAGMA: category %q, want safety", v.Category)
+	}
+}
