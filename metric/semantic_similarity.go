@@ -2,6 +2,7 @@ package metric
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval"
@@ -30,9 +31,12 @@ const (
 //     numbers canonical. filters = ½·Jaccard(column keys) + ½·Jaccard(full keys), so the
 //     right column compared with a wrong value earns half.
 //   - aggregations: each aggregate gives a function key and a call key func(arg), with
-//     functions lower-cased, count(DISTINCT x) written dcount(x), mean written avg, and
-//     the arguments normalised as column names; count() and count(*) are both count(*).
-//     aggregations = ½·Jaccard(function keys) + ½·Jaccard(call keys).
+//     functions lower-cased, count(DISTINCT x) and count_distinct(x) written dcount(x),
+//     mean written avg, and the arguments normalised as column names; count() and
+//     count(*) are both count(*). aggregations = ½·Jaccard(function keys) +
+//     ½·Jaccard(call keys); when either query groups (GROUP BY, summarize … by), the
+//     grouping columns are a third part: ⅓ each, so a missing grouping is penalised.
+//     Boolean literals compare as numbers: active = true is active = 1.
 //
 // Details: tables, filters, aggregations (the three parts) and the keys compared.
 func SemanticSimilarity(generated, expected *qeval.Shape) Result {
@@ -52,6 +56,10 @@ func SemanticSimilarity(generated, expected *qeval.Shape) Result {
 	gfn, gcall := aggregateKeys(generated.Aggregates)
 	efn, ecall := aggregateKeys(expected.Aggregates)
 	aggs := 0.5*jaccardKeys(gfn, efn) + 0.5*jaccardKeys(gcall, ecall)
+	gg, eg := groupKeys(generated), groupKeys(expected)
+	if len(gg) > 0 || len(eg) > 0 {
+		aggs = (jaccardKeys(gfn, efn) + jaccardKeys(gcall, ecall) + jaccardKeys(gg, eg)) / 3
+	}
 
 	score := WeightTables*tables + WeightFilters*filters + WeightAggregations*aggs
 	return Scored(score, map[string]any{
@@ -64,7 +72,22 @@ func SemanticSimilarity(generated, expected *qeval.Shape) Result {
 		"expected_filters":       ef,
 		"generated_aggregations": gcall,
 		"expected_aggregations":  ecall,
+		"generated_group_by":     gg,
+		"expected_group_by":      eg,
 	})
+}
+
+// groupKeys are the grouping columns of a shape, a position (GROUP BY 1) read as the
+// output column it names.
+func groupKeys(s *qeval.Shape) []string {
+	out := make([]string, 0, len(s.GroupBy))
+	for _, c := range s.GroupBy {
+		if n, err := strconv.Atoi(strings.TrimSpace(c)); err == nil && n >= 1 && n <= len(s.Output) {
+			c = s.Output[n-1]
+		}
+		out = append(out, normName(c))
+	}
+	return out
 }
 
 func filterKeys(fs []qeval.Filter) (cols, full []string) {
@@ -93,6 +116,12 @@ func normOp(op string) string {
 
 func normLiteral(v string) string {
 	v = strings.TrimSpace(v)
+	switch strings.ToLower(v) {
+	case "true":
+		return "1"
+	case "false":
+		return "0"
+	}
 	if u := unquote(v); u != v && v[0] != '[' {
 		return strings.ToLower(u)
 	}
@@ -106,6 +135,9 @@ func aggregateKeys(as []qeval.Aggregate) (funcs, calls []string) {
 		arg := strings.TrimSpace(a.Arg)
 		if fn == "count" && len(arg) > 9 && strings.EqualFold(arg[:9], "distinct ") {
 			fn, arg = "dcount", strings.TrimSpace(arg[9:])
+		}
+		if fn == "count_distinct" {
+			fn = "dcount"
 		}
 		if fn == "mean" {
 			fn = "avg"

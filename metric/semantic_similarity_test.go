@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/kql"
 	"github.com/qeval/qeval/metric"
+	"github.com/qeval/qeval/sqlparse"
 )
 
 func TestSemanticSimilarity(t *testing.T) {
@@ -74,5 +76,36 @@ func TestSemanticSimilarity_Case(t *testing.T) {
 	})
 	if r.Score == nil || !near(*r.Score, 0.4*0.5+0.6) {
 		t.Errorf("semantic_similarity=%+v, want %v", r, 0.4*0.5+0.6)
+	}
+}
+
+// Grouping counts, count_distinct is dcount, and true is 1 (issue 21, item 8).
+func TestSemanticSimilarity_GroupingAndSpellings(t *testing.T) {
+	shape := func(q string) *qeval.Shape {
+		s, err := kql.ParseShape(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	grouped := metric.SemanticSimilarity(shape("Logs | summarize count() by level"), shape("Logs | summarize count() by level"))
+	ungrouped := metric.SemanticSimilarity(shape("Logs | summarize count()"), shape("Logs | summarize count() by level"))
+	if *grouped.Score != 1 || ungrouped.Details["aggregations"].(float64) >= 1 {
+		t.Errorf("grouped %v, missing grouping aggregations %v: a missing grouping must cost", *grouped.Score, ungrouped.Details["aggregations"])
+	}
+	d := metric.SemanticSimilarity(shape("T | summarize count_distinct(user)"), shape("T | summarize dcount(user)"))
+	if d.Details["aggregations"].(float64) != 1 {
+		t.Errorf("count_distinct vs dcount: %v", d.Details)
+	}
+	sqlShape := func(q string) *qeval.Shape {
+		s, err := sqlparse.Parse("sqlite", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	b := metric.SemanticSimilarity(sqlShape("SELECT * FROM users WHERE active = true"), sqlShape("SELECT * FROM users WHERE active = 1"))
+	if b.Details["filters"].(float64) != 1 {
+		t.Errorf("active = true vs active = 1: filters %v", b.Details["filters"])
 	}
 }
