@@ -83,7 +83,8 @@ func (Inline) Generate(_ context.Context, _ *qeval.Suite, c qeval.Case) (Output,
 
 // Predictions reads generated queries from a file: JSONL objects with "id" and "query"
 // (or "generated_query", and optionally "confidence" and "validator"), or plain text
-// with one query per line in case order.
+// with one query per line in case order. A JSONL file overlays the suite: a case it
+// does not name keeps its own generated_query (and is an error only without one).
 type Predictions struct {
 	byID   map[string]Output
 	byLine []Output
@@ -142,7 +143,10 @@ func (p *Predictions) Generate(_ context.Context, s *qeval.Suite, c qeval.Case) 
 		if o, ok := p.byID[c.ID]; ok {
 			return o, nil
 		}
-		return Output{}, &qeval.Error{Code: qeval.CodeNotFound, Message: fmt.Sprintf("no prediction for case %q in %s", c.ID, p.path)}
+		if c.GeneratedQuery != nil {
+			return Inline{}.Generate(context.Background(), s, c)
+		}
+		return Output{}, &qeval.Error{Code: qeval.CodeNotFound, Message: fmt.Sprintf("no prediction for case %q in %s, and no generated_query in the case", c.ID, p.path)}
 	}
 	for i := range s.Cases {
 		if s.Cases[i].ID == c.ID {

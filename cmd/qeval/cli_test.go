@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -82,6 +83,32 @@ func TestRun_FractionFlags(t *testing.T) {
 		code, _, stderr := runCLI(t, "", append([]string{"run", "../../examples/chinook/suite.yaml", "--quiet"}, args...)...)
 		if code != exitUsage || !strings.Contains(stderr, "is outside [0, 1]") {
 			t.Errorf("%v: code %d, %s", args, code, stderr)
+		}
+	}
+}
+
+// The example README's --predictions run and its diff say what the README says (issue
+// 21: cases without a prediction became errors and the diff showed 33 broken cases).
+func TestREADME_PredictionsExample(t *testing.T) {
+	dir := t.TempDir()
+	base, head := filepath.Join(dir, "base.json"), filepath.Join(dir, "head.json")
+	if code, _, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "--quiet", "--judge", "none", "--json", base); code != exitOK {
+		t.Fatalf("base run: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "--predictions", "../../examples/chinook/predictions.jsonl",
+		"--quiet", "--judge", "none", "--json", head); code != exitOK {
+		t.Fatalf("predictions run: %d %s", code, stderr)
+	}
+	code, out, stderr := runCLI(t, "", "diff", base, head)
+	if code != exitOK {
+		t.Fatalf("diff: %d %s", code, stderr)
+	}
+	if !strings.Contains(out, "Fixed (3):") || !strings.Contains(out, "Broken (1):") || strings.Contains(out, "ERROR") {
+		t.Errorf("diff does not show the README's three fixed and one broken case:\n%s", out)
+	}
+	for _, id := range []string{"c5", "c8", "c38", "c3"} {
+		if !strings.Contains(out, "  "+id+" ") {
+			t.Errorf("diff lacks %s:\n%s", id, out)
 		}
 	}
 }
