@@ -73,3 +73,20 @@ func TestResultSet_Preview(t *testing.T) {
 		t.Error("Preview changed the result it was given")
 	}
 }
+
+func TestCheckQuerySize(t *testing.T) {
+	for _, tc := range []struct {
+		q      string
+		ok     bool
+		reason string
+	}{
+		{"SELECT (1)", true, ""},
+		{strings.Repeat("(", 1001), false, "too deeply nested (depth 1001, limit 1000)"},
+		{"SELECT '" + strings.Repeat("x", 1<<20) + "'", false, "query too large"},
+	} {
+		err := qeval.CheckQuerySize(tc.q, 0, 0)
+		if (err == nil) != tc.ok || (err != nil && (!qeval.IsTooLarge(err) || !strings.Contains(err.Error(), tc.reason))) {
+			t.Errorf("CheckQuerySize(%.20q) = %v", tc.q, err)
+		}
+	}
+}

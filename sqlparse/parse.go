@@ -70,8 +70,24 @@ func Parse(dialect, sql string) (*qeval.Shape, error) {
 // against it (unqualified ones to the table in scope that has them) and the names it
 // does not hold are listed in each Statement's Unresolved. Errors are as for Parse.
 func ParseStatements(dialect, sql string, schema *qeval.Schema) ([]*Statement, error) {
+	return ParseStatementsWithin(dialect, sql, schema, Limits{})
+}
+
+// Limits bound what reaches the recursive parsers and walkers; zero fields are
+// qeval.DefaultMaxQueryBytes and qeval.DefaultMaxQueryDepth.
+type Limits struct {
+	MaxBytes, MaxDepth int
+}
+
+// ParseStatementsWithin is ParseStatements with other bounds on the query's size and
+// nesting; a query past them is a qeval.CodeTooLarge error and is not parsed.
+func ParseStatementsWithin(dialect, sql string, schema *qeval.Schema, lim Limits) ([]*Statement, error) {
 	d, err := normDialect(dialect)
 	if err != nil {
+		return nil, err
+	}
+	// every parser and walker below recurses: bound what reaches them
+	if err := qeval.CheckQuerySize(sql, lim.MaxBytes, lim.MaxDepth); err != nil {
 		return nil, err
 	}
 	tree, err := parseTree(d, sql)
