@@ -239,3 +239,13 @@ func TestMatch_Errors(t *testing.T) {
 		}
 	})
 }
+
+// A hostile prediction is a pred_error before any engine or parser sees it.
+func TestMatch_HostileSize(t *testing.T) {
+	db := mustSingerDB(t)
+	q := "SELECT " + strings.Repeat("(", 100_000) + "1" + strings.Repeat(")", 100_000)
+	v := execmatch.Match(context.Background(), db, q, "SELECT 1", spiderOpts(execmatch.Options{}))
+	if v.Outcome != qeval.OutcomePredError || !strings.Contains(v.Error, "too deeply nested") {
+		t.Errorf("%s %q", v.Outcome, v.Error)
+	}
+}
