@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"kusto":             {""},
 	"kql":               {""},
 	"sqlparse":          {""},
-	"validate":          {"", "sqlparse"},
+	"validate":          {"", "sqlparse", "internal/sqlguard"},
 	"suite":             {"", "internal/lines"},
 	"internal/lines":    {},
 	"execmatch":         {"", "compare"},

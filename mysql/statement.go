@@ -50,14 +50,6 @@ var mainKeywords = map[string]bool{
 	"DELETE": true, "REPLACE": true,
 }
 
-// deniedFunctions read server files, hold locks beyond the transaction, or wait on
-// replication; a read-only transaction stops none of them.
-var deniedFunctions = map[string]bool{
-	"LOAD_FILE": true, "GET_LOCK": true, "RELEASE_LOCK": true, "RELEASE_ALL_LOCKS": true,
-	"MASTER_POS_WAIT": true, "SOURCE_POS_WAIT": true, "MASTER_GTID_WAIT": true,
-	"WAIT_FOR_EXECUTED_GTID_SET": true, "SYS_EXEC": true, "SYS_EVAL": true,
-}
-
 // check returns nil when query holds exactly one statement that may be a read, and an
 // *qeval.Error (CodeQuery or CodeForbidden) otherwise. end is the byte offset where
 // the statement ends (before a trailing semicolon and what follows it).
@@ -101,7 +93,7 @@ func check(query string) (end int, err error) {
 		case tk.Kind == tokPunct && tk.Text == ":" && next.Kind == tokPunct && next.Text == "=" && next.Pos == tk.Pos+1:
 			return 0, forbidden("assigning variables with := is not allowed (read-only executor)")
 		case (tk.Kind == tokWord || tk.Kind == tokQuoted) && next.Kind == tokPunct && next.Text == "(" &&
-			deniedFunctions[strings.ToUpper(tk.Text)]:
+			sqlguard.DeniedFunction("mysql", tk.Text):
 			return 0, forbidden(fmt.Sprintf("function %s() is not allowed (read-only executor)", strings.ToUpper(tk.Text)))
 		}
 	}

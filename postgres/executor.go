@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"regexp"
@@ -35,6 +36,36 @@ type Executor struct {
 	pool     *pgxpool.Pool
 	types    sync.Map // uint32 OID -> string name, for types outside pgx's table
 	closed   atomic.Bool
+	guard    func(query string) error
+}
+
+// Options are the extras of OpenWith.
+type Options struct {
+	// AllowPrivileged lets the executor run as a superuser or as a member of
+	// pg_read_server_files, pg_write_server_files, pg_execute_server_program or
+	// pg_signal_backend. Without it Open refuses such a role (issue 22: generated SQL
+	// read server files and killed other sessions): a role that can only read the
+	// evaluation schema is the real sandbox, see RoleSetupSQL.
+	AllowPrivileged bool
+	// Guard, when set, checks each query before it reaches the server, after the
+	// executor's own text check (the registry passes validate.Guard("postgres"), which
+	// works on the parse tree).
+	Guard func(query string) error
+}
+
+// privilegedRoles are the predefined roles that reach outside the database.
+var privilegedRoles = []string{"pg_read_server_files", "pg_write_server_files", "pg_execute_server_program", "pg_signal_backend"}
+
+// RoleSetupSQL returns the statements that create a role that can log in and only
+// read the tables of schema, for qeval to connect as (qeval db setup-role runs them).
+func RoleSetupSQL(role, schema string) []string {
+	r, s := pgx.Identifier{role}.Sanitize(), pgx.Identifier{schema}.Sanitize()
+	return []string{
+		"CREATE ROLE " + r + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS",
+		"GRANT USAGE ON SCHEMA " + s + " TO " + r,
+		"GRANT SELECT ON ALL TABLES IN SCHEMA " + s + " TO " + r,
+		"ALTER DEFAULT PRIVILEGES IN SCHEMA " + s + " GRANT SELECT ON TABLES TO " + r,
+	}
 }
 
 // cancelDeadlineDelay is how long after a query's context ends the connection waits
@@ -61,13 +92,18 @@ var runtimeParams = []struct {
 // and checks that it answers. Every query runs with limits (defaults for zero fields).
 // Errors never contain the password.
 func Open(dsn string, limits qeval.Limits) (*Executor, error) {
+	return OpenWith(dsn, limits, Options{})
+}
+
+// OpenWith is Open with Options.
+func OpenWith(dsn string, limits qeval.Limits, opt Options) (*Executor, error) {
 	masked := MaskDSN(dsn)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open postgres", Message: "invalid dsn " + masked + ": " + parseMessage(err),
 			Hint: "write the DSN as postgres://user:password@host:port/database or host=... dbname=... pairs"}
 	}
-	e := &Executor{dsn: masked, password: cfg.ConnConfig.Password, limits: limits.WithDefaults()}
+	e := &Executor{dsn: masked, password: cfg.ConnConfig.Password, limits: limits.WithDefaults(), guard: opt.Guard}
 	cc := cfg.ConnConfig
 	// Text results in one round trip, never a named prepared statement: every query
 	// is new, and the extended protocol refuses several statements in one string.
@@ -100,7 +136,41 @@ func Open(dsn string, limits qeval.Limits) (*Executor, error) {
 		pool.Close()
 		return nil, e.connectError(err)
 	}
+	if !opt.AllowPrivileged {
+		if err := e.checkRole(ctx); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
 	return e, nil
+}
+
+// checkRole refuses a role that can reach outside the database.
+func (e *Executor) checkRole(ctx context.Context) error {
+	var role string
+	var super bool
+	var members []string
+	err := e.pool.QueryRow(ctx, `SELECT current_user::text, r.rolsuper,
+		coalesce((SELECT array_agg(b.rolname::text ORDER BY b.rolname) FROM pg_roles b
+		          WHERE b.rolname = ANY($1) AND pg_has_role(current_user, b.oid, 'MEMBER')), '{}')
+		FROM pg_roles r WHERE r.rolname = current_user`, privilegedRoles).Scan(&role, &super, &members)
+	if err != nil {
+		return e.connectError(err)
+	}
+	why := ""
+	switch {
+	case super:
+		why = "a superuser"
+	case len(members) > 0:
+		why = "a member of " + strings.Join(members, ", ")
+	}
+	if why == "" {
+		return nil
+	}
+	return &qeval.Error{Code: qeval.CodeForbidden, Op: "open " + e.dsn,
+		Message: fmt.Sprintf("role %q is %s: generated queries could read server files or signal other sessions", role, why),
+		Hint: "connect as a role that can only read the evaluation schema (qeval db setup-role --dsn ADMIN_DSN --role qeval_reader, or: " +
+			strings.Join(RoleSetupSQL("qeval_reader", "public"), "; ") + "), or pass --unsafe-allow-privileged"}
 }
 
 // Opener is Open as a qeval.Opener: path is the DSN.
@@ -112,6 +182,9 @@ func (e *Executor) DSN() string { return e.dsn }
 // Close closes every pooled connection; queries running at that time fail. Calling it
 // again does nothing.
 func (e *Executor) Close() error {
+	if e == nil || e.pool == nil {
+		return nil // a half-opened executor holds nothing
+	}
 	e.closed.Store(true)
 	e.pool.Close()
 	return nil

@@ -88,11 +88,55 @@ func newSchema(tb testing.TB, setup []string) string {
 	return schema
 }
 
-// newExecutor opens an executor on a new schema built from setup.
+// readerRole is the role the executor tests connect as: it can log in and read the
+// test schemas, nothing else (issue 22: least privilege is the real sandbox).
+const readerRole = "qeval_test_reader"
+
+// asReader returns the test DSN with the reader role as its user, creating the role
+// when missing and letting it read schema.
+func asReader(tb testing.TB, schema string) string {
+	tb.Helper()
+	admin := mustAdmin(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", readerRole).Scan(&exists); err != nil {
+		tb.Fatal(err)
+	}
+	if !exists {
+		// another test process may create it at the same time
+		if _, err := admin.Exec(ctx, "CREATE ROLE "+readerRole+" LOGIN"); err != nil && !strings.Contains(err.Error(), "already exists") {
+			tb.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		"GRANT USAGE ON SCHEMA " + schema + " TO " + readerRole,
+		"GRANT SELECT ON ALL TABLES IN SCHEMA " + schema + " TO " + readerRole,
+		"GRANT SELECT ON ALL SEQUENCES IN SCHEMA " + schema + " TO " + readerRole,
+	} {
+		mustExec(tb, admin, q)
+	}
+	return withUser(testDSN(), readerRole)
+}
+
+// withUser replaces the user of a DSN in URL or key=value form.
+func withUser(dsn, user string) string {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		if p, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(user, p)
+		} else {
+			u.User = url.User(user)
+		}
+		return u.String()
+	}
+	return dsn + " user=" + user
+}
+
+// newExecutor opens an executor, as the reader role, on a new schema built from setup.
 func newExecutor(tb testing.TB, setup []string, limits qeval.Limits, params ...string) *postgres.Executor {
 	tb.Helper()
 	schema := newSchema(tb, setup)
-	dsn := withParam(testDSN(), "search_path", schema)
+	dsn := withParam(asReader(tb, schema), "search_path", schema)
 	for i := 0; i+1 < len(params); i += 2 {
 		dsn = withParam(dsn, params[i], params[i+1])
 	}

@@ -40,6 +40,11 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	if err := check(query); err != nil {
 		return nil, err
 	}
+	if e.guard != nil {
+		if err := e.guard(query); err != nil {
+			return nil, err
+		}
+	}
 	return e.run(ctx, query)
 }
 

@@ -46,39 +46,7 @@ var mainKeywords = map[string]bool{
 	"DELETE": true, "MERGE": true, "CREATE": true, "EXECUTE": true, "DECLARE": true,
 }
 
-// deniedFunctions reach outside the database (server files, other sessions, server
-// state) or run SQL given as text; a read-only transaction stops none of them. Calls
-// are refused by name (schema-qualified or quoted names included).
-var deniedFunctions = map[string]bool{
-	"pg_read_file": true, "pg_read_binary_file": true, "pg_stat_file": true, "pg_ls_dir": true,
-	"lo_import": true, "lo_export": true,
-	"pg_terminate_backend": true, "pg_cancel_backend": true, "pg_reload_conf": true,
-	"pg_rotate_logfile": true, "pg_switch_wal": true, "pg_create_restore_point": true,
-	"pg_promote": true, "pg_log_backend_memory_contexts": true, "pg_logical_emit_message": true,
-	"pg_advisory_lock": true, "pg_advisory_lock_shared": true,
-	"pg_try_advisory_lock": true, "pg_try_advisory_lock_shared": true,
-	"query_to_xml": true, "query_to_xmlschema": true, "query_to_xml_and_xmlschema": true,
-	"cursor_to_xml": true, "cursor_to_xmlschema": true,
-}
-
-// deniedPrefixes name families of such functions.
-var deniedPrefixes = []string{
-	"pg_ls_", "pg_file_", "pg_stat_reset", "pg_backup_", "pg_start_backup", "pg_stop_backup",
-	"pg_wal_replay_", "pg_replication_", "pg_create_", "pg_drop_replication", "dblink",
-}
-
-func deniedFunction(name string) bool {
-	name = strings.ToLower(name)
-	if deniedFunctions[name] {
-		return true
-	}
-	for _, p := range deniedPrefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
+func deniedFunction(name string) bool { return sqlguard.DeniedFunction("postgres", name) }
 
 // check returns nil when query holds exactly one statement that may be a read, and an
 // *qeval.Error (CodeQuery or CodeForbidden) otherwise.

@@ -28,6 +28,9 @@ type Catalog struct {
 	NamesOnly bool
 	// Now pins "now" for the local KQL engine (the first resolution's time when zero).
 	Now time.Time
+	// AllowPrivileged opens server databases even as a privileged role (a superuser, a
+	// role that reads server files or signals sessions): --unsafe-allow-privileged.
+	AllowPrivileged bool
 
 	mu      sync.Mutex
 	sources map[string]*resolved
@@ -100,6 +103,9 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 		if e.OpenAt != nil {
 			src.Open = e.OpenAt(now)
 		}
+		if c.AllowPrivileged && e.OpenPrivileged != nil {
+			src.Open = e.OpenPrivileged
+		}
 		if kql && e.Dialect != "kql" {
 			return nil, &qeval.Error{Code: qeval.CodeInvalid,
 				Message: fmt.Sprintf("a KQL suite cannot run on a %s database", e.Name)}
@@ -138,6 +144,24 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 		}
 	}
 	return src, nil
+}
+
+// Probe opens a server database once and closes it, so a run can refuse at once a
+// server that is unreachable or a role that is too privileged, rather than fail every
+// case. Files are left to the run (they were found by Resolve).
+func (c *Catalog) Probe(ctx context.Context, name, dialect string) error {
+	src, err := c.Resolve(ctx, name, dialect)
+	if err != nil {
+		return err
+	}
+	if src.Engine == "sqlite" || src.Engine == "kql" {
+		return nil
+	}
+	ex, err := src.Open(src.Files[0], qeval.Limits{})
+	if err != nil {
+		return err
+	}
+	return ex.Close()
 }
 
 func (c *Catalog) unknown(name string) error {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"github.com/qeval/qeval/mysql"
 	"github.com/qeval/qeval/postgres"
 	"github.com/qeval/qeval/sqlite"
+	"github.com/qeval/qeval/validate"
 )
 
 // Engine is everything qeval knows of one database engine, chosen once per database:
@@ -34,12 +36,16 @@ type Engine struct {
 	OpenAt func(now time.Time) qeval.Opener
 	// Display, when set, returns the target as it may be printed (a DSN's password masked).
 	Display func(target string) string
+	// OpenPrivileged, when set, is Open without the refusal of a privileged role (a
+	// superuser, a role that reads server files): --unsafe-allow-privileged.
+	OpenPrivileged qeval.Opener
 }
 
 // engines is the one list of database engines, in the order targets are tried.
 var engines = []Engine{
-	{Name: "postgres", Dialect: "postgres", Accepts: prefixes("postgres://", "postgresql://"), Open: opener(postgres.Open), Display: postgres.MaskDSN},
-	{Name: "mysql", Dialect: "mysql", Accepts: isMySQL, Open: opener(mysql.Open), Display: mysql.MaskDSN},
+	{Name: "postgres", Dialect: "postgres", Accepts: prefixes("postgres://", "postgresql://"), Open: postgresOpener(false),
+		OpenPrivileged: postgresOpener(true), Display: postgres.MaskDSN},
+	{Name: "mysql", Dialect: "mysql", Accepts: isMySQL, Open: guarded(opener(mysql.Open), validate.Guard("mysql")), Display: mysql.MaskDSN},
 	{Name: "kusto", Dialect: "kql", Accepts: isKusto, Open: kustoOpener},
 	{Name: "kql", Dialect: "kql", Accepts: prefixes("kql:"), OpenAt: kqlOpenerAt},
 	{Name: "sqlite", Dialect: "sqlite", Accepts: func(string) bool { return true }, Open: opener(sqlite.Open)},
@@ -55,6 +61,48 @@ func opener[E qeval.Executor](open func(string, qeval.Limits) (E, error)) qeval.
 		}
 		return ex, nil
 	}
+}
+
+// postgresOpener opens PostgreSQL with the parse-tree statement guard, refusing a
+// privileged role unless allowPrivileged.
+func postgresOpener(allowPrivileged bool) qeval.Opener {
+	guard := validate.Guard("postgres")
+	return opener(func(target string, l qeval.Limits) (*postgres.Executor, error) {
+		return postgres.OpenWith(target, l, postgres.Options{AllowPrivileged: allowPrivileged, Guard: guard})
+	})
+}
+
+// guarded runs guard on each query before the executor sees it: the parser-backed
+// statement check injected into an executor that has no option for it.
+func guarded(open qeval.Opener, guard func(string) error) qeval.Opener {
+	return func(target string, l qeval.Limits) (qeval.Executor, error) {
+		ex, err := open(target, l)
+		if err != nil {
+			return nil, err
+		}
+		return &guardedExecutor{Executor: ex, guard: guard}, nil
+	}
+}
+
+type guardedExecutor struct {
+	qeval.Executor
+	guard func(string) error
+}
+
+func (g *guardedExecutor) Query(ctx context.Context, query string) (*qeval.ResultSet, error) {
+	if err := g.guard(query); err != nil {
+		return nil, err
+	}
+	return g.Executor.Query(ctx, query)
+}
+
+// Schema passes through to the executor when it can describe its database.
+func (g *guardedExecutor) Schema(ctx context.Context) (*qeval.Schema, error) {
+	sr, ok := g.Executor.(qeval.SchemaReader)
+	if !ok {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "this engine cannot describe its schema"}
+	}
+	return sr.Schema(ctx)
 }
 
 func kqlOpenerAt(now time.Time) qeval.Opener {

@@ -53,6 +53,9 @@ type Config struct {
 	// JudgeFor builds a judge for another model than JudgeInfo.Model, when a score
 	// request names one; nil rejects such requests.
 	JudgeFor func(model string) (qeval.Judge, error)
+	// AllowPrivileged lets runs use a server database as a privileged role
+	// (--unsafe-allow-privileged).
+	AllowPrivileged bool
 	// MaxBodyBytes limits request bodies (DefaultMaxBodyBytes); larger ones get 413.
 	MaxBodyBytes int64
 	// MaxActiveRuns bounds the runs in progress at once (DefaultMaxActiveRuns).

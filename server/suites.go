@@ -92,7 +92,7 @@ func (s *Server) configure() error {
 // catalog returns the catalog of one run: the configured names only for a posted
 // suite; for a suite the server was started with, also paths beside it.
 func (s *Server) catalog(p *posted) *registry.Catalog {
-	c := &registry.Catalog{Connections: s.dbs, NamesOnly: !p.configured}
+	c := &registry.Catalog{Connections: s.dbs, NamesOnly: !p.configured, AllowPrivileged: s.cfg.AllowPrivileged}
 	if p.configured && p.suite.Path != "" {
 		c.Dir = filepath.Dir(p.suite.Path)
 	}

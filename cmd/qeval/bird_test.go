@@ -151,6 +151,7 @@ func TestBird_PostgreSQL(t *testing.T) {
 	if err := admin.PingContext(ctx); err != nil {
 		t.Skipf("PostgreSQL is not reachable (%v); set QEVAL_TEST_POSTGRES to the DSN of a test database to run this test", err)
 	}
+	dsn = readerDSN(t, dsn) // qeval refuses to run generated SQL as a superuser
 	dir := t.TempDir()
 	gold := writeFile(t, dir, "gold.sql", "SELECT 1 AS a, 'x' AS b\tfinancial\nSELECT generate_series(1, 3)\tfinancial\nSELECT 1/0\tfinancial\nSELECT 2\tfinancial\n")
 	pred := writeFile(t, dir, "pred.json", `{"0": "SELECT 1.0, 'x'\t----- bird -----\tfinancial",

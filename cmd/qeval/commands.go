@@ -41,6 +41,7 @@ var commands = map[string]command{
 	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
 	"validate":  {"say whether SQL queries are valid, safe reads, and why not (JSON per query)", cmdValidate},
 	"judge":     {"ask an LLM judge whether a generated query is correct, with its reasoning", cmdJudge},
+	"db":        {"set up a database for qeval: setup-role creates a PostgreSQL role that can only read the evaluation schema", cmdDB},
 	"exec":      {"run one KQL (local engine) or SQLite query and print its result (--json for JSON)", cmdExec},
 	"serve":     {"serve the HTTP API and the web page: score queries, run suites with live results", cmdServe},
 }
@@ -129,8 +130,8 @@ func fail(e *env, err error) int {
 		fmt.Fprintf(e.stderr, "hint: %s\n", h)
 	}
 	switch qeval.ErrorCode(err) {
-	case qeval.CodeInvalid:
-		// a bad flag or a malformed file; a missing file or database exits 1, as the
+	case qeval.CodeInvalid, qeval.CodeForbidden:
+		// a bad flag, a malformed file or a connection qeval refuses (a privileged role); a missing file or database exits 1, as the
 		// run could not be done
 		return exitUsage
 	}

@@ -41,6 +41,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	minPass := fs.Float64("min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
 	minScore := fs.Float64("min-score", -1, "exit 3 when the mean total score is below this (0..1)")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
 	verbose := fs.Bool("verbose", false, "log each failed metric as it happens (otherwise they are counted after the run and detailed in the reports)")
 	spiderDB := fs.String("spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
 	conns := namedPaths{}
@@ -66,9 +67,16 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return fail(e, err)
 	}
 	// one catalog resolves every database of the run: --db names, else paths beside the suite
-	catalog := &registry.Catalog{Dir: suite.Dir(s), Connections: conns}
+	catalog := &registry.Catalog{Dir: suite.Dir(s), Connections: conns, AllowPrivileged: *unsafePriv}
 	if err := suite.Check(ctx, s, catalog); err != nil {
 		return fail(e, err)
+	}
+	// a server that cannot be reached, or a role too privileged to run untrusted SQL
+	// as, stops the run before it starts
+	for _, name := range suiteDatabases(s) {
+		if err := catalog.Probe(ctx, name, s.Dialect); err != nil {
+			return fail(e, err)
+		}
 	}
 	if *mode != "" {
 		if _, err := compare.Lookup(*mode); err != nil {
@@ -205,6 +213,25 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return gates(e, rep, *minPass, *minScore)
+}
+
+// suiteDatabases are the distinct database names of a suite.
+func suiteDatabases(s *qeval.Suite) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range append([]string{s.Database}, func() []string {
+		var ns []string
+		for _, c := range s.Cases {
+			ns = append(ns, c.Database)
+		}
+		return ns
+	}()...) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // failedMetrics counts the metrics that failed across the cases of a report.

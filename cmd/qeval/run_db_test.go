@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,14 @@ func TestRun_NamedConnection(t *testing.T) {
 		}
 	}
 	defer admin.Exec("DROP TABLE " + table)
+	// as the superuser the run is refused, with the way to a reader role (issue 22)
+	dir0 := t.TempDir()
+	p0 := writeFile(t, dir0, "s.yaml", "name: s\ndatabase: w\ncases:\n  - {id: a, expected_query: SELECT 1, generated_query: SELECT 1}\n")
+	if code, _, stderr := runCLI(t, "", "run", p0, "--db", "w="+dsn, "--quiet", "--judge", "none"); code != exitUsage ||
+		!strings.Contains(stderr, "superuser") || !strings.Contains(stderr, "qeval db setup-role") {
+		t.Errorf("run as the superuser: code %d, %s", code, stderr)
+	}
+	dsn = readerDSN(t, dsn)
 	dir := t.TempDir()
 	suitePath := writeFile(t, dir, "pg.yaml", `name: pg
 database: warehouse
@@ -83,6 +92,12 @@ func TestRun_ServerDialectReachesMetrics(t *testing.T) {
 			if v := os.Getenv(tc.env); v != "" {
 				dsn = v
 			}
+			if tc.engine == "postgres" {
+				if !reachable(dsn) {
+					t.Skipf("PostgreSQL is not reachable; set %s to a test database's DSN", tc.env)
+				}
+				dsn = readerDSN(t, dsn)
+			}
 			dir := t.TempDir()
 			suitePath := writeFile(t, dir, "s.yaml", `name: dialect
 database: srv
@@ -119,4 +134,31 @@ cases:
 			}
 		})
 	}
+}
+
+// readerDSN creates (with qeval db setup-role, as the administrator adminDSN) a role that
+// can only read the public schema, and returns adminDSN with that role as its user.
+func readerDSN(t *testing.T, adminDSN string) string {
+	t.Helper()
+	const role = "qeval_cli_reader"
+	if code, _, stderr := runCLI(t, "", "db", "setup-role", "--dsn", adminDSN, "--role", role); code != exitOK {
+		t.Fatalf("db setup-role: %d %s", code, stderr)
+	}
+	u, err := url.Parse(adminDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	return u.String()
+}
+
+func reachable(dsn string) bool {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	return db.PingContext(ctx) == nil
 }

@@ -33,6 +33,7 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 	var validatorErrors stringList
 	fs.Var(&validatorErrors, "validator-error", "a message of the validator (repeat for several)")
 	jsonOut := fs.Bool("json", false, "print the metrics as JSON")
+	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run the queries on a server even as a privileged role")
 	jf := addJudgeFlags(fs, registry.DefaultProvider)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
@@ -68,7 +69,7 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 		// Resolve and open the database once first: a missing or broken database is a
 		// usage fault, not a failed metric; its schema feeds the reference check of
 		// validation_accuracy and its engine says which dialect the queries are in.
-		ev, err := execmatch.New(execmatch.Options{Mode: *mode, Catalog: &registry.Catalog{}, Limits: qeval.Limits{Timeout: *timeout}})
+		ev, err := execmatch.New(execmatch.Options{Mode: *mode, Catalog: &registry.Catalog{AllowPrivileged: *unsafePriv}, Limits: qeval.Limits{Timeout: *timeout}})
 		if err != nil {
 			return fail(e, err)
 		}

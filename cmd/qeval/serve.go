@@ -30,6 +30,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "largest request body, in bytes")
 	maxRuns := fs.Int("max-runs", server.DefaultMaxActiveRuns, "runs in progress at once")
 	concurrency := fs.Int("concurrency", 0, "cases a run runs at once (default: the suite's, else the number of CPUs)")
+	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
 	jf := addJudgeFlags(fs, registry.DefaultProvider)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
@@ -52,7 +53,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	defer js.Close()
 	cfg := server.Config{DataDir: *dataDir, Token: *token, Suites: suites, Databases: dbs, Judge: js.Judge,
 		JudgeSkipped: js.Skipped, JudgeStats: js.Stats, MaxBodyBytes: *maxBody, MaxActiveRuns: *maxRuns,
-		Concurrency: *concurrency, Version: version, Logger: logger}
+		Concurrency: *concurrency, Version: version, Logger: logger, AllowPrivileged: *unsafePriv}
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
 		cfg.JudgeFor = judgeForModel(jf, js, e, logger)
