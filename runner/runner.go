@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -77,7 +79,7 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 			break
 		}
 		g.Go(func() error {
-			cr := r.runCase(ctx, c)
+			cr := r.runCaseSafely(ctx, c)
 			if ctx.Err() != nil && cr.Status == qeval.StatusError {
 				return nil // interrupted, not finished: leave it out so a resume redoes it
 			}
@@ -192,6 +194,23 @@ func dialectOf(s *qeval.Suite) string {
 		return "kql"
 	}
 	return "sql"
+}
+
+// runCaseSafely is runCase that turns a panic into an ERROR for that case, with a short
+// stack in the log: one case never takes the run, or a server running it, down.
+func (r *run) runCaseSafely(ctx context.Context, c qeval.Case) (res qeval.CaseResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			stack := string(debug.Stack())
+			if r.cfg.Logger != nil {
+				r.cfg.Logger.Error("case panicked", "case", c.ID, "panic", p, "stack", stack)
+			}
+			res = qeval.CaseResult{ID: c.ID, Question: c.Question, Tags: c.Tags, ExpectedQuery: c.ExpectedQuery,
+				Status: qeval.StatusError, Reason: fmt.Sprintf("internal error: panic: %v (a bug in qeval: please report it)", p),
+				Metrics: skipAll("the case could not be scored: internal error")}
+		}
+	}()
+	return r.runCase(ctx, c)
 }
 
 // runCase gets the generated query, runs both queries, computes the metrics and the

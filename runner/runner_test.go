@@ -500,3 +500,30 @@ func TestRun_ScoreAndExecutionVerdicts(t *testing.T) {
 		t.Errorf("with pass_requires execution: %s %q", c.Status, c.Reason)
 	}
 }
+
+type panickyTarget struct{}
+
+func (panickyTarget) Kind() string { return "command" }
+func (panickyTarget) Generate(_ context.Context, _ *qeval.Suite, c qeval.Case) (runner.Output, error) {
+	if c.ID == "boom" {
+		panic("target exploded")
+	}
+	return runner.Output{Query: "SELECT 1"}, nil
+}
+
+// A case that panics is an ERROR for that case; the run and the other cases go on.
+func TestRun_PanicIsolated(t *testing.T) {
+	db := salesDB(t)
+	s := &qeval.Suite{Name: "p", Database: db, Cases: []qeval.Case{{ID: "ok", ExpectedQuery: "SELECT 1"}, {ID: "boom", ExpectedQuery: "SELECT 1"}}}
+	rep, err := runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Target: panickyTarget{}, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]qeval.CaseResult{}
+	for _, c := range rep.Cases {
+		byID[c.ID] = c
+	}
+	if byID["ok"].Status != qeval.StatusPass || byID["boom"].Status != qeval.StatusError || !strings.Contains(byID["boom"].Reason, "target exploded") {
+		t.Errorf("ok %s, boom %s %q", byID["ok"].Status, byID["boom"].Status, byID["boom"].Reason)
+	}
+}

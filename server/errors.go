@@ -128,6 +128,9 @@ func decodeJSON(r *http.Request, v any) error {
 	if !utf8.Valid(data) {
 		return invalid("", "the body is not valid UTF-8")
 	}
+	if err := checkDuplicateKeys(data); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
@@ -231,4 +234,63 @@ func goKind(t reflect.Type) string {
 		return "an object"
 	}
 	return "another type"
+}
+
+// checkDuplicateKeys refuses a JSON document in which an object has the same key
+// twice: encoding/json keeps the last, which strict JSON must not do silently (issue
+// 23). Malformed JSON is left for the decoder to report.
+func checkDuplicateKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		keys      map[string]bool
+		isObject  bool
+		expectKey bool
+		path      string
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or a syntax error the decoder reports
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.isObject && top.expectKey {
+			if k, ok := tok.(string); ok {
+				if top.keys[k] {
+					return invalid(strings.TrimPrefix(top.path+"."+k, "."), "duplicate key %q", k)
+				}
+				top.keys[k] = true
+				top.expectKey = false
+				top.path += "\x00" + k // the key the next value belongs to
+				continue
+			}
+		}
+		// a value (or a closing delimiter) in the current container
+		valuePath := ""
+		if top != nil && top.isObject {
+			if i := strings.LastIndexByte(top.path, 0); i >= 0 {
+				valuePath = strings.ReplaceAll(top.path, "\x00", ".")
+				top.path = top.path[:i]
+			}
+			top.expectKey = true
+		}
+		switch d := tok.(type) {
+		case json.Delim:
+			switch d {
+			case '{':
+				stack = append(stack, &frame{keys: map[string]bool{}, isObject: true, expectKey: true, path: strings.Trim(valuePath, ".")})
+			case '[':
+				stack = append(stack, &frame{path: strings.Trim(valuePath, ".")})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].isObject {
+					stack[len(stack)-1].expectKey = true
+				}
+			}
+		}
+	}
 }

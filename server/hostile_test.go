@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -170,4 +172,54 @@ func FuzzScoreQuery(f *testing.F) {
 			t.Fatalf("answer is not JSON: %s", w.Body)
 		}
 	})
+}
+
+// Duplicate keys are refused like the rest of non-strict JSON (issue 23).
+func TestDecode_DuplicateKeys(t *testing.T) {
+	ts := MustServer(t, nil)
+	for _, body := range []string{
+		`{"generated_sql": "SELECT 1", "expected_sql": "SELECT 1", "generated_sql": "DROP TABLE x"}`,
+		`{"generated_sql": "SELECT 1", "expected_sql": "SELECT 1", "weights": {"schema_match": 1, "schema_match": 0}}`,
+	} {
+		r := do(t, http.MethodPost, ts.URL+"/api/score-query", strings.NewReader(body), "Content-Type: application/json")
+		if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "duplicate key") {
+			t.Errorf("%s: %d %s", body, r.Status, r.Body)
+		}
+	}
+	r := do(t, http.MethodPost, ts.URL+"/api/score-query", strings.NewReader(`{"generated_sql": "SELECT 1", "expected_sql": "SELECT 1", "weights": {"schema_match": 1}, "threshold": 0.5}`), "Content-Type: application/json")
+	if r.Status != http.StatusOK {
+		t.Errorf("a body without duplicates: %d %s", r.Status, r.Body)
+	}
+}
+
+// A token of spaces (or with spaces at its ends) is refused at start-up.
+func TestNew_SpaceToken(t *testing.T) {
+	for _, tok := range []string{"                    ", " abcdefghijklmnopqrstu "} {
+		if _, err := server.New(server.Config{DataDir: t.TempDir(), Token: tok}); err == nil {
+			t.Errorf("token %q accepted", tok)
+		}
+	}
+}
+
+// A database overwritten with garbage after the server started fails the runs on it,
+// and the server goes on (issue 23: the run's goroutine panicked and the process exited).
+func TestRuns_CorruptDatabaseKeepsServerUp(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "shop.sqlite")
+	if err := os.WriteFile(db, readFile(t, chinookPath(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := MustServer(t, func(c *server.Config) { c.Databases = map[string]string{"shop": db, "chinook": chinookPath(t)} })
+	if err := os.WriteFile(db, []byte(strings.Repeat("not a database ", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := startRun(t, ts, []byte(`{"database": "shop", "cases": [{"id": "a", "expected_query": "SELECT 1", "generated_query": "SELECT 1"}]}`), "application/json")
+	good := startRun(t, ts, []byte(`{"database": "chinook", "cases": [{"id": "a", "expected_query": "SELECT 1", "generated_query": "SELECT 1"}]}`), "application/json")
+	b, g := waitRun(t, ts, bad, 30*time.Second), waitRun(t, ts, good, 30*time.Second)
+	if b.Errors != 1 || g.Passed != 1 {
+		t.Errorf("corrupt database run: %+v; healthy run: %+v", b, g)
+	}
+	if r := do(t, http.MethodGet, ts.URL+"/api/health", nil); r.Status != http.StatusOK {
+		t.Errorf("health after the runs: %d", r.Status)
+	}
 }

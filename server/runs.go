@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -203,7 +204,7 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 		n = runtime.GOMAXPROCS(0)
 	}
 	cfg.Concurrency = min(n, maxRunConcurrency)
-	rep, err := runner.Run(ctx, st, cfg)
+	rep, err := s.runSafely(ctx, r, st, cfg)
 	close(stop)
 	<-stopped
 	r.unsubscribe(wake)
@@ -257,6 +258,18 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	s.mu.Lock()
 	delete(s.active, r.row.ID)
 	s.mu.Unlock()
+}
+
+// runSafely runs a suite, turning a panic into the run's error (logged with a short
+// stack): a run that panics is marked failed and the server goes on (issue 23).
+func (s *Server) runSafely(ctx context.Context, r *run, st *qeval.Suite, cfg runner.Config) (rep *qeval.Report, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("run panicked", "run", r.row.ID, "panic", p, "stack", string(debug.Stack()))
+			rep, err = nil, &qeval.Error{Code: qeval.CodeInternal, Message: fmt.Sprintf("internal error: panic: %v", p)}
+		}
+	}()
+	return runner.Run(ctx, st, cfg)
 }
 
 // persist writes the cases of r to the store in batches, as they come, until stop is

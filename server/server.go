@@ -3,12 +3,14 @@ package server
 import (
 	"context"
 	"crypto/subtle"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -108,6 +110,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Token != "" && strings.TrimSpace(cfg.Token) != cfg.Token {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "the token has spaces at its ends (or is only spaces)",
+			Hint: "use at least 16 random characters, e.g. --token $(openssl rand -hex 16)"}
 	}
 	if cfg.Token != "" && len(cfg.Token) < MinTokenLength {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "the token is too short",
@@ -225,6 +231,13 @@ type methods map[string]http.HandlerFunc
 // api wraps an API handler: method routing, the token, and the body limit.
 func (s *Server) api(m methods) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				// a handler that panics answers 500 and the server goes on
+				s.log.Error("handler panicked", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				s.fail(w, r, &qeval.Error{Code: qeval.CodeInternal, Message: fmt.Sprintf("internal error: panic: %v", p)})
+			}
+		}()
 		if !s.authorized(r) {
 			s.fail(w, r, &qeval.Error{Code: codeUnauthorized, Message: "missing or wrong token",
 				Hint: "send the header Authorization: Bearer <token>, with the token the server was started with"})
