@@ -238,7 +238,13 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	finished := s.now().UTC()
 	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	if err := s.store.finishRun(wctx, r.row.ID, status, errMsg, finished, c, repJSON); err != nil {
+		// a report the store cannot hold must not leave the run "running" forever
+		// (issue 24): record the end without it, and say why
 		s.log.Error("record run end", "run", r.row.ID, "err", err)
+		status, errMsg = StatusFailed, "the report could not be stored: "+qeval.ErrorMessage(err)
+		if err := s.store.finishRun(wctx, r.row.ID, status, errMsg, finished, c, nil); err != nil {
+			s.log.Error("record run end without its report", "run", r.row.ID, "err", err)
+		}
 	}
 	cancel()
 
@@ -288,7 +294,18 @@ func (s *Server) persist(r *run, wake, stop, stopped chan struct{}) {
 		if len(batch) > 0 {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			if err := s.store.appendCases(ctx, r.row.ID, saved, batch, c); err != nil {
+				// store them one by one; a case the store cannot hold is recorded as an
+				// error case in its place, and the run goes on (issue 24)
 				s.log.Error("record cases", "run", r.row.ID, "err", err)
+				for i, b := range batch {
+					if err := s.store.appendCases(ctx, r.row.ID, saved+i, [][]byte{b}, c); err != nil {
+						stand, _ := json.Marshal(qeval.CaseResult{ID: caseID(b), Status: qeval.StatusError,
+							Reason: "the case's result could not be stored: " + qeval.ErrorMessage(err)})
+						if err := s.store.appendCases(ctx, r.row.ID, saved+i, [][]byte{stand}, c); err != nil {
+							s.log.Error("record a stand-in case", "run", r.row.ID, "err", err)
+						}
+					}
+				}
 			}
 			cancel()
 			saved += len(batch)
@@ -297,6 +314,15 @@ func (s *Server) persist(r *run, wake, stop, stopped chan struct{}) {
 			return
 		}
 	}
+}
+
+// caseID reads the id of a stored case result.
+func caseID(b []byte) string {
+	var c struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal(b, &c)
+	return c.ID
 }
 
 func statsSince(now, base qeval.JudgeStats) qeval.JudgeStats {
