@@ -64,7 +64,14 @@ type htmlPage struct {
 	Outcomes   []htmlOutcome
 	Warnings   []warning
 	Cases      []htmlCase
+	// Omitted counts the cases left out past MaxHTMLCases (they are in report.json).
+	Omitted, OmittedPassed int
 }
+
+// MaxHTMLCases is how many cases report.html details: past it, the failed and errored
+// cases come first and the rest are counted and left to report.json, so a browser can
+// open the page (issue 24: 200,000 cases made a 668 MB report.html).
+const MaxHTMLCases = 2000
 
 type htmlChart struct {
 	ID, Title string
@@ -134,10 +141,37 @@ func (HTML) Write(w io.Writer, r *qeval.Report) error {
 		}
 	}
 	names := metricNames(r.Cases)
-	for i := range r.Cases {
+	for _, i := range htmlCaseOrder(r.Cases) {
+		if len(p.Cases) == MaxHTMLCases {
+			p.Omitted++
+			if r.Cases[i].Status == qeval.StatusPass {
+				p.OmittedPassed++
+			}
+			continue
+		}
 		p.Cases = append(p.Cases, newHTMLCase(&r.Cases[i], names, r.Run.Threshold))
 	}
 	return htmlTemplate.Execute(w, p)
+}
+
+// htmlCaseOrder is the cases in report order, or, past MaxHTMLCases, the ones that did
+// not pass first (each group in report order).
+func htmlCaseOrder(cases []qeval.CaseResult) []int {
+	order := make([]int, 0, len(cases))
+	if len(cases) <= MaxHTMLCases {
+		for i := range cases {
+			order = append(order, i)
+		}
+		return order
+	}
+	for pass := 0; pass < 2; pass++ {
+		for i, c := range cases {
+			if (c.Status == qeval.StatusPass) == (pass == 1) {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
 }
 
 func newHTMLCase(c *qeval.CaseResult, names []string, threshold float64) htmlCase {

@@ -1,7 +1,9 @@
 package report_test
 
 import (
+	"bytes"
 	"encoding/xml"
+	"fmt"
 	"errors"
 	"io"
 	"regexp"
@@ -132,5 +134,30 @@ func TestCharts_OddValues(t *testing.T) {
 	}
 	if comp := report.ComponentMeansSVG(&s); !strings.Contains(comp, "not computed") {
 		t.Errorf("a nil component mean is not marked as not computed")
+	}
+}
+
+// A run of many cases gives a page a browser can open: past MaxHTMLCases the failed
+// cases are detailed first and the rest counted (issue 24).
+func TestHTML_ManyCases(t *testing.T) {
+	rep := &qeval.Report{Run: qeval.RunInfo{Suite: "big", Threshold: 0.9}}
+	one := 1.0
+	for i := 0; i < report.MaxHTMLCases+500; i++ {
+		st := qeval.StatusPass
+		if i%1000 == 999 {
+			st = qeval.StatusFail
+		}
+		rep.Cases = append(rep.Cases, qeval.CaseResult{ID: fmt.Sprintf("c%05d", i), Status: st, TotalScore: &one})
+	}
+	var buf bytes.Buffer
+	if err := (report.HTML{}).Write(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "500 more (500 of them passed) are in report.json") || !strings.Contains(out, ">c00999<") {
+		t.Errorf("the page does not say what it left out, or lacks the failed case")
+	}
+	if strings.Count(out, `<details class="case"`) != report.MaxHTMLCases {
+		t.Errorf("%d cases detailed, want %d", strings.Count(out, `<details class="case"`), report.MaxHTMLCases)
 	}
 }
