@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -17,20 +19,35 @@ type JSON struct{}
 // FileName is "report.json".
 func (JSON) FileName() string { return "report.json" }
 
-// Write writes r as indented JSON followed by a newline.
+// Write writes r as indented JSON followed by a newline, streamed to w (a report of
+// many cases is never held whole in memory as bytes). On an error part of the report
+// may have been written: write to a temporary file and rename it (the CLI does).
 func (JSON) Write(w io.Writer, r *qeval.Report) error {
-	b, err := Marshal(r)
-	if err != nil {
+	out := normalized(r)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		if isEncodeError(err) {
+			return &qeval.Error{Code: qeval.CodeInternal, Op: "write report.json", Message: locate(out, err)}
+		}
 		return err
 	}
-	_, err = w.Write(b)
-	return err
+	return bw.Flush()
 }
 
-// Marshal returns the bytes of report.json for r. An empty SchemaVersion is written as
-// qeval.ReportSchemaVersion and nil Cases as []. A value JSON cannot hold (a NaN score,
-// a channel in a metric's details) is an error that names the case holding it.
-func Marshal(r *qeval.Report) ([]byte, error) {
+// isEncodeError reports an error of the value rather than of the writer.
+func isEncodeError(err error) bool {
+	var ut *json.UnsupportedTypeError
+	var uv *json.UnsupportedValueError
+	var me *json.MarshalerError
+	return errors.As(err, &ut) || errors.As(err, &uv) || errors.As(err, &me)
+}
+
+// normalized is r with an empty SchemaVersion written as qeval.ReportSchemaVersion and
+// nil Cases as [].
+func normalized(r *qeval.Report) *qeval.Report {
 	out := *r
 	if out.SchemaVersion == "" {
 		out.SchemaVersion = qeval.ReportSchemaVersion
@@ -38,11 +55,19 @@ func Marshal(r *qeval.Report) ([]byte, error) {
 	if out.Cases == nil {
 		out.Cases = []qeval.CaseResult{}
 	}
-	b, err := encode(&out)
+	return &out
+}
+
+// Marshal returns the bytes of report.json for r. An empty SchemaVersion is written as
+// qeval.ReportSchemaVersion and nil Cases as []. A value JSON cannot hold (a NaN score,
+// a channel in a metric's details) is an error that names the case holding it.
+func Marshal(r *qeval.Report) ([]byte, error) {
+	out := normalized(r)
+	b, err := encode(out)
 	if err == nil {
 		return b, nil
 	}
-	return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "write report.json", Message: locate(&out, err)}
+	return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "write report.json", Message: locate(out, err)}
 }
 
 func encode(v any) ([]byte, error) {
