@@ -3,8 +3,8 @@ package report_test
 import (
 	"bytes"
 	"encoding/xml"
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
