@@ -134,7 +134,10 @@ func TestSpider_Interactions(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = runCLI(t, "", "spider", "--gold", gold, "--pred", pred, "--db", exampleDir+"/database", "--json")
+	code, out, stderr = runCLI(t, "", "spider", "--gold", gold, "--pred", pred, "--db", exampleDir+"/database", "--json")
+	if code != exitOK {
+		t.Fatalf("--json: code %d: %s", code, stderr)
+	}
 	var rep struct {
 		Levels map[string]struct {
 			Count int     `json:"count"`
