@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"net"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -45,6 +46,10 @@ const sessionSQLMode = "REPLACE(REPLACE(@@sql_mode, 'NO_BACKSLASH_ESCAPES', ''),
 // interpolateParams (off), columnsWithAlias (off), time_zone (UTC) and sql_mode (see
 // sessionSQLMode). Errors never contain the password.
 func Open(dsn string, limits qeval.Limits) (*Executor, error) {
+	dsn, err := fromURL(dsn)
+	if err != nil {
+		return nil, err
+	}
 	masked := MaskDSN(dsn)
 	cfg, err := gomysql.ParseDSN(dsn)
 	if err != nil {
@@ -99,8 +104,42 @@ func (e *Executor) DSN() string { return e.dsn }
 // Close closes every pooled connection; queries running at that time fail. Calling it
 // again does nothing.
 func (e *Executor) Close() error {
+	if e == nil || e.db == nil {
+		return nil // a half-opened executor holds nothing
+	}
 	e.closed.Store(true)
 	return e.db.Close()
+}
+
+// fromURL turns a mysql://user:password@host:port/db?param=value URL into the driver's
+// form user:password@tcp(host:port)/db?param=value; any other DSN is returned as it is
+// (issue 21: a URL DSN was "invalid dsn", then Close panicked).
+func fromURL(dsn string) (string, error) {
+	if !strings.HasPrefix(strings.ToLower(dsn), "mysql://") {
+		return dsn, nil
+	}
+	u, err := url.Parse(dsn)
+	if err != nil || u.Host == "" {
+		return "", &qeval.Error{Code: qeval.CodeInvalid, Op: "open mysql", Message: "invalid dsn " + MaskDSN(dsn),
+			Hint: "write the DSN as mysql://user:password@host:port/database or user:password@tcp(host:port)/database"}
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host += ":3306"
+	}
+	out := ""
+	if u.User != nil {
+		out = u.User.Username()
+		if p, ok := u.User.Password(); ok {
+			out += ":" + p
+		}
+		out += "@"
+	}
+	out += "tcp(" + host + ")/" + strings.TrimPrefix(u.Path, "/")
+	if u.RawQuery != "" {
+		out += "?" + u.RawQuery
+	}
+	return out, nil
 }
 
 // discardLogger drops the driver's own log lines: the executor reports every failure
@@ -174,6 +213,15 @@ func passwordOf(dsn string) string {
 // root:s3cret@tcp(127.0.0.1:3306)/test becomes root:xxxxx@tcp(127.0.0.1:3306)/test.
 // Use it whenever a DSN is printed.
 func MaskDSN(dsn string) string {
+	if strings.HasPrefix(strings.ToLower(dsn), "mysql://") {
+		if u, err := url.Parse(dsn); err == nil {
+			if _, has := u.User.Password(); has {
+				u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			}
+			return u.String()
+		}
+		return "mysql://xxxxx"
+	}
 	at := credentials(dsn)
 	if at < 0 {
 		return dsn

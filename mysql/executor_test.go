@@ -210,3 +210,33 @@ func BenchmarkQuery(b *testing.B) {
 		}
 	}
 }
+
+// A mysql:// URL works as the driver's DSN does, and a half-opened executor closes
+// (issue 21: "invalid dsn", then a nil-pointer panic in Close).
+func TestOpen_URLForm(t *testing.T) {
+	if got := mysql.MaskDSN("mysql://root:s3cret@127.0.0.1:3306/test"); got != "mysql://root:xxxxx@127.0.0.1:3306/test" {
+		t.Errorf("MaskDSN = %q", got)
+	}
+	var half *mysql.Executor
+	if err := half.Close(); err != nil {
+		t.Errorf("Close on a nil executor: %v", err)
+	}
+	if _, err := mysql.Open("mysql://root@127.0.0.1:1/test", qeval.Limits{Timeout: 2 * time.Second}); qeval.ErrorCode(err) != qeval.CodeUnavailable {
+		t.Errorf("Open on a closed port = %v, want unavailable (the URL was understood)", err)
+	}
+	dsn := os.Getenv("QEVAL_TEST_MYSQL")
+	if dsn == "" {
+		dsn = "mysql://root@127.0.0.1:3306/test"
+	}
+	if !strings.HasPrefix(dsn, "mysql://") {
+		return
+	}
+	e, err := mysql.Open(dsn, qeval.Limits{})
+	if err != nil {
+		t.Skipf("MySQL is not reachable at %s (%v); set QEVAL_TEST_MYSQL to test the URL form against a server", mysql.MaskDSN(dsn), err)
+	}
+	defer e.Close()
+	if rs, err := e.Query(context.Background(), "SELECT 1"); err != nil || rs.NumRows() != 1 {
+		t.Errorf("SELECT 1 = %v, %v", rs, err)
+	}
+}
