@@ -1,6 +1,7 @@
 package qeval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -203,6 +204,28 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// Secrets are the configured secrets of a run (API keys, DSN passwords, bearer tokens):
+// everything qeval writes or prints goes through Mask first.
+type Secrets []string
+
+// Mask replaces every secret in s.
+func (ss Secrets) Mask(s string) string {
+	for _, x := range ss {
+		s = Mask(s, x)
+	}
+	return s
+}
+
+// MaskBytes replaces every secret in b (b itself when none occurs).
+func (ss Secrets) MaskBytes(b []byte) []byte {
+	for _, x := range ss {
+		if x != "" && bytes.Contains(b, []byte(x)) {
+			b = bytes.ReplaceAll(b, []byte(x), []byte("xxxxx"))
+		}
+	}
+	return b
 }
 
 // Mask replaces every occurrence of a secret (an API key, a password) in s, so that

@@ -31,6 +31,10 @@ type Config struct {
 	MaxTokens      int          // cap on the answer's tokens; DefaultMaxTokens when 0
 	PreviewRows    int          // result rows shown to the model; DefaultPreviewRows when 0, none when < 0
 	Logger         *slog.Logger // warnings (timeouts, cache failures) and retries; discarded when nil
+	// Secrets are masked in every verdict and error before it leaves the judge (and so
+	// before the cache stores it): a provider or proxy that echoes the API key in its
+	// reasoning must not put it in reports (issue 23).
+	Secrets qeval.Secrets
 }
 
 // Judge asks a Completer for verdicts. It implements qeval.Judge and is safe for
@@ -45,6 +49,7 @@ type Judge struct {
 	previewRows int
 	log         *slog.Logger
 	slots       chan struct{}
+	secrets     qeval.Secrets
 
 	calls, inTokens, outTokens, errs, timeouts atomic.Int64
 }
@@ -56,7 +61,7 @@ func New(c qeval.Completer, cfg Config) *Judge {
 	j := &Judge{
 		c: c, provider: cfg.Provider, model: cfg.Model,
 		timeout: cfg.CallTimeout, retry: cfg.Retry.withDefaults(),
-		maxTokens: cfg.MaxTokens, previewRows: cfg.PreviewRows, log: cfg.Logger,
+		maxTokens: cfg.MaxTokens, previewRows: cfg.PreviewRows, log: cfg.Logger, secrets: cfg.Secrets,
 	}
 	if j.timeout <= 0 {
 		j.timeout = DefaultCallTimeout
@@ -134,7 +139,20 @@ func (j *Judge) Judge(ctx context.Context, in qeval.JudgeInput) (qeval.JudgeVerd
 	return j.ask(ctx, p, req, v, start)
 }
 
+// ask is askProvider with every secret masked in the verdict and the error, before
+// either reaches a caller or the cache.
 func (j *Judge) ask(ctx context.Context, p *prompt, req qeval.CompletionRequest, v qeval.JudgeVerdict, start time.Time) (qeval.JudgeVerdict, error) {
+	v, err := j.askProvider(ctx, p, req, v, start)
+	v.Reasoning, v.Verdict = j.secrets.Mask(v.Reasoning), j.secrets.Mask(v.Verdict)
+	if err != nil && len(j.secrets) > 0 {
+		if m := j.secrets.Mask(qeval.ErrorMessage(err)); m != qeval.ErrorMessage(err) {
+			err = &qeval.Error{Code: qeval.ErrorCode(err), Message: m}
+		}
+	}
+	return v, err
+}
+
+func (j *Judge) askProvider(ctx context.Context, p *prompt, req qeval.CompletionRequest, v qeval.JudgeVerdict, start time.Time) (qeval.JudgeVerdict, error) {
 	c, sent, err := j.complete(ctx, req)
 	v.Attempts = sent
 	v.LLMCalled = sent > 0

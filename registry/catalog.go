@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -173,4 +174,36 @@ func (c *Catalog) unknown(name string) error {
 		return &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("%q is a path; name a database by a name the server was started with (known: %s)", name, known)}
 	}
 	return &qeval.Error{Code: qeval.CodeNotFound, Message: fmt.Sprintf("unknown database %q (known: %s)", name, known)}
+}
+
+// Secrets returns the passwords of the configured connections, for masking in every
+// output.
+func (c *Catalog) Secrets() qeval.Secrets {
+	var out qeval.Secrets
+	for _, t := range c.Connections {
+		if p := passwordOf(t); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// passwordOf is the password a DSN holds: a URL's (postgres://u:p@h/db), a
+// go-sql-driver DSN's (u:p@tcp(h)/db) or a key=value DSN's (password=p).
+func passwordOf(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil && u.Scheme != "" {
+		p, _ := u.User.Password()
+		return p
+	}
+	if at := strings.LastIndex(dsn, "@tcp("); at >= 0 {
+		if i := strings.IndexByte(dsn[:at], ':'); i >= 0 {
+			return dsn[i+1 : at]
+		}
+	}
+	for _, f := range strings.Fields(dsn) {
+		if k, v, ok := strings.Cut(f, "="); ok && strings.EqualFold(k, "password") {
+			return strings.Trim(v, "'")
+		}
+	}
+	return ""
 }

@@ -15,9 +15,11 @@ import (
 // ResultsWriter appends each finished case to a JSONL results file as it completes, so
 // a run that is killed loses nothing that finished. It is safe for concurrent use.
 type ResultsWriter struct {
+	// Secrets are masked in every line written.
+	Secrets qeval.Secrets
+
 	mu  sync.Mutex
 	f   *os.File
-	enc *json.Encoder
 	err error
 }
 
@@ -27,7 +29,7 @@ func CreateResults(path string) (*ResultsWriter, error) {
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open results file " + path, Message: err.Error(), Err: err}
 	}
-	return &ResultsWriter{f: f, enc: json.NewEncoder(f)}, nil
+	return &ResultsWriter{f: f}, nil
 }
 
 // Append writes one case and syncs it to disk.
@@ -37,7 +39,13 @@ func (w *ResultsWriter) Append(r qeval.CaseResult) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.enc.Encode(r); err != nil {
+	b, err := json.Marshal(r)
+	if err != nil {
+		w.err = err
+		return err
+	}
+	b = append(w.Secrets.MaskBytes(b), '\n')
+	if _, err := w.f.Write(b); err != nil {
 		w.err = err
 		return err
 	}

@@ -53,6 +53,8 @@ type judgeSetup struct {
 	Model    string
 	stats    func() qeval.JudgeStats
 	store    *cache.Store
+	// Secrets are the judge's API key (masked in every output).
+	Secrets qeval.Secrets
 }
 
 // Stats returns what the judge did (zero without a judge).
@@ -98,8 +100,9 @@ func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*ju
 	if err != nil {
 		return nil, err
 	}
+	s.Secrets = qeval.Secrets{cfg.APIKey}
 	j := judge.New(c, judge.Config{Provider: f.provider, Model: cfg.Model, CallTimeout: f.timeout,
-		MaxConcurrency: f.concurrency, Logger: logger})
+		MaxConcurrency: f.concurrency, Logger: logger, Secrets: s.Secrets})
 	s.Judge, s.stats = j, j.Stats
 	if f.noCache {
 		return s, nil

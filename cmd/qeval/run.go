@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -141,6 +143,9 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 			}
 		}
 	}
+	// everything written or printed is masked: the judge's key, the DSNs' passwords
+	secrets := append(qeval.Secrets{}, js.Secrets...)
+	secrets = append(secrets, catalog.Secrets()...)
 	var results *runner.ResultsWriter
 	if *resultsPath != "" {
 		if loaded != nil && *resultsPath == *resume {
@@ -151,6 +156,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		if err != nil {
 			return fail(e, err)
 		}
+		results.Secrets = secrets
 		defer results.Close()
 	}
 	prog := newProgress(e.stderr, len(s.Cases)-len(cfg.Done), *quiet)
@@ -169,6 +175,9 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	}
 	if *resume != "" {
 		rep.Run.ResumedFrom = *resume
+	}
+	if rep, err = maskReport(rep, secrets); err != nil {
+		return fail(e, err)
 	}
 	// reports
 	targets := map[string]string{}
@@ -213,6 +222,29 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return gates(e, rep, *minPass, *minScore)
+}
+
+// maskReport returns rep with every secret replaced, wherever it occurs (a judge's
+// reasoning that echoes the key, an error that quotes a DSN): one masking step before
+// any writer sees the report (issue 23). A report without secrets is returned as is.
+func maskReport(rep *qeval.Report, secrets qeval.Secrets) (*qeval.Report, error) {
+	if len(secrets) == 0 {
+		return rep, nil
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return rep, nil // the writers report what cannot be encoded, naming the case
+	}
+	masked := secrets.MaskBytes(b)
+	if bytes.Equal(masked, b) {
+		return rep, nil
+	}
+	var out qeval.Report
+	if err := json.Unmarshal(masked, &out); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "mask the report", Message: err.Error()}
+	}
+	out.Run.Started, out.Run.Finished = rep.Run.Started, rep.Run.Finished
+	return &out, nil
 }
 
 // suiteDatabases are the distinct database names of a suite.

@@ -124,3 +124,62 @@ cases:
 		t.Errorf("the second identical run made %d calls, want 0 (cache)", again)
 	}
 }
+
+// A provider (or a proxy) that echoes the API key in its reasoning does not put it in
+// anything qeval writes: results.jsonl, every report, the judge cache (issue 23).
+func TestRun_KeyEchoedByProviderIsMasked(t *testing.T) {
+	const key = "sk-test-secret"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Model string `json:"model"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		json.Unmarshal(body, &req)
+		echo := "I was called with the key " + r.Header.Get("X-Api-Key") + "."
+		input := map[string]any{"reasoning": echo, "verdict": "correct"}
+		if len(req.Tools) > 0 && strings.Contains(req.Tools[0].Name, "grade") {
+			input = map[string]any{"reasoning": echo, "score": 0.8}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
+			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": input}},
+			"stop_reason": "tool_use", "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
+		})
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")
+	suitePath := writeFile(t, dir, "s.yaml", "name: echo\ndatabase: "+db+"\ncases:\n  - id: a\n    question: How many singers?\n    expected_query: SELECT count(*) FROM singer\n    generated_query: SELECT count(*) FROM singer WHERE 1\n")
+	vars := map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": srv.URL}
+	out := filepath.Join(dir, "out")
+	cacheDir := filepath.Join(dir, "cache")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", suitePath, "--quiet", "--cache-dir", cacheDir, "-o", out},
+		&env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return vars[k] }})
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr.String())
+	}
+	if strings.Contains(stdout.String()+stderr.String(), key) {
+		t.Error("the key reached the terminal")
+	}
+	for _, dirToScan := range []string{out, cacheDir} {
+		filepath.WalkDir(dirToScan, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			b, _ := os.ReadFile(p)
+			if bytes.Contains(b, []byte(key)) {
+				t.Errorf("%s holds the API key", p)
+			}
+			return nil
+		})
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if !bytes.Contains(raw, []byte("I was called with the key xxxxx.")) {
+		t.Errorf("report.json lacks the masked reasoning")
+	}
+}
