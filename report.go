@@ -26,6 +26,9 @@ type CaseResult struct {
 	// Partial is set when some components were missing and the weights renormalised.
 	TotalScore *float64 `json:"total_score"`
 	Partial    bool     `json:"partial,omitempty"`
+	// JudgeError is set when the LLM judge failed on this case (provider down or timing
+	// out): its judged components were skipped, and --resume asks again.
+	JudgeError bool `json:"judge_error,omitempty"`
 	// Reason says why a case failed or errored, for people.
 	Reason         string          `json:"reason,omitempty"`
 	ExpectedQuery  string          `json:"expected_query"`
@@ -94,11 +97,13 @@ type Report struct {
 
 // Summary aggregates a run. Accuracies carry 95% bootstrap intervals.
 type Summary struct {
-	Total    int     `json:"total"`
-	Passed   int     `json:"passed"`
-	Failed   int     `json:"failed"`
-	Errors   int     `json:"errors"`
-	PassRate float64 `json:"pass_rate"`
+	Total  int `json:"total"`
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+	Errors int `json:"errors"`
+	// JudgeErrors counts the cases the LLM judge failed on: the run is incomplete.
+	JudgeErrors int     `json:"judge_errors,omitempty"`
+	PassRate    float64 `json:"pass_rate"`
 	// MeanScore is the mean total score over cases that have one.
 	MeanScore *float64 `json:"mean_score"`
 	// ComponentMeans is the mean of each composite component (nil when never computed).

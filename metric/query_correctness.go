@@ -20,6 +20,10 @@ type JudgeOptions struct {
 	NoJudgeReason string
 	// Now is the clock of error timestamps (time.Now when nil).
 	Now func() time.Time
+	// OutageSkips turns a judge outage (the provider down or timing out) into a skip
+	// marked judge_error instead of a failure scored 0: a run does so, since the judge,
+	// not the model, failed (issue 23). A single call reports the failure.
+	OutageSkips bool
 }
 
 // Reasonings of the answers given without asking the model.
@@ -92,6 +96,15 @@ func askJudge(ctx context.Context, name string, j qeval.Judge, in qeval.JudgeInp
 		"input_tokens":   v.InputTokens,
 		"output_tokens":  v.OutputTokens,
 	}
+	if err != nil && opt.OutageSkips && judgeOutage(err) {
+		// the judge, not the model, failed: the component is skipped with the reason
+		// (the total renormalised, as without a key) and the case is marked, so the
+		// summary counts it apart and --resume asks again (issue 23)
+		reason := "the LLM judge failed: " + qeval.ErrorMessage(err)
+		d["judge_error"] = true
+		d["error_code"] = string(qeval.ErrorCode(err))
+		return Result{Skipped: &reason, Details: d}
+	}
 	if err != nil {
 		now := time.Now
 		if opt.Now != nil {
@@ -112,10 +125,26 @@ func askJudge(ctx context.Context, name string, j qeval.Judge, in qeval.JudgeInp
 	return Scored(v.Score, d)
 }
 
+// judgeOutage reports a judge error that is the provider's fault (down, timing out,
+// refusing): not a verdict on the query.
+func judgeOutage(err error) bool {
+	switch qeval.ErrorCode(err) {
+	case qeval.CodeUnavailable, qeval.CodeTimeout:
+		return true
+	}
+	return false
+}
+
+// IsJudgeError reports whether a metric was skipped because the judge failed.
+func IsJudgeError(r Result) bool {
+	b, _ := r.Details["judge_error"].(bool)
+	return b && r.Skipped != nil
+}
+
 // queryCorrectness is the calculator of the metrics table.
 func queryCorrectness(ctx context.Context, c *Case, opt *Options) (Result, error) {
 	match := c.Execution != nil && c.Execution.Match
-	r := QueryCorrectness(ctx, opt.Judge, judgeInput(c), JudgeOptions{ExecMatch: match, Now: opt.Now})
+	r := QueryCorrectness(ctx, opt.Judge, judgeInput(c), JudgeOptions{ExecMatch: match, Now: opt.Now, OutageSkips: true})
 	return judgeFailed(r, c, opt), nil
 }
 

@@ -51,6 +51,9 @@ type CaseScore struct {
 	// Status is PASS, FAIL or ERROR; Reason says why a case did not pass.
 	Status string
 	Reason string
+	// JudgeError is set when the LLM judge failed on the case (its components were
+	// skipped): the case's verdict is incomplete, and a resumed run asks again.
+	JudgeError bool
 }
 
 // Score is the one scoring path of a case, used by `qeval run`, `qeval score` and the
@@ -74,6 +77,11 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 			if _, ok := out.Metrics[n]; ok {
 				out.Metrics[n] = Scored(0, map[string]any{"reason": fmt.Sprintf("the generated query did not execute (%s)", v.Outcome)})
 			}
+		}
+	}
+	for _, m := range out.Metrics {
+		if IsJudgeError(m) {
+			out.JudgeError = true
 		}
 	}
 	out.Composite = Combine(out.Metrics, cfg.weights())

@@ -108,6 +108,9 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	if s.JudgeErrors > 0 {
+		fmt.Fprintf(bw, "Judge errors: %d cases could not be judged (the LLM judge failed); their judged components were skipped\n", s.JudgeErrors)
+	}
 	if d := s.Disagreements; d != nil {
 		fmt.Fprintf(bw, "Score vs execution: %d passed on score with results that differ, %d failed on score with results that match",
 			d.ScoreWithoutMatch, d.MatchWithoutScore)

@@ -68,7 +68,8 @@ type Results struct {
 
 // LoadResults reads a results file written by ResultsWriter. A last line cut short by
 // a kill (no newline at its end) is left out and reported in TornLine; any other bad
-// line is an error naming it.
+// line is an error naming it. A case the LLM judge failed on is not counted as done,
+// so a resumed run asks the judge again (and only for those).
 func LoadResults(path string) (*Results, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -92,7 +93,9 @@ func LoadResults(path string) (*Results, error) {
 				return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read results file %s:%d", path, line),
 					Message: "not a case result", Hint: "--resume takes the results.jsonl file that an earlier qeval run wrote"}
 			}
-			out.Done[cr.ID] = cr
+			if !cr.JudgeError { // the judge failed on it: a resumed run asks again
+				out.Done[cr.ID] = cr
+			}
 			out.Valid += int64(len(text))
 		}
 		if err != nil {

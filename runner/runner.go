@@ -279,7 +279,7 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	sc := metric.Score(ctx, mc, r.metrics)
 	res.Metrics = sc.Metrics
 	res.TotalScore, res.Partial = sc.Composite.Total, sc.Composite.Partial
-	res.Status, res.Reason = sc.Status, sc.Reason
+	res.Status, res.Reason, res.JudgeError = sc.Status, sc.Reason, sc.JudgeError
 	if res.Status == qeval.StatusError && ctx.Err() != nil && sc.Reason == "the case ran past its deadline" {
 		res.Reason = "the case ran past its deadline of " + r.caseTimeout.String()
 	}

@@ -14,6 +14,9 @@ func Summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 	s := summarize(cases, threshold)
 	var d qeval.Disagreements
 	for _, c := range cases {
+		if c.JudgeError {
+			s.JudgeErrors++
+		}
 		if c.Verdict == nil || c.TotalScore == nil || (c.Verdict.Outcome != qeval.OutcomeMatch && c.Verdict.Outcome != qeval.OutcomeMismatch) {
 			continue
 		}

@@ -213,6 +213,14 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	if len(written) > 0 {
 		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
 	}
+	if n := rep.Summary.JudgeErrors; n > 0 && !rep.Run.Interrupted {
+		fmt.Fprintf(e.stderr, "incomplete: the LLM judge failed on %d cases (their judged components were skipped)", n)
+		if *resultsPath != "" {
+			fmt.Fprintf(e.stderr, "; ask again for those only with --resume %s", *resultsPath)
+		}
+		fmt.Fprintln(e.stderr)
+		return exitFailed
+	}
 	if rep.Run.Interrupted {
 		fmt.Fprintf(e.stderr, "interrupted: %d of %d cases finished; the reports cover them", len(rep.Cases), len(s.Cases))
 		if *resultsPath != "" {

@@ -183,3 +183,80 @@ func TestRun_KeyEchoedByProviderIsMasked(t *testing.T) {
 		t.Errorf("report.json lacks the masked reasoning")
 	}
 }
+
+// A judge outage is not the model's failure: the case's judged components are skipped
+// and marked, the summary counts it apart, the run exits 1 as incomplete, and --resume
+// asks the judge again for those cases only (issue 23).
+func TestRun_JudgeOutageIsIncomplete(t *testing.T) {
+	var calls atomic.Int32
+	inner := fakeAnthropic(t, &calls)
+	defer inner.Close()
+	var down atomic.Bool
+	down.Store(true)
+	var askedA, askedB atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte("OUTAGE")) {
+			askedB.Add(1)
+			if down.Load() {
+				<-r.Context().Done() // the provider hangs: the call times out
+				return
+			}
+		} else {
+			askedA.Add(1)
+		}
+		inner.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")
+	suitePath := writeFile(t, dir, "s.yaml", `name: outage
+database: `+db+`
+cases:
+  - id: a
+    question: How many singers are there?
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT COUNT(*) FROM singer WHERE 1
+  - id: b
+    question: OUTAGE how many concerts?
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT COUNT(*) FROM singer WHERE 2
+`)
+	vars := map[string]string{"ANTHROPIC_API_KEY": "sk-test-secret", "ANTHROPIC_BASE_URL": srv.URL}
+	out := filepath.Join(dir, "out")
+	cli := func(args ...string) (int, string) {
+		var o, e bytes.Buffer
+		code := run(context.Background(), append([]string{"run", suitePath, "--quiet", "--no-cache", "--judge-timeout", "300ms"}, args...),
+			&env{stdin: strings.NewReader(""), stdout: &o, stderr: &e, getenv: func(k string) string { return vars[k] }})
+		return code, e.String()
+	}
+	code, stderr := cli("-o", out)
+	if code != exitFailed || !strings.Contains(stderr, "incomplete: the LLM judge failed on 1 cases") {
+		t.Fatalf("first run: code %d, %s", code, stderr)
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	var rep struct {
+		Summary struct {
+			JudgeErrors int `json:"judge_errors"`
+		} `json:"summary"`
+		Cases []struct {
+			ID         string `json:"id"`
+			JudgeError bool   `json:"judge_error"`
+			Status     string `json:"status"`
+		} `json:"cases"`
+	}
+	json.Unmarshal(raw, &rep)
+	if rep.Summary.JudgeErrors != 1 || len(rep.Cases) != 2 || rep.Cases[0].JudgeError || !rep.Cases[1].JudgeError {
+		t.Fatalf("report: %+v", rep)
+	}
+	down.Store(false)
+	a := askedA.Load()
+	code, stderr = cli("-o", out, "--resume", filepath.Join(out, "results.jsonl"))
+	if code != exitOK {
+		t.Fatalf("resumed run: code %d, %s", code, stderr)
+	}
+	if askedA.Load() != a || askedB.Load() == 0 {
+		t.Errorf("the resumed run asked about case a %d more times (want 0)", askedA.Load()-a)
+	}
+}
