@@ -24,7 +24,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultPerSchema  = 5
-	DefaultCandidates = 16
+	DefaultCandidates = 32
 	DefaultTimeout    = 2 * time.Second
 )
 
@@ -230,12 +230,16 @@ type goldState struct {
 	report  *GoldReport
 	gold    string // as executed (after the mode's rewrite)
 	ordered bool
-	ties    *tieCheck
+	ties    []*tieCheck
 	nbrs    []Neighbour
 	nsql    []string // neighbours as executed
 	live    []int    // neighbours that ran on the original and differ from nothing yet
 	result  *qeval.ResultSet
+	tables  map[string]bool // lower-case names of the tables the gold reads
 }
+
+// maxRepairs bounds the row deletions tried to remove ties from one candidate.
+const maxRepairs = 30
 
 func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *Database {
 	d := &Database{DBID: id, Rejected: map[string]int{}}
@@ -294,7 +298,8 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 		}
 		literals(s, lits)
 		markSortKeys(s, tables)
-		st.ties = newTieCheck(s)
+		st.tables = tablesOf(s)
+		st.ties = newTieChecks(s)
 		_, base, _ := opt.Mode.Prepare(g.SQL, s.String(), compare.Options{})
 		brs, err := ex.Query(ctx, base)
 		if err != nil || !opt.Mode.Equal(rs, brs, ordered) {
@@ -343,10 +348,37 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 	defer os.RemoveAll(work)
 	var cands []*cand
 	noted := false
+	write := func(path string, rows map[string][][]qeval.Value) (map[string][][]qeval.Value, string) {
+		w, err := opt.Create(path, orig)
+		if err != nil {
+			return nil, "create failed: " + qeval.ErrorMessage(err)
+		}
+		kept, err := write(w, tables, rows)
+		if err != nil {
+			w.Abort()
+			return nil, "write failed: " + qeval.ErrorMessage(err)
+		}
+		if err := w.Close(); err != nil {
+			return nil, "write failed: " + qeval.ErrorMessage(err)
+		}
+		if err := opt.Check(path); err != nil {
+			if !schemaFault(err, origCheck) {
+				return nil, "integrity or foreign-key check failed: " + qeval.ErrorMessage(err)
+			}
+			if !noted {
+				noted = true
+				d.Notes = append(d.Notes, "generated databases fail PRAGMA foreign_key_check as the original does, because of its schema ("+qeval.ErrorHint(err)+"); their rows still satisfy the key")
+			}
+		}
+		return kept, ""
+	}
 	for c := 0; c < opt.Candidates && ctx.Err() == nil; c++ {
 		path := filepath.Join(work, fmt.Sprintf("%s_c%02d.sqlite", id, c))
 		rng := rand.New(rand.NewPCG(opt.Seed, seedOf(id, c)))
-		w, err := opt.Create(path, orig)
+		// rows are drawn against a scratch database that says which rows the
+		// constraints keep, then written once more as the candidate
+		scratch := path + ".draw"
+		w, err := opt.Create(scratch, orig)
 		if err != nil {
 			d.Error = "create a database like the original: " + qeval.ErrorMessage(err)
 			return d
@@ -357,26 +389,55 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 			d.Rejected["write failed: "+qeval.ErrorMessage(err)]++
 			continue
 		}
-		if err := w.Close(); err != nil {
-			d.Rejected["write failed: "+qeval.ErrorMessage(err)]++
-			continue
-		}
-		if err := opt.Check(path); err != nil {
-			if !schemaFault(err, origCheck) {
-				d.Rejected["integrity or foreign-key check failed: "+qeval.ErrorMessage(err)]++
-				continue
-			}
-			if !noted {
-				noted = true
-				d.Notes = append(d.Notes, "generated databases fail PRAGMA foreign_key_check as the original does, because of its schema ("+qeval.ErrorHint(err)+"); their rows still satisfy the key")
-			}
-		}
-		kills, reason := runCandidate(ctx, path, states, opt, limits)
+		w.Abort()
+		rows, reason := write(path, rows)
 		if reason != "" {
 			d.Rejected[reason]++
 			continue
 		}
-		cands = append(cands, &cand{path: path, rows: rows, kills: kills})
+		kills, tied, reason := runCandidate(ctx, path, states, opt, limits)
+		// repair ties at a LIMIT cut by deleting rows no other row refers to, from
+		// the tables of the tied gold queries, while the ties do not grow
+		for try := 0; reason == "" && len(tied) > 0 && try < maxRepairs && ctx.Err() == nil; try++ {
+			only := map[string]bool{}
+			for _, gi := range tied {
+				for t := range states[gi].tables {
+					only[t] = true
+				}
+			}
+			leaves := leafRows(tables, rows, only)
+			if len(leaves) == 0 {
+				break
+			}
+			l := leaves[rng.IntN(len(leaves))]
+			next := map[string][][]qeval.Value{}
+			for k, v := range rows {
+				next[k] = v
+			}
+			t, i := l[0].(string), l[1].(int)
+			next[t] = append(append([][]qeval.Value(nil), rows[t][:i]...), rows[t][i+1:]...)
+			trial := fmt.Sprintf("%s.r%02d", path, try)
+			kept, why := write(trial, next)
+			if why != "" {
+				os.Remove(trial)
+				continue
+			}
+			k2, tied2, why := runCandidate(ctx, trial, states, opt, limits)
+			if why != "" || len(tied2) > len(tied) {
+				os.Remove(trial)
+				continue
+			}
+			os.Rename(trial, path)
+			rows, kills, tied = kept, k2, tied2
+		}
+		if reason == "" && len(tied) > 0 {
+			reason = "tie at the ORDER BY … LIMIT cut of " + states[tied[0]].report.Ref
+		}
+		if reason != "" {
+			d.Rejected[reason]++
+			continue
+		}
+		cands = append(cands, &cand{path: path, rows: countRows(tables, rows), kills: kills})
 	}
 
 	// distil: greedily keep the candidate that kills the most neighbours still alive
@@ -453,35 +514,47 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 
 // runCandidate runs every gold query and live neighbour on a generated database. It
 // returns the neighbours killed, or why the database cannot be used.
-func runCandidate(ctx context.Context, path string, states []*goldState, opt *Options, limits qeval.Limits) (map[[2]int]bool, string) {
+// runCandidate runs every gold query on a generated database and checks the ties at
+// the LIMIT cuts. With no tie it also runs the live neighbours and returns those it
+// kills; with ties it returns the tied gold queries. reason says why the database
+// cannot be used at all.
+func runCandidate(ctx context.Context, path string, states []*goldState, opt *Options, limits qeval.Limits) (kills map[[2]int]bool, tied []int, reason string) {
 	ex, err := opt.Open(path, limits)
 	if err != nil {
-		return nil, "open failed: " + qeval.ErrorMessage(err)
+		return nil, nil, "open failed: " + qeval.ErrorMessage(err)
 	}
 	defer ex.Close()
-	kills := map[[2]int]bool{}
+	results := make([]*qeval.ResultSet, len(states))
 	for gi, st := range states {
 		if st.gold == "" {
 			continue
 		}
 		rs, err := ex.Query(ctx, st.gold)
 		if err != nil {
-			return nil, "a gold query fails on it"
+			return nil, nil, "gold query " + st.report.Ref + " fails on it: " + qeval.ErrorMessage(err)
 		}
-		if st.ties != nil {
-			trs, err := ex.Query(ctx, st.ties.query)
-			if err == nil && st.ties.tied(trs) {
-				return nil, "tie in the order of a gold query with ORDER BY"
+		results[gi] = rs
+		for _, tc := range st.ties {
+			trs, err := ex.Query(ctx, tc.query)
+			if err == nil && tc.tied(trs) {
+				tied = append(tied, gi)
+				break
 			}
 		}
+	}
+	if len(tied) > 0 {
+		return nil, tied, ""
+	}
+	kills = map[[2]int]bool{}
+	for gi, st := range states {
 		for _, ni := range st.live {
 			nrs, err := ex.Query(ctx, st.nsql[ni])
-			if err != nil || !opt.Mode.Equal(rs, nrs, st.ordered) {
+			if err != nil || !opt.Mode.Equal(results[gi], nrs, st.ordered) {
 				kills[[2]int{gi, ni}] = true
 			}
 		}
 	}
-	return kills, ""
+	return kills, nil, ""
 }
 
 // markSortKeys flags the columns a query with LIMIT orders by.
@@ -588,4 +661,15 @@ func sameText(a, b string) bool {
 // schema itself: the original fails the same way (a foreign key SQLite cannot check).
 func schemaFault(err, orig error) bool {
 	return orig != nil && qeval.ErrorHint(err) != "" && qeval.ErrorHint(err) == qeval.ErrorHint(orig)
+}
+
+// tablesOf returns the lower-case names of the tables a query reads.
+func tablesOf(s *rq.SelectStatement) map[string]bool {
+	out := map[string]bool{}
+	rq.Walk(visitFunc(func(n rq.Node) {
+		if t, ok := n.(*rq.QualifiedTableName); ok && t.Name != nil {
+			out[strings.ToLower(t.Name.Name)] = true
+		}
+	}), s)
+	return out
 }

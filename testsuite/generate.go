@@ -51,9 +51,10 @@ type generated struct {
 // generate writes one database with the schema of the original and rows drawn from the
 // pools; parents are filled before children, and a child's foreign-key columns take
 // values from the parent rows that were kept.
-func generate(w TableWriter, tables []*table, rng *rand.Rand, p profile) (map[string]int, error) {
+//
+// It returns the rows kept, per lower-case table name, with a value per column.
+func generate(w TableWriter, tables []*table, rng *rand.Rand, p profile) (map[string][][]qeval.Value, error) {
 	kept := map[string][][]qeval.Value{}
-	counts := map[string]int{}
 	for _, t := range order(tables) {
 		n := p.minRows + rng.IntN(p.maxRows-p.minRows+1)
 		var cols []string
@@ -70,6 +71,15 @@ func generate(w TableWriter, tables []*table, rng *rand.Rand, p profile) (map[st
 		for i, c := range t.cols {
 			pool := append([]qeval.Value(nil), c.pool...)
 			rng.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
+			// the gold literals (and their neighbours) go first most of the time, so
+			// that the gold's predicates select some rows and not others
+			front := 0
+			for j, v := range pool {
+				if c.literal[v] && rng.Float64() < 0.7 {
+					pool[front], pool[j] = pool[j], pool[front]
+					front++
+				}
+			}
 			k := len(pool)
 			if k > 3 && !t.inUnique(i) && !c.sortKey && rng.IntN(2) == 0 {
 				k = 2 + rng.IntN(k/2)
@@ -177,9 +187,119 @@ func generate(w TableWriter, tables []*table, rng *rand.Rand, p profile) (map[st
 			tableRows = keep
 		}
 		kept[strings.ToLower(t.name)] = tableRows
-		counts[t.name] = len(tableRows)
 	}
-	return counts, nil
+	return kept, nil
+}
+
+// insertable returns the column names a writer fills (generated columns left out) and
+// a row reduced to them.
+func insertable(t *table) ([]string, func([]qeval.Value) []qeval.Value) {
+	var cols []string
+	var idx []int
+	for i, c := range t.cols {
+		if !c.generated {
+			cols = append(cols, c.name)
+			idx = append(idx, i)
+		}
+	}
+	return cols, func(full []qeval.Value) []qeval.Value {
+		row := make([]qeval.Value, len(idx))
+		for j, i := range idx {
+			row[j] = full[i]
+		}
+		return row
+	}
+}
+
+// write fills w with given rows (parents first, one statement per row so that a self
+// reference finds its parent) and returns the rows kept.
+func write(w TableWriter, tables []*table, rows map[string][][]qeval.Value) (map[string][][]qeval.Value, error) {
+	kept := map[string][][]qeval.Value{}
+	for _, t := range order(tables) {
+		key := strings.ToLower(t.name)
+		cols, reduce := insertable(t)
+		var batch [][]qeval.Value
+		for _, r := range rows[key] {
+			batch = append(batch, reduce(r))
+		}
+		if len(batch) == 0 {
+			continue
+		}
+		k, err := w.Insert(t.name, cols, batch)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", t.name, err)
+		}
+		for i, good := range k {
+			if good {
+				kept[key] = append(kept[key], rows[key][i])
+			}
+		}
+	}
+	return kept, nil
+}
+
+// leafRows lists the rows no kept row refers to, as (lower-case table, index) pairs,
+// for the tables named.
+func leafRows(tables []*table, rows map[string][][]qeval.Value, only map[string]bool) [][2]any {
+	referenced := map[string]map[string]bool{} // parent table -> key text
+	for _, t := range tables {
+		for _, fk := range t.fks {
+			p := strings.ToLower(fk.parent)
+			if referenced[p] == nil {
+				referenced[p] = map[string]bool{}
+			}
+			for _, r := range rows[strings.ToLower(t.name)] {
+				referenced[p][keyText(fk.pidx, nil, fk.cols, r)] = true
+			}
+		}
+	}
+	var out [][2]any
+	for _, t := range tables {
+		key := strings.ToLower(t.name)
+		if !only[key] {
+			continue
+		}
+		for i, r := range rows[key] {
+			leaf := true
+			for _, c := range tables {
+				for _, fk := range c.fks {
+					if strings.EqualFold(fk.parent, t.name) && referenced[key][keyText(fk.pidx, r, nil, nil)] {
+						leaf = false
+					}
+				}
+			}
+			if leaf {
+				out = append(out, [2]any{key, i})
+			}
+		}
+	}
+	return out
+}
+
+// keyText renders the key values of a row: the parent's columns pidx of parentRow, or
+// the child's columns cols of childRow.
+func keyText(pidx []int, parentRow []qeval.Value, cols []int, childRow []qeval.Value) string {
+	var b strings.Builder
+	if parentRow != nil {
+		for _, i := range pidx {
+			b.WriteString(parentRow[i].String())
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+	for _, i := range cols {
+		b.WriteString(childRow[i].String())
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func countRows(tables []*table, rows map[string][][]qeval.Value) map[string]int {
+	out := map[string]int{}
+	for _, t := range tables {
+		out[t.name] = len(rows[strings.ToLower(t.name)])
+	}
+	return out
 }
 
 // fkValue picks the value of a foreign-key column from the kept parent rows (or the
@@ -201,7 +321,7 @@ func (t *table) fkValue(fk *foreignKey, i int, kept map[string][][]qeval.Value, 
 		}
 		return qeval.Value{}, false
 	}
-	if !c.notNull && rng.Float64() < p.nullRate/2 {
+	if !c.notNull && rng.Float64() < p.nullRate {
 		return qeval.Null, true
 	}
 	return parents[pick(rng, len(parents), p.skew)][fk.pidx[pos]], true

@@ -33,6 +33,7 @@ type column struct {
 	affinity  byte // 'i' integer, 'r' real, 't' text, 'n' numeric, 'b' blob
 	sortKey   bool // a gold query orders by it and has a LIMIT
 	pool      []qeval.Value
+	literal   map[qeval.Value]bool // pool values that come from gold literals
 }
 
 // foreignKey links columns of a table to columns of a parent table.
@@ -210,10 +211,10 @@ func parseTable(ts qeval.TableSchema) (*table, []string) {
 	}
 	if len(t.pk) > 0 {
 		t.uniques = append(t.uniques, t.pk)
-		if t.withoutRowid {
-			for _, i := range t.pk {
-				t.cols[i].notNull = true
-			}
+		// SQLite lets a rowid table store NULL in a primary key column (a legacy
+		// quirk); SQL does not, and neither does generation
+		for _, i := range t.pk {
+			t.cols[i].notNull = true
 		}
 	} else {
 		notes = append(notes, fmt.Sprintf("table %s: no primary key: generated rows may repeat", ts.Name))

@@ -20,8 +20,23 @@ type tieCheck struct {
 	offset bool
 }
 
-// newTieCheck builds the check for a gold query, nil when it has no ORDER BY or the keys
-// cannot be found.
+// newTieChecks builds the checks for a gold query and each of its subqueries with
+// ORDER BY … LIMIT (a correlated subquery cannot run alone; its check then fails to
+// run and is ignored).
+func newTieChecks(s *rq.SelectStatement) []*tieCheck {
+	var out []*tieCheck
+	rq.Walk(visitFunc(func(n rq.Node) {
+		if sel, ok := n.(*rq.SelectStatement); ok {
+			if tc := newTieCheck(sel); tc != nil {
+				out = append(out, tc)
+			}
+		}
+	}), rq.CloneStatement(s))
+	return out
+}
+
+// newTieCheck builds the check for one SELECT, nil when it has no ORDER BY … LIMIT or
+// the keys cannot be found.
 func newTieCheck(s *rq.SelectStatement) *tieCheck {
 	if len(s.OrderingTerms) == 0 || len(s.Columns) == 0 || s.LimitExpr == nil || s.OffsetExpr != nil {
 		return nil

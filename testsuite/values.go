@@ -192,9 +192,11 @@ func buildPools(tables []*table, lits map[string][]qeval.Value) {
 			for _, v := range distinct {
 				add(v)
 			}
+			c.literal = map[qeval.Value]bool{}
 			for _, l := range lits[strings.ToLower(c.name)] {
 				for _, v := range neighbours(l) {
 					add(v)
+					c.literal[v] = true
 				}
 			}
 			if len(distinct) == 0 {
