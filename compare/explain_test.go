@@ -37,7 +37,7 @@ func TestExplain(t *testing.T) {
 			}},
 		{"SwappedColumnsOneValueDiffers", named([]string{"name", "n"}, []qeval.Value{T("x"), I(1)}, []qeval.Value{T("y"), I(2)}),
 			named([]string{"n", "name"}, []qeval.Value{I(1), T("x")}, []qeval.Value{I(3), T("y")}), false,
-			[]string{"no column mapping", `extra 1 row(s), e.g. (3, "y")`, "first difference: row 2, column n: gold 2, prediction 3"}, nil},
+			[]string{"no column mapping", `extra 1 row(s), e.g. ("y", 3)`, "first difference: row 2, column n: gold 2, prediction 3"}, nil},
 		{"ColumnsMappedOtherOrder", named([]string{"a", "b"}, []qeval.Value{I(1), T("x")}),
 			named([]string{"b", "a"}, []qeval.Value{T("x"), I(1)}, []qeval.Value{T("x"), I(1)}), false,
 			[]string{"no column mapping", "rows compared with the columns paired by shared values", "extra 1 row(s)"},
