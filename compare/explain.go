@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/qeval/qeval"
@@ -19,8 +20,8 @@ type Explanation struct {
 	GoldCols int  `json:"gold_columns"`
 	PredCols int  `json:"pred_columns"`
 	Ordered  bool `json:"ordered"`
-	// Mapping gives, for each gold column, the predicted column holding the same
-	// values (nil when no such assignment exists); Unmatched lists gold columns that no
+	// Mapping gives, for each gold column, a predicted column holding the same set of
+	// distinct values (nil when no such assignment exists); Unmatched lists gold columns that no
 	// predicted column matches.
 	Mapping   []int `json:"mapping,omitempty"`
 	Unmatched []int `json:"unmatched_gold_columns,omitempty"`
@@ -65,7 +66,7 @@ func Explain(m Mode, gold, pred *qeval.ResultSet, ordered bool) Explanation {
 	e.GoldCols, e.PredCols = width(gold), width(pred)
 	g, p := keyRows(gold, key), keyRows(pred, key)
 	if e.GoldRows > 0 && e.PredRows > 0 {
-		cands := columnCandidates(g, p, false)
+		cands := setCandidates(g, p)
 		for i, c := range cands {
 			if len(c) == 0 {
 				e.Unmatched = append(e.Unmatched, i)
@@ -158,6 +159,38 @@ func Explain(m Mode, gold, pred *qeval.ResultSet, ordered bool) Explanation {
 		e.First = firstCell(gold, pred, g, p, missingAt[0], extraAt[0], proj)
 	}
 	return e
+}
+
+// setCandidates returns, for each gold column, the predicted columns holding the same
+// set of distinct values.
+func setCandidates(g, p keyed) [][]int {
+	sig := func(k keyed, c int) string {
+		seen := map[string]bool{}
+		var vals []string
+		for _, r := range k {
+			if !seen[r[c]] {
+				seen[r[c]] = true
+				vals = append(vals, r[c])
+			}
+		}
+		sort.Strings(vals)
+		var b strings.Builder
+		return joinKey(&b, vals)
+	}
+	ps := make([]string, len(p[0]))
+	for c := range ps {
+		ps[c] = sig(p, c)
+	}
+	cands := make([][]int, len(g[0]))
+	for i := range cands {
+		gs := sig(g, i)
+		for j, s := range ps {
+			if s == gs {
+				cands[i] = append(cands[i], j)
+			}
+		}
+	}
+	return cands
 }
 
 // closestColumns pairs each gold column, greedily, with the unused predicted column
@@ -254,7 +287,7 @@ func (e Explanation) String() string {
 	switch {
 	case e.GoldRows == 0 || e.PredRows == 0:
 	case e.Mapping != nil:
-		parts = append(parts, "every gold column has a predicted column with the same values"+orderNote(e))
+		parts = append(parts, "every gold column has a predicted column with the same set of values"+orderNote(e))
 	case len(e.Unmatched) > 0:
 		parts = append(parts, fmt.Sprintf("no column mapping: %d gold column(s) match no predicted column (first: column %d)%s", len(e.Unmatched), e.Unmatched[0]+1, comparedNote(e)))
 	default:

@@ -40,15 +40,15 @@ func TestExplain(t *testing.T) {
 			[]string{"no column mapping", `extra 1 row(s), e.g. ("y", 3)`, "first difference: row 2, column n: gold 2, prediction 3"}, nil},
 		{"ColumnsMappedOtherOrder", named([]string{"a", "b"}, []qeval.Value{I(1), T("x")}),
 			named([]string{"b", "a"}, []qeval.Value{T("x"), I(1)}, []qeval.Value{T("x"), I(1)}), false,
-			[]string{"no column mapping", "rows compared with the columns paired by shared values", "extra 1 row(s)"},
+			[]string{"(in another column order)", `extra 1 row(s), e.g. (1, "x")`},
 			func(t *testing.T, e compare.Explanation) {
-				if len(e.Compared) != 2 || e.Compared[0] != 1 || e.Compared[1] != 0 {
-					t.Errorf("Compared=%v, want [1 0]", e.Compared)
+				if len(e.Mapping) != 2 || e.Mapping[0] != 1 || e.Mapping[1] != 0 {
+					t.Errorf("Mapping=%v, want [1 0]", e.Mapping)
 				}
 			}},
 		{"MappedInAnotherOrder", named([]string{"a", "b"}, []qeval.Value{I(1), T("x")}, []qeval.Value{I(2), T("y")}),
 			named([]string{"b", "a"}, []qeval.Value{T("x"), I(2)}, []qeval.Value{T("y"), I(1)}), false,
-			[]string{"every gold column has a predicted column with the same values (in another column order)",
+			[]string{"every gold column has a predicted column with the same set of values (in another column order)",
 				`missing 2 row(s), e.g. (1, "x") (2, "y")`, `extra 2 row(s), e.g. (2, "x") (1, "y")`}, nil},
 		{"OrderDiffers", named([]string{"a"}, []qeval.Value{I(1)}, []qeval.Value{I(2)}),
 			named([]string{"a"}, []qeval.Value{I(2)}, []qeval.Value{I(1)}), true,

@@ -40,6 +40,16 @@ func CreateLike(path, like string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return create(path, ddl)
+}
+
+// Create creates the database file path (which must not exist) by running a schema
+// script of CREATE statements; triggers in it run on the rows inserted.
+func Create(path, schema string) (*Writer, error) {
+	return create(path, []schemaObject{{kind: "schema", name: "script", sql: schema}})
+}
+
+func create(path string, ddl []schemaObject) (*Writer, error) {
 	if _, err := os.Stat(path); err == nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "create database " + path, Message: "file exists"}
 	}
@@ -61,7 +71,7 @@ func CreateLike(path, like string) (*Writer, error) {
 			db.Close()
 			os.Remove(path)
 			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "create database " + path,
-				Message: fmt.Sprintf("copy %s %q: %v", o.kind, o.name, err), Err: err}
+				Message: fmt.Sprintf("%s %q: %v", o.kind, o.name, err), Err: err}
 		}
 	}
 	// A schema may declare a foreign key whose parent columns are not a key ("foreign
