@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"report":            {"", "metric"},
 	"xlsx":              {""},
 	"kqlexec":           {"", "kql", "sqlite"},
+	"testsuite":         {"", "compare"}, // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
 	"runner":            {"", "compare", "execmatch", "metric", "sqlparse", "kql", "kqlexec", "validate", "judge", "suite"},
 	"mock":              {""},
 	"qevaltest":         {"", "mock"},
