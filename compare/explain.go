@@ -285,7 +285,7 @@ func (e Explanation) String() string {
 	}
 	parts = append(parts, fmt.Sprintf("gold %d rows × %d columns, prediction %d rows × %d columns", e.GoldRows, e.GoldCols, e.PredRows, e.PredCols))
 	switch {
-	case e.GoldRows == 0 || e.PredRows == 0:
+	case e.GoldRows == 0 || e.PredRows == 0 || e.GoldCols == 1 && e.PredCols == 1:
 	case e.Mapping != nil:
 		parts = append(parts, "every gold column has a predicted column with the same set of values"+orderNote(e))
 	case len(e.Unmatched) > 0:

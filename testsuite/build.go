@@ -559,7 +559,7 @@ func runCandidate(ctx context.Context, path string, states []*goldState, opt *Op
 
 // markSortKeys flags the columns a query with LIMIT orders by.
 func markSortKeys(s *rq.SelectStatement, tables []*table) {
-	rq.Walk(visitFunc(func(n rq.Node) {
+	visit(s, func(n rq.Node) {
 		sel, ok := n.(*rq.SelectStatement)
 		if !ok || sel.LimitExpr == nil {
 			return
@@ -575,7 +575,7 @@ func markSortKeys(s *rq.SelectStatement, tables []*table) {
 				}
 			}
 		}
-	}), s)
+	})
 }
 
 // readDatabase reads the tables of the original database, their constraints and rows.
@@ -666,10 +666,10 @@ func schemaFault(err, orig error) bool {
 // tablesOf returns the lower-case names of the tables a query reads.
 func tablesOf(s *rq.SelectStatement) map[string]bool {
 	out := map[string]bool{}
-	rq.Walk(visitFunc(func(n rq.Node) {
+	visit(s, func(n rq.Node) {
 		if t, ok := n.(*rq.QualifiedTableName); ok && t.Name != nil {
 			out[strings.ToLower(t.Name.Name)] = true
 		}
-	}), s)
+	})
 	return out
 }

@@ -49,13 +49,13 @@ type mutation struct {
 func neighboursOf(s *rq.SelectStatement, columns map[string][]string, max int) []Neighbour {
 	var muts []mutation
 	i := 0
-	rq.Walk(visitFunc(func(n rq.Node) {
+	visit(rq.CloneStatement(s), func(n rq.Node) {
 		for _, m := range mutationsAt(n, columns) {
 			m.at = i
 			muts = append(muts, m)
 		}
 		i++
-	}), rq.CloneStatement(s))
+	})
 	base := s.String()
 	seen := map[string]bool{base: true}
 	var out []Neighbour
@@ -63,23 +63,24 @@ func neighboursOf(s *rq.SelectStatement, columns map[string][]string, max int) [
 		if len(out) >= max {
 			break
 		}
-		c := rq.CloneStatement(s)
 		j := 0
-		var applied rq.Node
-		rq.Walk(rewriter(func(n rq.Node) rq.Node {
+		applied := false
+		// nodes are counted in the same order as above; a replaced node is not
+		// entered, so the positions before it stay those of the original tree
+		root := walkAll(rq.CloneStatement(s), func(n rq.Node) (rq.Node, bool) {
 			defer func() { j++ }()
 			if j == m.at {
 				if r := m.apply(n); r != nil {
-					applied = r
-					return r
+					applied = true
+					return r, false
 				}
 			}
-			return n
-		}), c)
-		if applied == nil {
+			return n, true
+		})
+		if !applied {
 			continue
 		}
-		q := c.String()
+		q := root.(rq.Statement).String()
 		if seen[q] {
 			continue
 		}
@@ -88,19 +89,6 @@ func neighboursOf(s *rq.SelectStatement, columns map[string][]string, max int) [
 	}
 	return out
 }
-
-// rewriter replaces nodes as it walks; it does not walk into a replaced node, so walk
-// positions before the change stay those of the original tree.
-type rewriter func(rq.Node) rq.Node
-
-func (f rewriter) Visit(n rq.Node) (rq.Visitor, rq.Node, error) {
-	r := f(n)
-	if r != n {
-		return nil, r, nil
-	}
-	return f, n, nil
-}
-func (f rewriter) VisitEnd(n rq.Node) (rq.Node, error) { return n, nil }
 
 var flips = map[rq.Token][]rq.Token{
 	rq.EQ: {rq.NE, rq.LT, rq.GT}, rq.NE: {rq.EQ},

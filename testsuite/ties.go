@@ -25,13 +25,13 @@ type tieCheck struct {
 // run and is ignored).
 func newTieChecks(s *rq.SelectStatement) []*tieCheck {
 	var out []*tieCheck
-	rq.Walk(visitFunc(func(n rq.Node) {
+	visit(s, func(n rq.Node) {
 		if sel, ok := n.(*rq.SelectStatement); ok {
 			if tc := newTieCheck(sel); tc != nil {
 				out = append(out, tc)
 			}
 		}
-	}), rq.CloneStatement(s))
+	})
 	return out
 }
 

@@ -15,7 +15,7 @@ import (
 // literals collects, per lower-case column name, the literal values a query compares
 // that column with (col = 5, col IN ('a', 'b'), col LIKE '%x%', col BETWEEN 1 AND 9).
 func literals(stmt rq.Statement, out map[string][]qeval.Value) {
-	rq.Walk(visitFunc(func(n rq.Node) {
+	visit(stmt, func(n rq.Node) {
 		switch e := n.(type) {
 		case *rq.BinaryExpr:
 			col := columnName(e.X)
@@ -53,13 +53,50 @@ func literals(stmt rq.Statement, out map[string][]qeval.Value) {
 				}
 			}
 		}
-	}), stmt)
+	})
 }
 
+// visitFunc is a visitor for walkAll that looks and changes nothing.
 type visitFunc func(rq.Node)
 
-func (f visitFunc) Visit(n rq.Node) (rq.Visitor, rq.Node, error) { f(n); return f, n, nil }
-func (f visitFunc) VisitEnd(n rq.Node) (rq.Node, error)          { return n, nil }
+// walkAll walks n as rq.Walk does and also into subqueries used as expressions (x IN
+// (SELECT …), x = (SELECT …)), which rq.Walk does not enter. f returns the node to put
+// in place of the one visited and whether to walk into it; walkAll returns the root,
+// replaced if f replaced it.
+func walkAll(n rq.Node, f func(rq.Node) (rq.Node, bool)) rq.Node {
+	out, err := rq.Walk(deep(f), n)
+	if err != nil {
+		return n
+	}
+	return out
+}
+
+// visit calls f on every node under n, subqueries included.
+func visit(n rq.Node, f visitFunc) {
+	walkAll(n, func(x rq.Node) (rq.Node, bool) { f(x); return x, true })
+}
+
+type deep func(rq.Node) (rq.Node, bool)
+
+func (d deep) Visit(n rq.Node) (rq.Visitor, rq.Node, error) {
+	r, descend := d(n)
+	if !descend {
+		return nil, r, nil
+	}
+	if se, ok := r.(rq.SelectExpr); ok && se.SelectStatement != nil {
+		inner, err := rq.Walk(d, se.SelectStatement)
+		if err != nil {
+			return nil, r, err
+		}
+		if sel, ok := inner.(*rq.SelectStatement); ok {
+			return nil, rq.SelectExpr{SelectStatement: sel}, nil
+		}
+		return nil, r, nil
+	}
+	return d, r, nil
+}
+
+func (d deep) VisitEnd(n rq.Node) (rq.Node, error) { return n, nil }
 
 func columnName(e rq.Expr) string {
 	switch e := e.(type) {
