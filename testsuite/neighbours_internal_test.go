@@ -19,22 +19,22 @@ func TestNeighboursOf(t *testing.T) {
 		changes[n.Change] = n.SQL
 	}
 	for change, want := range map[string]string{
-		"change > to >=":                 `"T1"."age" >= 20`,
-		"drop the right operand of AND":  `WHERE "T1"."age" > 20 GROUP BY`,
-		"change AND to OR":               `"T1"."age" > 20 OR "T1"."country" = 'France'`,
-		"toggle LEFT JOIN":               `LEFT JOIN "concert"`,
-		"toggle DISTINCT":                "SELECT DISTINCT",
-		"drop HAVING":                    `GROUP BY "T1"."id" ORDER BY`,
-		"flip ORDER BY direction":        "ORDER BY count(*) LIMIT 3",
-		"LIMIT 4":                        "LIMIT 4",
-		"LIMIT 2":                        "LIMIT 2",
-		"drop LIMIT":                     "DESC",
-		"select column country instead":  `SELECT "T1"."country", count(*)`,
-		"compare column name instead":    `"T1"."name" > 20`,
-		"change literal 20 by one":       `"T1"."age" > 21`,
-		"drop WHERE":                     `"T2"."singer_id" GROUP BY`,
-		"negate WHERE":                   "WHERE NOT (",
-		"change = to !=":                 `"T1"."country" != 'France'`,
+		"change > to >=":                `"T1"."age" >= 20`,
+		"drop the right operand of AND": `WHERE "T1"."age" > 20 GROUP BY`,
+		"change AND to OR":              `"T1"."age" > 20 OR "T1"."country" = 'France'`,
+		"toggle LEFT JOIN":              `LEFT JOIN "concert"`,
+		"toggle DISTINCT":               "SELECT DISTINCT",
+		"drop HAVING":                   `GROUP BY "T1"."id" ORDER BY`,
+		"flip ORDER BY direction":       "ORDER BY count(*) LIMIT 3",
+		"LIMIT 4":                       "LIMIT 4",
+		"LIMIT 2":                       "LIMIT 2",
+		"drop LIMIT":                    "DESC",
+		"select column country instead": `SELECT "T1"."country", count(*)`,
+		"compare column name instead":   `"T1"."name" > 20`,
+		"change literal 20 by one":      `"T1"."age" > 21`,
+		"drop WHERE":                    `"T2"."singer_id" GROUP BY`,
+		"negate WHERE":                  "WHERE NOT (",
+		"change = to !=":                `"T1"."country" != 'France'`,
 	} {
 		sql, ok := changes[change]
 		if !ok {
