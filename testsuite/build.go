@@ -162,6 +162,10 @@ func Build(ctx context.Context, golds []Gold, opt Options) (*Manifest, error) {
 		return nil, err
 	}
 	start := time.Now()
+	if same(opt.Out, opt.DBDir) {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "build test suite", Message: "the suite folder is the database folder",
+			Hint: "write the suite to a new folder: the originals are copied into it"}
+	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "create suite folder " + opt.Out, Message: err.Error(), Err: err}
 	}
@@ -635,7 +639,22 @@ func seedOf(id string, c int) uint64 {
 	return h.Sum64() ^ uint64(c)*0x9e3779b97f4a7c15
 }
 
+// same reports whether two paths name the same file or folder.
+func same(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(sa, sb)
+	}
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	return aa == ab
+}
+
 func copyFile(from, to string) error {
+	if same(from, to) {
+		return fmt.Errorf("%s is the original itself", to)
+	}
 	in, err := os.Open(from)
 	if err != nil {
 		return err

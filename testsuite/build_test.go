@@ -73,25 +73,39 @@ var shopGolds = []testsuite.Gold{
 	{DBID: "shop", Ref: "bad", SQL: "SELECT nope FROM customer"},
 	{DBID: "shop", Ref: "slow", SQL: "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r"},
 	{DBID: "missing", Ref: "m1", SQL: "SELECT 1"},
+	{DBID: "empty", Ref: "e1", SQL: "SELECT kind, count(*) FROM thing WHERE size > 3 GROUP BY kind"},
 }
 
 func TestBuild_ConstraintsAndBadInput(t *testing.T) {
 	dir, out := t.TempDir(), t.TempDir()
 	mustShop(t, dir)
+	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
+	w, err := sqlite.Create(filepath.Join(dir, "empty", "empty.sqlite"), "CREATE TABLE thing (id INTEGER PRIMARY KEY, kind TEXT, size INT)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 	opt := options(dir, out)
 	opt.Timeout = 300 * time.Millisecond
 	m, err := testsuite.Build(context.Background(), shopGolds, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var shop, missing *testsuite.Database
+	var shop, missing, empty *testsuite.Database
 	for _, d := range m.Databases {
 		switch d.DBID {
 		case "shop":
 			shop = d
 		case "missing":
 			missing = d
+		case "empty":
+			empty = d
 		}
+	}
+	if empty == nil || empty.Error != "" || len(empty.Files) < 2 || !strings.Contains(strings.Join(empty.Notes, "\n"), "table thing: no rows") {
+		t.Errorf("database without rows: %+v, want generated databases and a note", empty)
+	} else if empty.Files[1].Rows["thing"] == 0 {
+		t.Errorf("database without rows: generated file has no rows: %+v", empty.Files[1])
 	}
 	if missing == nil || !strings.Contains(missing.Error, "copy the original database") {
 		t.Errorf("missing database: %+v, want an error about the original", missing)
@@ -214,6 +228,20 @@ func TestBuild_Deterministic(t *testing.T) {
 	}
 	if !strings.Contains(manifests[0], `"seed":7`) || !strings.Contains(manifests[0], `"qeval_version":"test"`) {
 		t.Errorf("manifest lacks the seed or version: %s", manifests[0])
+	}
+}
+
+func TestBuild_OutIsTheDatabaseFolder(t *testing.T) {
+	dir := t.TempDir()
+	mustShop(t, dir)
+	before, _ := os.ReadFile(filepath.Join(dir, "shop", "shop.sqlite"))
+	_, err := testsuite.Build(context.Background(), shopGolds[:1], options(dir, dir))
+	if err == nil || !strings.Contains(err.Error(), "the suite folder is the database folder") {
+		t.Errorf("Build with Out = DBDir: %v, want a refusal", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "shop", "shop.sqlite"))
+	if len(before) == 0 || string(before) != string(after) {
+		t.Error("the original database changed")
 	}
 }
 
