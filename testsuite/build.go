@@ -34,11 +34,13 @@ type Gold struct {
 	SQL  string
 	// Ref names the item in messages, e.g. "dev_gold.sql:12".
 	Ref string
+	// Database is the original database file; "" means DBDir/<DBID>/<DBID>.sqlite.
+	Database string
 }
 
 // Options configure Build. Open, Create and Check are required.
 type Options struct {
-	// DBDir holds DBDir/<db_id>/<db_id>.sqlite.
+	// DBDir holds DBDir/<db_id>/<db_id>.sqlite (for golds without Database).
 	DBDir string
 	// Out is the suite folder to write; it must not hold the databases already.
 	Out string
@@ -248,6 +250,15 @@ const maxRepairs = 30
 func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *Database {
 	d := &Database{DBID: id, Rejected: map[string]int{}}
 	orig := filepath.Join(opt.DBDir, id, id+".sqlite")
+	if golds[0].Database != "" {
+		orig = golds[0].Database
+	}
+	for _, g := range golds {
+		if g.Database != "" && !same(g.Database, orig) {
+			d.Error = fmt.Sprintf("gold %s names database %s, but %s names %s for the same id", g.Ref, g.Database, golds[0].Ref, orig)
+			return d
+		}
+	}
 	dir := filepath.Join(opt.Out, id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		d.Error = "create folder: " + err.Error()

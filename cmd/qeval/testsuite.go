@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,8 +25,8 @@ func cmdTestsuite(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	fs := newFlags("testsuite build", "--gold GOLD --db DBDIR --out SUITEDIR [flags]", e)
-	gold := fs.String("gold", "", "gold file: one `SQL<TAB>db_id` per line (Spider format)")
-	db := fs.String("db", "", "database folder: DBDIR/<db_id>/<db_id>.sqlite")
+	gold := fs.String("gold", "", "gold queries: a Spider gold file (`SQL<TAB>db_id` per line) or a suite file (.yaml, .yml, .json, .jsonl, .csv) whose cases name SQLite files")
+	db := fs.String("db", "", "database folder: DBDIR/<db_id>/<db_id>.sqlite (not needed for a suite file)")
 	tables := fs.String("tables", "", "Spider tables.json: foreign keys the SQLite schemas do not declare")
 	out := fs.String("out", "", "suite folder to write: SUITEDIR/<db_id>/ gets the original and the generated databases")
 	perSchema := fs.Int("dbs-per-schema", testsuite.DefaultPerSchema, "most generated databases kept per database")
@@ -39,7 +40,7 @@ func cmdTestsuite(ctx context.Context, args []string, e *env) int {
 	}
 	var missing []string
 	for _, f := range []struct{ name, v string }{{"--gold", *gold}, {"--db", *db}, {"--out", *out}} {
-		if f.v == "" {
+		if f.v == "" && !(f.name == "--db" && isSuiteFile(*gold)) {
 			missing = append(missing, f.name)
 		}
 	}
@@ -51,7 +52,7 @@ func cmdTestsuite(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
-	set, err := suite.LoadSpider(*gold, *gold)
+	golds, err := readGolds(*gold)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -61,13 +62,9 @@ func cmdTestsuite(ctx context.Context, args []string, e *env) int {
 			return fail(e, err)
 		}
 	}
-	if st, err := os.Stat(*db); err != nil || !st.IsDir() {
+	if st, err := os.Stat(*db); *db != "" && (err != nil || !st.IsDir()) {
 		return fail(e, &qeval.Error{Code: qeval.CodeNotFound, Op: "open --db " + *db, Message: "no such folder",
 			Hint: "--db must be a folder holding <db_id>/<db_id>.sqlite"})
-	}
-	golds := make([]testsuite.Gold, len(set.Items))
-	for i, it := range set.Items {
-		golds[i] = testsuite.Gold{DBID: it.DBID, SQL: it.Gold, Ref: fmt.Sprintf("%s item %d", *gold, i+1)}
 	}
 	start := time.Now()
 	man, err := testsuite.Build(ctx, golds, testsuite.Options{
@@ -84,6 +81,58 @@ func cmdTestsuite(ctx context.Context, args []string, e *env) int {
 		return fail(e, err)
 	}
 	return exitOK
+}
+
+func isSuiteFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json", ".jsonl", ".csv":
+		return true
+	}
+	return false
+}
+
+// readGolds reads gold queries from a Spider gold file, or from a suite file whose
+// cases name SQLite database files (each file becomes one folder of the test suite,
+// named after it).
+func readGolds(path string) ([]testsuite.Gold, error) {
+	if !isSuiteFile(path) {
+		set, err := suite.LoadSpider(path, path)
+		if err != nil {
+			return nil, err
+		}
+		golds := make([]testsuite.Gold, len(set.Items))
+		for i, it := range set.Items {
+			golds[i] = testsuite.Gold{DBID: it.DBID, SQL: it.Gold, Ref: fmt.Sprintf("%s item %d", path, i+1)}
+		}
+		return golds, nil
+	}
+	s, err := suite.Load(path, suite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if d := strings.ToLower(s.Dialect); d != "" && d != "sql" && d != "sqlite" {
+		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "read suite " + path,
+			Message: fmt.Sprintf("dialect %q: test suites are built for SQLite databases", s.Dialect)}
+	}
+	var golds []testsuite.Gold
+	var problems []string
+	for _, c := range s.Cases {
+		name := c.Database
+		if name == "" {
+			name = s.Database
+		}
+		db := suite.ResolveDatabase(s, name, nil)
+		if st, err := os.Stat(db); err != nil || st.IsDir() {
+			problems = append(problems, fmt.Sprintf("case %q: database %q is not a SQLite file", c.ID, name))
+			continue
+		}
+		id := strings.TrimSuffix(filepath.Base(db), filepath.Ext(db))
+		golds = append(golds, testsuite.Gold{DBID: id, SQL: c.ExpectedQuery, Ref: fmt.Sprintf("%s case %q", path, c.ID), Database: db})
+	}
+	if len(problems) > 0 {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read suite " + path, Message: "cases without a SQLite file:\n  - " + strings.Join(problems, "\n  - ")}
+	}
+	return golds, nil
 }
 
 func printManifest(e *env, m *testsuite.Manifest, wall time.Duration) {

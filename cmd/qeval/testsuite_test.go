@@ -87,3 +87,32 @@ func TestTestsuiteBuild_AndExplain(t *testing.T) {
 		t.Errorf("missing flags: code %d, stderr %q", code, stderr)
 	}
 }
+
+func TestTestsuiteBuild_SuiteFile(t *testing.T) {
+	dir := t.TempDir()
+	mustTeamDB(t, dir)
+	yaml := writeFile(t, dir, "suite.yaml", `name: team
+database: team/team.sqlite
+cases:
+  - id: top
+    question: Who scores most?
+    expected_query: SELECT name FROM player ORDER BY score DESC LIMIT 1
+  - id: clubs
+    question: Players per club
+    expected_query: SELECT T1.name, count(*) FROM club AS T1 JOIN player AS T2 ON T1.id = T2.club_id GROUP BY T1.id
+`)
+	out := filepath.Join(dir, "suite")
+	code, stdout, stderr := runCLI(t, "", "testsuite", "build", "--gold", yaml, "--out", out, "--candidates", "6")
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "team", "*.sqlite"))
+	if len(files) < 2 || !strings.Contains(stdout, "team ") {
+		t.Errorf("files %v, stdout:\n%s", files, stdout)
+	}
+	bad := writeFile(t, dir, "bad.yaml", "name: x\ndatabase: nowhere.sqlite\ncases:\n  - {id: a, question: q, expected_query: SELECT 1}\n")
+	code, _, stderr = runCLI(t, "", "testsuite", "build", "--gold", bad, "--out", filepath.Join(dir, "o2"))
+	if code == exitOK || !strings.Contains(stderr, `unknown database "nowhere.sqlite"`) {
+		t.Errorf("suite naming a missing file: code %d, stderr %q", code, stderr)
+	}
+}
