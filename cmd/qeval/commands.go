@@ -43,6 +43,8 @@ var commands = map[string]command{
 	"judge":     {"ask an LLM judge whether a generated query is correct, with its reasoning", cmdJudge},
 	"db":        {"set up a database for qeval: setup-role creates a PostgreSQL role that can only read the evaluation schema", cmdDB},
 	"exec":      {"run one KQL (local engine) or SQLite query and print its result (--json for JSON)", cmdExec},
+	"explain":   {"say why a predicted query is wrong: the differences and a minimal counterexample database", cmdExplain},
+	"testsuite": {"build a test suite of generated databases that tell gold queries from their near misses", cmdTestsuite},
 	"serve":     {"serve the HTTP API and the web page: score queries, run suites with live results", cmdServe},
 }
 

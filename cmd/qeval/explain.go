@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/sqlite"
+	"github.com/qeval/qeval/suite"
+	"github.com/qeval/qeval/testsuite"
+)
+
+// cmdExplain judges one item and, when the prediction is wrong, prints why and a
+// minimal counterexample: the distinguishing database shrunk to a few rows.
+func cmdExplain(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("explain", "--db DB (--gold SQL --pred SQL | --gold-file GOLD --pred-file PRED --item N) [flags]", e)
+	db := fs.String("db", "", "a database file, a test-suite folder, or (with --item) the suite root holding <db_id>/")
+	gold := fs.String("gold", "", "the gold query")
+	pred := fs.String("pred", "", "the predicted query")
+	goldFile := fs.String("gold-file", "", "Spider gold file (`SQL<TAB>db_id` per line), with --item")
+	predFile := fs.String("pred-file", "", "predictions file aligned with --gold-file, with --item")
+	item := fs.Int("item", 0, "the item to explain: 1-based line of --gold-file")
+	tables := fs.String("tables", "", "Spider tables.json: foreign keys kept while shrinking")
+	mode := fs.String("mode", "spider-ts", "comparison mode (see 'qeval modes')")
+	noShrink := fs.Bool("no-shrink", false, "explain on the distinguishing database as it is")
+	asJSON := fs.Bool("json", false, "print the verdict, explanation and counterexample as JSON")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	it := qeval.Item{Gold: *gold, Pred: *pred, Database: *db}
+	switch {
+	case *db == "":
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --db", Hint: "qeval explain --db suite/concert_singer --gold 'SELECT …' --pred 'SELECT …'"})
+	case *item > 0:
+		set, err := suite.LoadSpider(*goldFile, *predFile)
+		if err != nil {
+			return fail(e, err)
+		}
+		if *item > len(set.Items) {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--item %d: %s has %d items", *item, *goldFile, len(set.Items))})
+		}
+		it = set.Items[*item-1]
+		it.Database = filepath.Join(*db, it.DBID)
+	case *gold == "" || *pred == "":
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "give --gold and --pred, or --gold-file, --pred-file and --item"})
+	}
+	m, err := compare.Lookup(*mode)
+	if err != nil {
+		return fail(e, err)
+	}
+	ev, err := execmatch.New(execmatch.Options{Mode: *mode, Catalog: &registry.Catalog{}})
+	if err != nil {
+		return fail(e, err)
+	}
+	defer ev.Close()
+	v := ev.Match(ctx, it)
+	out := explainOutput{Verdict: v.Outcome, Mode: v.Mode, Database: v.Database, Error: v.Error}
+	g, p, ordered := m.Prepare(it.Gold, it.Pred, compare.Options{})
+	if v.Outcome == qeval.OutcomeMismatch {
+		x := compare.Explain(m, v.Gold, v.Pred, ordered)
+		x.Database = filepath.Base(v.Database)
+		out.Explanation = &x
+	}
+	if (v.Outcome == qeval.OutcomeMismatch || v.Outcome == qeval.OutcomePredError) && !*noShrink {
+		var keys []testsuite.ForeignKey
+		if *tables != "" {
+			all, err := testsuite.LoadTables(*tables)
+			if err != nil {
+				return fail(e, err)
+			}
+			keys = all[it.DBID]
+		}
+		ce, err := testsuite.Shrink(ctx, testsuite.ShrinkOptions{Database: v.Database, Gold: g, Pred: p, Mode: m, Ordered: ordered,
+			ForeignKeys: keys, Open: sqlite.Opener,
+			Create: func(path, like string) (testsuite.TableWriter, error) { return sqlite.CreateLike(path, like) }})
+		if err != nil {
+			out.ShrinkError = qeval.ErrorMessage(err)
+		} else {
+			out.Counterexample = ce
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+	} else {
+		printExplain(e, out, v)
+	}
+	if v.Outcome == qeval.OutcomeGoldError {
+		return exitFailed
+	}
+	return exitOK
+}
+
+type explainOutput struct {
+	Verdict        qeval.Outcome             `json:"verdict"`
+	Mode           string                    `json:"mode"`
+	Database       string                    `json:"database"`
+	Error          string                    `json:"error,omitempty"`
+	Explanation    *compare.Explanation      `json:"explanation,omitempty"`
+	Counterexample *testsuite.Counterexample `json:"counterexample,omitempty"`
+	ShrinkError    string                    `json:"shrink_error,omitempty"`
+}
+
+func printExplain(e *env, out explainOutput, v qeval.Verdict) {
+	w := e.stdout
+	where := filepath.Base(out.Database)
+	switch out.Verdict {
+	case qeval.OutcomeMatch:
+		fmt.Fprintf(w, "match (%s): the results are equal on every database\n", out.Mode)
+		return
+	case qeval.OutcomeMismatch:
+		fmt.Fprintf(w, "mismatch (%s) on %s\n", out.Mode, where)
+	default:
+		fmt.Fprintf(w, "%s (%s) on %s: %s\n", out.Verdict, out.Mode, where, out.Error)
+	}
+	if out.Explanation != nil {
+		fmt.Fprintf(w, "why: %s\n", out.Explanation)
+	}
+	ce := out.Counterexample
+	if ce == nil {
+		if out.ShrinkError != "" {
+			fmt.Fprintf(w, "no counterexample: %s\n", out.ShrinkError)
+		}
+		return
+	}
+	fmt.Fprintf(w, "\ncounterexample: %d rows (shrunk from %d) in the schema of %s\n", ce.RowsAfter, ce.RowsBefore, where)
+	for _, s := range ce.Inserts {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	fmt.Fprintln(w, "\ngold result:")
+	writeIndented(e, ce.Gold)
+	if ce.PredError != "" {
+		fmt.Fprintf(w, "prediction fails: %s\n", ce.PredError)
+		return
+	}
+	fmt.Fprintln(w, "prediction result:")
+	writeIndented(e, ce.Pred)
+	fmt.Fprintf(w, "why here: %s\n", ce.Explanation)
+}
+
+func writeIndented(e *env, rs *qeval.ResultSet) {
+	var b strings.Builder
+	writeExecTable(&b, rs)
+	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		fmt.Fprintf(e.stdout, "  %s\n", l)
+	}
+}

@@ -1,0 +1,350 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/qeval/qeval"
+)
+
+// MaxExplainRows is how many missing and extra rows an Explanation lists.
+const MaxExplainRows = 3
+
+// Explanation says, in a few facts, how a predicted result differs from the gold one:
+// what a person needs to see why a query was judged wrong.
+type Explanation struct {
+	Equal    bool `json:"equal"`
+	GoldRows int  `json:"gold_rows"`
+	PredRows int  `json:"pred_rows"`
+	GoldCols int  `json:"gold_columns"`
+	PredCols int  `json:"pred_columns"`
+	Ordered  bool `json:"ordered"`
+	// Mapping gives, for each gold column, a predicted column holding the same set of
+	// distinct values (nil when no such assignment exists); Unmatched lists gold columns that no
+	// predicted column matches.
+	Mapping   []int `json:"mapping,omitempty"`
+	Unmatched []int `json:"unmatched_gold_columns,omitempty"`
+	// Compared is the assignment the rows below were compared through: Mapping, or else
+	// each gold column paired with the predicted column sharing the most values.
+	Compared []int `json:"compared_columns,omitempty"`
+	// Missing are gold rows the prediction lacks, Extra predicted rows the gold lacks
+	// (at most MaxExplainRows each; MissingCount and ExtraCount count them all).
+	Missing      [][]qeval.Value `json:"missing,omitempty"`
+	Extra        [][]qeval.Value `json:"extra,omitempty"`
+	MissingCount int             `json:"missing_count"`
+	ExtraCount   int             `json:"extra_count"`
+	// SameRowsOtherOrder is set when the rows are equal as bags but not in order.
+	SameRowsOtherOrder bool `json:"same_rows_other_order,omitempty"`
+	// First is the first differing value, when one can be pointed at.
+	First *Difference `json:"first_difference,omitempty"`
+	// Database is the database that told the results apart (set by the caller, e.g.
+	// from qeval.Verdict.Database on a test suite).
+	Database string `json:"database,omitempty"`
+}
+
+// Difference is one differing cell: row and column are 0-based, in the gold result.
+type Difference struct {
+	Row    int         `json:"row"`
+	Column string      `json:"column"`
+	Gold   qeval.Value `json:"gold"`
+	Pred   qeval.Value `json:"pred"`
+}
+
+// Explain compares a gold and a predicted result under mode m (its value equality
+// where the mode has one: Python's for spider-ts and bird-ex, the normalised one
+// otherwise) and says how they differ. It never fails: nil results count as empty.
+func Explain(m Mode, gold, pred *qeval.ResultSet, ordered bool) Explanation {
+	key := normKey
+	if m.Name == SpiderTS.Name || m.Name == BirdEX.Name {
+		key = pyKey
+	}
+	e := Explanation{GoldRows: gold.NumRows(), PredRows: pred.NumRows(), Ordered: ordered}
+	if m.Equal != nil && gold != nil && pred != nil {
+		e.Equal = m.Equal(gold, pred, ordered)
+	}
+	e.GoldCols, e.PredCols = columnCount(gold), columnCount(pred)
+	g, p := keyRows(gold, key), keyRows(pred, key)
+	if e.GoldRows > 0 && e.PredRows > 0 {
+		cands := setCandidates(g, p)
+		for i, c := range cands {
+			if len(c) == 0 {
+				e.Unmatched = append(e.Unmatched, i)
+			}
+		}
+		searchMapping(cands, e.PredCols, func(perm []int) bool {
+			e.Mapping = append([]int(nil), perm...)
+			return true
+		})
+	}
+	// rows are compared through the mapping, else through the columns that share the
+	// most values, else position by position
+	proj := e.Mapping
+	if proj == nil && e.GoldRows > 0 && e.PredRows > 0 && e.PredCols >= e.GoldCols {
+		proj = closestColumns(g, p)
+	}
+	if proj == nil && e.GoldCols == e.PredCols {
+		proj = make([]int, e.GoldCols)
+		for i := range proj {
+			proj[i] = i
+		}
+	}
+	e.Compared = proj
+	if proj == nil {
+		return e
+	}
+	var b strings.Builder
+	gk := make([]string, len(g))
+	for i, r := range g {
+		gk[i] = joinKey(&b, r)
+	}
+	pk := make([]string, len(p))
+	tmp := make([]string, len(proj))
+	for i, r := range p {
+		for j, c := range proj {
+			tmp[j] = r[c]
+		}
+		pk[i] = joinKey(&b, tmp)
+	}
+	count := map[string]int{}
+	for _, k := range pk {
+		count[k]++
+	}
+	var missingAt []int
+	for i, k := range gk {
+		if count[k] > 0 {
+			count[k]--
+			continue
+		}
+		missingAt = append(missingAt, i)
+	}
+	left := map[string]int{}
+	for _, k := range gk {
+		left[k]++
+	}
+	var extraAt []int
+	for i, k := range pk {
+		if left[k] > 0 {
+			left[k]--
+			continue
+		}
+		extraAt = append(extraAt, i)
+	}
+	e.MissingCount, e.ExtraCount = len(missingAt), len(extraAt)
+	for _, i := range missingAt[:min(len(missingAt), MaxExplainRows)] {
+		e.Missing = append(e.Missing, gold.Rows[i])
+	}
+	for _, i := range extraAt[:min(len(extraAt), MaxExplainRows)] {
+		e.Extra = append(e.Extra, projectRow(pred.Rows[i], proj))
+	}
+	if len(missingAt) == 0 && len(extraAt) == 0 && ordered {
+		for i := range gk {
+			if gk[i] != pk[i] {
+				e.SameRowsOtherOrder = true
+				e.First = firstCell(gold, pred, g, p, i, i, proj)
+				break
+			}
+		}
+	}
+	switch {
+	case e.First != nil:
+	case ordered && len(gk) > 0 && len(pk) > 0:
+		for i := 0; i < min(len(gk), len(pk)); i++ {
+			if gk[i] != pk[i] {
+				e.First = firstCell(gold, pred, g, p, i, i, proj)
+				break
+			}
+		}
+	case len(missingAt) > 0 && len(extraAt) > 0:
+		e.First = firstCell(gold, pred, g, p, missingAt[0], extraAt[0], proj)
+	}
+	return e
+}
+
+// setCandidates returns, for each gold column, the predicted columns holding the same
+// set of distinct values.
+func setCandidates(g, p keyed) [][]int {
+	sig := func(k keyed, c int) string {
+		seen := map[string]bool{}
+		var vals []string
+		for _, r := range k {
+			if !seen[r[c]] {
+				seen[r[c]] = true
+				vals = append(vals, r[c])
+			}
+		}
+		sort.Strings(vals)
+		var b strings.Builder
+		return joinKey(&b, vals)
+	}
+	ps := make([]string, len(p[0]))
+	for c := range ps {
+		ps[c] = sig(p, c)
+	}
+	cands := make([][]int, len(g[0]))
+	for i := range cands {
+		gs := sig(g, i)
+		for j, s := range ps {
+			if s == gs {
+				cands[i] = append(cands[i], j)
+			}
+		}
+	}
+	return cands
+}
+
+// closestColumns pairs each gold column, greedily, with the unused predicted column
+// sharing the most values with it (the leftmost on a tie).
+func closestColumns(g, p keyed) []int {
+	n, m := len(g[0]), len(p[0])
+	overlap := make([][]int, n)
+	for i := 0; i < n; i++ {
+		overlap[i] = make([]int, m)
+		count := map[string]int{}
+		for _, r := range g {
+			count[r[i]]++
+		}
+		for j := 0; j < m; j++ {
+			c := map[string]int{}
+			for k, v := range count {
+				c[k] = v
+			}
+			for _, r := range p {
+				if c[r[j]] > 0 {
+					c[r[j]]--
+					overlap[i][j]++
+				}
+			}
+		}
+	}
+	proj := make([]int, n)
+	used := make([]bool, m)
+	done := make([]bool, n)
+	for step := 0; step < n; step++ {
+		bi, bj, best := -1, -1, -1
+		for i := 0; i < n; i++ {
+			if done[i] {
+				continue
+			}
+			for j := 0; j < m; j++ {
+				if !used[j] && (overlap[i][j] > best || overlap[i][j] == best && i == j) {
+					bi, bj, best = i, j, overlap[i][j]
+				}
+			}
+		}
+		proj[bi], used[bj], done[bi] = bj, true, true
+	}
+	return proj
+}
+
+func columnCount(rs *qeval.ResultSet) int {
+	if rs == nil {
+		return 0
+	}
+	if len(rs.Columns) > 0 {
+		return len(rs.Columns)
+	}
+	if len(rs.Rows) > 0 {
+		return len(rs.Rows[0])
+	}
+	return 0
+}
+
+func projectRow(r []qeval.Value, proj []int) []qeval.Value {
+	out := make([]qeval.Value, len(proj))
+	for j, c := range proj {
+		if c < len(r) {
+			out[j] = r[c]
+		}
+	}
+	return out
+}
+
+// firstCell finds the first column where gold row gi and predicted row pi differ.
+func firstCell(gold, pred *qeval.ResultSet, g, p keyed, gi, pi int, proj []int) *Difference {
+	for j, c := range proj {
+		if j < len(g[gi]) && c < len(p[pi]) && g[gi][j] != p[pi][c] {
+			name := ""
+			if j < len(gold.Columns) {
+				name = gold.Columns[j].Name
+			}
+			return &Difference{Row: gi, Column: name, Gold: gold.Rows[gi][j], Pred: pred.Rows[pi][c]}
+		}
+	}
+	return nil
+}
+
+// String renders the explanation in one or a few short lines.
+func (e Explanation) String() string {
+	if e.Equal {
+		return "the results are equal"
+	}
+	var parts []string
+	if e.Database != "" {
+		parts = append(parts, "told apart by "+e.Database)
+	}
+	parts = append(parts, fmt.Sprintf("gold %d rows × %d columns, prediction %d rows × %d columns", e.GoldRows, e.GoldCols, e.PredRows, e.PredCols))
+	switch {
+	case e.GoldRows == 0 || e.PredRows == 0 || e.GoldCols == 1 && e.PredCols == 1:
+	case e.Mapping != nil:
+		parts = append(parts, "every gold column has a predicted column with the same set of values"+orderNote(e))
+	case len(e.Unmatched) > 0:
+		parts = append(parts, fmt.Sprintf("no column mapping: %d gold column(s) match no predicted column (first: column %d)%s", len(e.Unmatched), e.Unmatched[0]+1, comparedNote(e)))
+	default:
+		parts = append(parts, "no column mapping: the gold columns cannot all be matched at once")
+	}
+	if e.SameRowsOtherOrder {
+		parts = append(parts, "same rows in another order")
+	}
+	if e.MissingCount > 0 {
+		parts = append(parts, fmt.Sprintf("missing %d row(s), e.g. %s", e.MissingCount, rowsText(e.Missing)))
+	}
+	if e.ExtraCount > 0 {
+		parts = append(parts, fmt.Sprintf("extra %d row(s), e.g. %s", e.ExtraCount, rowsText(e.Extra)))
+	}
+	if e.First != nil {
+		col := e.First.Column
+		if col == "" {
+			col = "?"
+		}
+		parts = append(parts, fmt.Sprintf("first difference: row %d, column %s: gold %s, prediction %s", e.First.Row+1, col, valueText(e.First.Gold), valueText(e.First.Pred)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func comparedNote(e Explanation) string {
+	for i, c := range e.Compared {
+		if c != i {
+			return "; rows compared with the columns paired by shared values"
+		}
+	}
+	return ""
+}
+
+func orderNote(e Explanation) string {
+	for i, c := range e.Mapping {
+		if c != i {
+			return " (in another column order)"
+		}
+	}
+	return ""
+}
+
+func rowsText(rows [][]qeval.Value) string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		vals := make([]string, len(r))
+		for j, v := range r {
+			vals[j] = valueText(v)
+		}
+		out[i] = "(" + strings.Join(vals, ", ") + ")"
+	}
+	return strings.Join(out, " ")
+}
+
+func valueText(v qeval.Value) string {
+	if v.Kind == qeval.KindText {
+		return fmt.Sprintf("%q", v.Str)
+	}
+	return v.String()
+}

@@ -1,0 +1,705 @@
+package testsuite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	rq "github.com/rqlite/sql"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/compare"
+)
+
+// Defaults of Options.
+const (
+	DefaultPerSchema  = 5
+	DefaultCandidates = 32
+	DefaultTimeout    = 2 * time.Second
+)
+
+// Gold is one gold query of the suite.
+type Gold struct {
+	DBID string
+	SQL  string
+	// Ref names the item in messages, e.g. "dev_gold.sql:12".
+	Ref string
+	// Database is the original database file; "" means DBDir/<DBID>/<DBID>.sqlite.
+	Database string
+}
+
+// Options configure Build. Open, Create and Check are required.
+type Options struct {
+	// DBDir holds DBDir/<db_id>/<db_id>.sqlite (for golds without Database).
+	DBDir string
+	// Out is the suite folder to write; it must not hold the databases already.
+	Out string
+	// ForeignKeys adds keys the SQLite schemas do not declare (Spider's tables.json).
+	ForeignKeys map[string][]ForeignKey
+	// PerSchema is the most generated databases kept per database (DefaultPerSchema).
+	PerSchema int
+	// Candidates is how many databases are generated per database before distillation.
+	Candidates int
+	// Seed makes the suite reproducible.
+	Seed uint64
+	// Version is the qeval version recorded in the manifest.
+	Version string
+	// MaxNeighbours caps the neighbours per gold query (DefaultMaxNeighbours).
+	MaxNeighbours int
+	// Timeout bounds each query run while building (DefaultTimeout).
+	Timeout time.Duration
+	// Workers is how many databases are built at once (default 2).
+	Workers int
+	// Mode judges whether a neighbour's result differs from the gold's (spider-ts when
+	// zero).
+	Mode   compare.Mode
+	Open   qeval.Opener
+	Create func(path, like string) (TableWriter, error)
+	Check  func(path string) error
+	Logger *slog.Logger
+}
+
+// Manifest describes a built suite; Build writes it as OUT/manifest.json.
+type Manifest struct {
+	Seed       uint64      `json:"seed"`
+	Version    string      `json:"qeval_version"`
+	Mode       string      `json:"mode"`
+	PerSchema  int         `json:"dbs_per_schema"`
+	Candidates int         `json:"candidates_per_schema"`
+	Databases  []*Database `json:"databases"`
+	// Neighbours over every database: made, equivalent to the gold under the mode,
+	// failing on the original database, told apart by any generated candidate, and
+	// killed by the suite.
+	Neighbours int   `json:"neighbours"`
+	Equivalent int   `json:"equivalent"`
+	Broken     int   `json:"broken"`
+	Killable   int   `json:"killable"`
+	Killed     int   `json:"killed"`
+	BuildMS    int64 `json:"build_ms"`
+}
+
+// Database is the part of the manifest for one db_id.
+type Database struct {
+	DBID string `json:"db_id"`
+	// Error is set when the database could not be built; the suite folder then holds
+	// the original alone (when it could be copied).
+	Error string   `json:"error,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	Files []File   `json:"files"`
+	// Rejected counts generated candidates not used, by reason.
+	Rejected   map[string]int `json:"rejected,omitempty"`
+	Golds      []*GoldReport  `json:"golds"`
+	Neighbours int            `json:"neighbours"`
+	Equivalent int            `json:"equivalent"`
+	Broken     int            `json:"broken"`
+	Killable   int            `json:"killable"`
+	Killed     int            `json:"killed"`
+}
+
+// File is one database file of the suite.
+type File struct {
+	Name      string         `json:"file"`
+	Generated bool           `json:"generated"`
+	Rows      map[string]int `json:"rows"`
+	// Kills is the number of neighbours this file kills that the files listed before
+	// it did not.
+	Kills int `json:"kills"`
+}
+
+// GoldReport is how the suite does on one gold query.
+type GoldReport struct {
+	Ref        string      `json:"ref"`
+	Error      string      `json:"error,omitempty"`
+	Neighbours int         `json:"neighbours"`
+	Equivalent int         `json:"equivalent"`
+	Broken     int         `json:"broken"`
+	Killed     int         `json:"killed"`
+	Survivors  []Neighbour `json:"survivors,omitempty"`
+}
+
+func (o *Options) defaults() error {
+	if o.Open == nil || o.Create == nil || o.Check == nil {
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: "build test suite", Message: "Options.Open, Create and Check are required"}
+	}
+	if o.PerSchema <= 0 {
+		o.PerSchema = DefaultPerSchema
+	}
+	if o.Candidates <= 0 {
+		o.Candidates = DefaultCandidates
+	}
+	if o.MaxNeighbours <= 0 {
+		o.MaxNeighbours = DefaultMaxNeighbours
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.Mode.Equal == nil {
+		o.Mode = compare.Default
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return nil
+}
+
+// Build writes a test suite for the gold queries: OUT/<db_id>/ with the original
+// database and the generated ones kept by distillation, and OUT/manifest.json. A
+// database that cannot be built gets its error in the manifest and the others are
+// still built; the error returned is for faults of the whole run (the output folder).
+func Build(ctx context.Context, golds []Gold, opt Options) (*Manifest, error) {
+	if err := opt.defaults(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if same(opt.Out, opt.DBDir) {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "build test suite", Message: "the suite folder is the database folder",
+			Hint: "write the suite to a new folder: the originals are copied into it"}
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "create suite folder " + opt.Out, Message: err.Error(), Err: err}
+	}
+	byDB := map[string][]Gold{}
+	var ids []string
+	for _, g := range golds {
+		if _, ok := byDB[g.DBID]; !ok {
+			ids = append(ids, g.DBID)
+		}
+		byDB[g.DBID] = append(byDB[g.DBID], g)
+	}
+	sort.Strings(ids)
+	// the databases with the most gold queries go first, so the workers end together
+	work := append([]string(nil), ids...)
+	sort.SliceStable(work, func(i, j int) bool { return len(byDB[work[i]]) > len(byDB[work[j]]) })
+	results := make(map[string]*Database, len(ids))
+	var mu sync.Mutex
+	jobs := make(chan string)
+	var wg sync.WaitGroup
+	for w := 0; w < opt.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range jobs {
+				d := buildDatabase(ctx, id, byDB[id], &opt)
+				mu.Lock()
+				results[id] = d
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, id := range work {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- id
+	}
+	close(jobs)
+	wg.Wait()
+	m := &Manifest{Seed: opt.Seed, Version: opt.Version, Mode: opt.Mode.ID(), PerSchema: opt.PerSchema, Candidates: opt.Candidates}
+	for _, id := range ids {
+		d := results[id]
+		if d == nil {
+			d = &Database{DBID: id, Error: "not built: the run was canceled"}
+		}
+		m.Databases = append(m.Databases, d)
+		m.Neighbours += d.Neighbours
+		m.Equivalent += d.Equivalent
+		m.Broken += d.Broken
+		m.Killable += d.Killable
+		m.Killed += d.Killed
+	}
+	m.BuildMS = time.Since(start).Milliseconds()
+	data, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(filepath.Join(opt.Out, "manifest.json"), append(data, '\n'), 0o644); err != nil {
+		return m, &qeval.Error{Code: qeval.CodeInternal, Op: "write manifest", Message: err.Error(), Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// goldState is one gold query during a build.
+type goldState struct {
+	report  *GoldReport
+	gold    string // as executed (after the mode's rewrite)
+	ordered bool
+	ties    []*tieCheck
+	nbrs    []Neighbour
+	nsql    []string // neighbours as executed
+	live    []int    // neighbours that ran on the original and differ from nothing yet
+	result  *qeval.ResultSet
+	tables  map[string]bool // lower-case names of the tables the gold reads
+}
+
+// maxRepairs bounds the row deletions tried to remove ties from one candidate.
+const maxRepairs = 30
+
+func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *Database {
+	d := &Database{DBID: id, Rejected: map[string]int{}}
+	orig := filepath.Join(opt.DBDir, id, id+".sqlite")
+	if golds[0].Database != "" {
+		orig = golds[0].Database
+	}
+	for _, g := range golds {
+		if g.Database != "" && !same(g.Database, orig) {
+			d.Error = fmt.Sprintf("gold %s names database %s, but %s names %s for the same id", g.Ref, g.Database, golds[0].Ref, orig)
+			return d
+		}
+	}
+	dir := filepath.Join(opt.Out, id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		d.Error = "create folder: " + err.Error()
+		return d
+	}
+	if err := copyFile(orig, filepath.Join(dir, id+".sqlite")); err != nil {
+		d.Error = "copy the original database: " + err.Error()
+		return d
+	}
+	limits := qeval.Limits{Timeout: opt.Timeout, MaxRows: 100_000, MaxBytes: 256 << 20}
+	ex, err := opt.Open(orig, limits)
+	if err != nil {
+		d.Error = "open the original database: " + qeval.ErrorMessage(err)
+		return d
+	}
+	defer ex.Close()
+	tables, notes, err := readDatabase(ctx, ex)
+	d.Notes = append(d.Notes, notes...)
+	if err != nil {
+		d.Error = err.Error()
+		return d
+	}
+	origCheck := opt.Check(orig)
+	if origCheck != nil {
+		d.Notes = append(d.Notes, "the original database fails its checks: "+qeval.ErrorMessage(origCheck))
+	}
+	d.Notes = append(d.Notes, addSpiderKeys(tables, opt.ForeignKeys[id])...)
+	d.Notes = append(d.Notes, resolveKeys(tables)...)
+	alts := columnAlternatives(tables)
+	lits := map[string][]qeval.Value{}
+	states := make([]*goldState, len(golds))
+	for i, g := range golds {
+		st := &goldState{report: &GoldReport{Ref: g.Ref}}
+		states[i] = st
+		d.Golds = append(d.Golds, st.report)
+		gq, _, ordered := opt.Mode.Prepare(g.SQL, g.SQL, compare.Options{})
+		st.gold, st.ordered = gq, ordered
+		rs, err := ex.Query(ctx, gq)
+		if err != nil {
+			st.report.Error = "gold query fails on the original database: " + qeval.ErrorMessage(err)
+			if qeval.ErrorCode(err) == qeval.CodeTimeout {
+				st.report.Error = fmt.Sprintf("gold query timed out on the original database (after %s)", opt.Timeout)
+			}
+			st.gold = ""
+			continue
+		}
+		st.result = rs
+		s, err := parseSelect(g.SQL)
+		if err != nil {
+			st.report.Error = "gold query not parsed, so it has no neighbours: " + err.Error()
+			continue
+		}
+		literals(s, lits)
+		markSortKeys(s, tables)
+		st.tables = tablesOf(s)
+		st.ties = newTieChecks(s)
+		_, base, _ := opt.Mode.Prepare(g.SQL, s.String(), compare.Options{})
+		brs, err := ex.Query(ctx, base)
+		if err != nil || !opt.Mode.Equal(rs, brs, ordered) {
+			st.report.Error = "gold query changes meaning when printed from its syntax tree, so it has no neighbours"
+			continue
+		}
+		for _, n := range neighboursOf(s, alts, opt.MaxNeighbours) {
+			_, nq, _ := opt.Mode.Prepare(g.SQL, n.SQL, compare.Options{})
+			st.report.Neighbours++
+			if sameText(nq, base) {
+				st.report.Equivalent++
+				continue
+			}
+			nrs, err := ex.Query(ctx, nq)
+			if err != nil {
+				st.report.Broken++
+				continue
+			}
+			st.nbrs = append(st.nbrs, n)
+			st.nsql = append(st.nsql, nq)
+			if !opt.Mode.Equal(rs, nrs, ordered) {
+				st.report.Killed++
+				continue
+			}
+			st.live = append(st.live, len(st.nsql)-1)
+		}
+	}
+	buildPools(tables, lits)
+	d.Files = append(d.Files, File{Name: id + ".sqlite", Rows: rowCounts(tables)})
+	for _, st := range states {
+		d.Files[0].Kills += st.report.Killed
+	}
+
+	// generate candidates and record which live neighbours each kills
+	type cand struct {
+		path  string
+		rows  map[string]int
+		kills map[[2]int]bool
+	}
+	work := filepath.Join(dir, ".work")
+	os.RemoveAll(work)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		d.Error = "create work folder: " + err.Error()
+		return d
+	}
+	defer os.RemoveAll(work)
+	var cands []*cand
+	noted := false
+	write := func(path string, rows map[string][][]qeval.Value) (map[string][][]qeval.Value, string) {
+		w, err := opt.Create(path, orig)
+		if err != nil {
+			return nil, "create failed: " + qeval.ErrorMessage(err)
+		}
+		kept, err := write(w, tables, rows)
+		if err != nil {
+			w.Abort()
+			return nil, "write failed: " + qeval.ErrorMessage(err)
+		}
+		if err := w.Close(); err != nil {
+			return nil, "write failed: " + qeval.ErrorMessage(err)
+		}
+		if err := opt.Check(path); err != nil {
+			if !schemaFault(err, origCheck) {
+				return nil, "integrity or foreign-key check failed: " + qeval.ErrorMessage(err)
+			}
+			if !noted {
+				noted = true
+				d.Notes = append(d.Notes, "generated databases fail PRAGMA foreign_key_check as the original does, because of its schema ("+qeval.ErrorHint(err)+"); their rows still satisfy the key")
+			}
+		}
+		return kept, ""
+	}
+	for c := 0; c < opt.Candidates && ctx.Err() == nil; c++ {
+		path := filepath.Join(work, fmt.Sprintf("%s_c%02d.sqlite", id, c))
+		rng := rand.New(rand.NewPCG(opt.Seed, seedOf(id, c)))
+		// rows are drawn against a scratch database that says which rows the
+		// constraints keep, then written once more as the candidate
+		scratch := path + ".draw"
+		w, err := opt.Create(scratch, orig)
+		if err != nil {
+			d.Error = "create a database like the original: " + qeval.ErrorMessage(err)
+			return d
+		}
+		rows, err := generate(w, tables, rng, profiles[c%len(profiles)])
+		if err != nil {
+			w.Abort()
+			d.Rejected["write failed: "+qeval.ErrorMessage(err)]++
+			continue
+		}
+		w.Abort()
+		rows, reason := write(path, rows)
+		if reason != "" {
+			d.Rejected[reason]++
+			continue
+		}
+		kills, tied, reason := runCandidate(ctx, path, states, opt, limits)
+		// repair ties at a LIMIT cut by deleting rows no other row refers to, from
+		// the tables of the tied gold queries, while the ties do not grow
+		for try := 0; reason == "" && len(tied) > 0 && try < maxRepairs && ctx.Err() == nil; try++ {
+			only := map[string]bool{}
+			for _, gi := range tied {
+				for t := range states[gi].tables {
+					only[t] = true
+				}
+			}
+			leaves := leafRows(tables, rows, only)
+			if len(leaves) == 0 {
+				break
+			}
+			l := leaves[rng.IntN(len(leaves))]
+			next := map[string][][]qeval.Value{}
+			for k, v := range rows {
+				next[k] = v
+			}
+			t, i := l[0].(string), l[1].(int)
+			next[t] = append(append([][]qeval.Value(nil), rows[t][:i]...), rows[t][i+1:]...)
+			trial := fmt.Sprintf("%s.r%02d", path, try)
+			kept, why := write(trial, next)
+			if why != "" {
+				os.Remove(trial)
+				continue
+			}
+			k2, tied2, why := runCandidate(ctx, trial, states, opt, limits)
+			if why != "" || len(tied2) > len(tied) {
+				os.Remove(trial)
+				continue
+			}
+			os.Rename(trial, path)
+			rows, kills, tied = kept, k2, tied2
+		}
+		if reason == "" && len(tied) > 0 {
+			reason = "tie at the ORDER BY … LIMIT cut of " + states[tied[0]].report.Ref
+		}
+		if reason != "" {
+			d.Rejected[reason]++
+			continue
+		}
+		cands = append(cands, &cand{path: path, rows: countRows(tables, rows), kills: kills})
+	}
+
+	// distil: greedily keep the candidate that kills the most neighbours still alive
+	alive := map[[2]int]bool{}
+	for gi, st := range states {
+		for _, ni := range st.live {
+			alive[[2]int{gi, ni}] = true
+		}
+	}
+	killable := map[[2]int]bool{}
+	for _, c := range cands {
+		for k := range c.kills {
+			killable[k] = true
+		}
+	}
+	used := map[int]bool{}
+	for len(d.Files)-1 < opt.PerSchema {
+		best, bestN := -1, 0
+		for ci, c := range cands {
+			if used[ci] {
+				continue
+			}
+			n := 0
+			for k := range c.kills {
+				if alive[k] {
+					n++
+				}
+			}
+			if n > bestN || best < 0 && !used[ci] && len(d.Files) == 1 {
+				best, bestN = ci, n
+			}
+		}
+		if best < 0 || bestN == 0 && len(d.Files) > 1 {
+			break
+		}
+		used[best] = true
+		c := cands[best]
+		name := fmt.Sprintf("%s_ts%02d.sqlite", id, len(d.Files))
+		if err := os.Rename(c.path, filepath.Join(dir, name)); err != nil {
+			d.Error = "move a generated database: " + err.Error()
+			return d
+		}
+		for k := range c.kills {
+			if alive[k] {
+				delete(alive, k)
+				states[k[0]].report.Killed++
+			}
+		}
+		d.Files = append(d.Files, File{Name: name, Generated: true, Rows: c.rows, Kills: bestN})
+	}
+	for gi, st := range states {
+		for _, ni := range st.live {
+			if alive[[2]int{gi, ni}] && len(st.report.Survivors) < 5 {
+				st.report.Survivors = append(st.report.Survivors, st.nbrs[ni])
+			}
+		}
+		d.Neighbours += st.report.Neighbours
+		d.Equivalent += st.report.Equivalent
+		d.Broken += st.report.Broken
+		d.Killed += st.report.Killed
+		d.Killable += st.report.Killed
+	}
+	// neighbours no candidate told apart are not counted as killable
+	for k := range alive {
+		if killable[k] {
+			d.Killable++
+		}
+	}
+	if len(d.Rejected) == 0 {
+		d.Rejected = nil
+	}
+	return d
+}
+
+// runCandidate runs every gold query and live neighbour on a generated database. It
+// returns the neighbours killed, or why the database cannot be used.
+// runCandidate runs every gold query on a generated database and checks the ties at
+// the LIMIT cuts. With no tie it also runs the live neighbours and returns those it
+// kills; with ties it returns the tied gold queries. reason says why the database
+// cannot be used at all.
+func runCandidate(ctx context.Context, path string, states []*goldState, opt *Options, limits qeval.Limits) (kills map[[2]int]bool, tied []int, reason string) {
+	ex, err := opt.Open(path, limits)
+	if err != nil {
+		return nil, nil, "open failed: " + qeval.ErrorMessage(err)
+	}
+	defer ex.Close()
+	results := make([]*qeval.ResultSet, len(states))
+	for gi, st := range states {
+		if st.gold == "" {
+			continue
+		}
+		rs, err := ex.Query(ctx, st.gold)
+		if err != nil {
+			return nil, nil, "gold query " + st.report.Ref + " fails on it: " + qeval.ErrorMessage(err)
+		}
+		results[gi] = rs
+		for _, tc := range st.ties {
+			trs, err := ex.Query(ctx, tc.query)
+			if err == nil && tc.tied(trs) {
+				tied = append(tied, gi)
+				break
+			}
+		}
+	}
+	if len(tied) > 0 {
+		return nil, tied, ""
+	}
+	kills = map[[2]int]bool{}
+	for gi, st := range states {
+		for _, ni := range st.live {
+			nrs, err := ex.Query(ctx, st.nsql[ni])
+			if err != nil || !opt.Mode.Equal(results[gi], nrs, st.ordered) {
+				kills[[2]int{gi, ni}] = true
+			}
+		}
+	}
+	return kills, nil, ""
+}
+
+// markSortKeys flags the columns a query with LIMIT orders by.
+func markSortKeys(s *rq.SelectStatement, tables []*table) {
+	visit(s, func(n rq.Node) {
+		sel, ok := n.(*rq.SelectStatement)
+		if !ok || sel.LimitExpr == nil {
+			return
+		}
+		for _, t := range sel.OrderingTerms {
+			name := columnName(t.X)
+			if name == "" {
+				continue
+			}
+			for _, tb := range tables {
+				if i := tb.col(name); i >= 0 {
+					tb.cols[i].sortKey = true
+				}
+			}
+		}
+	})
+}
+
+// readDatabase reads the tables of the original database, their constraints and rows.
+func readDatabase(ctx context.Context, ex qeval.Executor) ([]*table, []string, error) {
+	sr, ok := ex.(qeval.SchemaReader)
+	if !ok {
+		return nil, nil, fmt.Errorf("the executor cannot read the schema")
+	}
+	sch, err := sr.Schema(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read schema: %s", qeval.ErrorMessage(err))
+	}
+	var tables []*table
+	var notes []string
+	empty := 0
+	for _, ts := range sch.Tables {
+		if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(ts.DDL)), "CREATE VIEW") {
+			notes = append(notes, fmt.Sprintf("view %s: not generated, SQLite computes it from its tables", ts.Name))
+			continue
+		}
+		t, n := parseTable(ts)
+		notes = append(notes, n...)
+		rs, err := ex.Query(ctx, "SELECT * FROM "+quote(ts.Name)+" LIMIT 20000")
+		if err != nil {
+			return nil, notes, fmt.Errorf("read table %s: %s", ts.Name, qeval.ErrorMessage(err))
+		}
+		if len(rs.Columns) == len(t.cols) {
+			t.rows = rs.Rows
+		} else {
+			notes = append(notes, fmt.Sprintf("table %s: %d columns read, %d declared: values generated from types", ts.Name, len(rs.Columns), len(t.cols)))
+		}
+		if len(t.rows) == 0 {
+			empty++
+			notes = append(notes, fmt.Sprintf("table %s: no rows: values generated from the declared types and the gold literals", ts.Name))
+		}
+		tables = append(tables, t)
+	}
+	if len(tables) == 0 {
+		return nil, notes, fmt.Errorf("no tables")
+	}
+	return tables, notes, nil
+}
+
+func rowCounts(tables []*table) map[string]int {
+	out := map[string]int{}
+	for _, t := range tables {
+		out[t.name] = len(t.rows)
+	}
+	return out
+}
+
+func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+func seedOf(id string, c int) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64() ^ uint64(c)*0x9e3779b97f4a7c15
+}
+
+// same reports whether two paths name the same file or folder.
+func same(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(sa, sb)
+	}
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	return aa == ab
+}
+
+func copyFile(from, to string) error {
+	if same(from, to) {
+		return fmt.Errorf("%s is the original itself", to)
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// sameText compares two queries ignoring runs of white space.
+func sameText(a, b string) bool {
+	return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+}
+
+// schemaFault reports whether a generated database's check failure comes from the
+// schema itself: the original fails the same way (a foreign key SQLite cannot check).
+func schemaFault(err, orig error) bool {
+	return orig != nil && qeval.ErrorHint(err) != "" && qeval.ErrorHint(err) == qeval.ErrorHint(orig)
+}
+
+// tablesOf returns the lower-case names of the tables a query reads.
+func tablesOf(s *rq.SelectStatement) map[string]bool {
+	out := map[string]bool{}
+	visit(s, func(n rq.Node) {
+		if t, ok := n.(*rq.QualifiedTableName); ok && t.Name != nil {
+			out[strings.ToLower(t.Name.Name)] = true
+		}
+	})
+	return out
+}
