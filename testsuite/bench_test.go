@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/qeval/qeval/execmatch"
-	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/internal/testdata"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/suite"
 	"github.com/qeval/qeval/testsuite"
 )
