@@ -8,9 +8,10 @@ type Manifest struct {
 	PerSchema  int         `json:"dbs_per_schema"`
 	Candidates int         `json:"candidates_per_schema"`
 	Databases  []*Database `json:"databases"`
-	// Neighbours over every database: made, equivalent to the gold under the mode,
-	// failing on the original database, told apart by any generated candidate, and
-	// killed by the suite.
+	// Neighbours over every database: made, equivalent to the gold under the mode
+	// (the same text after the mode's rewrite), failing on the original database,
+	// told apart from the gold by the original or any generated candidate (killable),
+	// and by the suite (killed).
 	Neighbours int   `json:"neighbours"`
 	Equivalent int   `json:"equivalent"`
 	Broken     int   `json:"broken"`
