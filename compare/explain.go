@@ -11,6 +11,9 @@ import (
 // MaxExplainRows is how many missing and extra rows an Explanation lists.
 const MaxExplainRows = 3
 
+// maxMappingTries bounds the column mappings Explain tries.
+const maxMappingTries = 1000
+
 // Explanation says, in a few facts, how a predicted result differs from the gold one:
 // what a person needs to see why a query was judged wrong.
 type Explanation struct {
@@ -72,10 +75,36 @@ func Explain(m Mode, gold, pred *qeval.ResultSet, ordered bool) Explanation {
 				e.Unmatched = append(e.Unmatched, i)
 			}
 		}
+		// prefer a mapping under which the rows are equal as bags; else the first one
+		var first []int
+		tries := 0
+		var b strings.Builder
+		gRows := make([]string, len(g))
+		for i, r := range g {
+			gRows[i] = joinKey(&b, r)
+		}
+		tmp := make([]string, len(cands))
 		searchMapping(cands, e.PredCols, func(perm []int) bool {
-			e.Mapping = append([]int(nil), perm...)
-			return true
+			tries++
+			if first == nil {
+				first = append([]int(nil), perm...)
+			}
+			pRows := make([]string, len(p))
+			for i, r := range p {
+				for j, c := range perm {
+					tmp[j] = r[c]
+				}
+				pRows[i] = joinKey(&b, tmp)
+			}
+			if sameBag(gRows, pRows) {
+				e.Mapping = append([]int(nil), perm...)
+				return true
+			}
+			return tries >= maxMappingTries
 		})
+		if e.Mapping == nil {
+			e.Mapping = first
+		}
 	}
 	// rows are compared through the mapping, else through the columns that share the
 	// most values, else position by position

@@ -74,3 +74,26 @@ func TestExplain(t *testing.T) {
 		})
 	}
 }
+
+// FuzzExplain: Explain never panics, agrees with the mode on equality, and counts no
+// missing or extra rows for a result compared with itself.
+func FuzzExplain(f *testing.F) {
+	addFuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, b, order, perm := fuzzResults(data)
+		for _, m := range []compare.Mode{compare.SpiderTS, compare.Bag} {
+			e := compare.Explain(m, rs(a), rs(b), order)
+			_ = e.String()
+			if e.Equal != m.Equal(rs(a), rs(b), order) {
+				t.Fatalf("%s: Explain.Equal=%v, mode says otherwise\n a=%v\n b=%v", m.ID(), e.Equal, a, b)
+			}
+			if e.MissingCount < len(e.Missing) || e.ExtraCount < len(e.Extra) {
+				t.Fatalf("counts below the rows listed: %+v", e)
+			}
+			self := compare.Explain(m, rs(a), rs(permuteCols(a, perm)), false)
+			if len(a) > 0 && (self.MissingCount != 0 || self.ExtraCount != 0) {
+				t.Fatalf("a against itself with columns %v: missing %d extra %d\n a=%v", perm, self.MissingCount, self.ExtraCount, a)
+			}
+		}
+	})
+}

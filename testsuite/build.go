@@ -4,18 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
-
-	rq "github.com/rqlite/sql"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
@@ -67,64 +63,6 @@ type Options struct {
 	Create func(path, like string) (TableWriter, error)
 	Check  func(path string) error
 	Logger *slog.Logger
-}
-
-// Manifest describes a built suite; Build writes it as OUT/manifest.json.
-type Manifest struct {
-	Seed       uint64      `json:"seed"`
-	Version    string      `json:"qeval_version"`
-	Mode       string      `json:"mode"`
-	PerSchema  int         `json:"dbs_per_schema"`
-	Candidates int         `json:"candidates_per_schema"`
-	Databases  []*Database `json:"databases"`
-	// Neighbours over every database: made, equivalent to the gold under the mode,
-	// failing on the original database, told apart by any generated candidate, and
-	// killed by the suite.
-	Neighbours int   `json:"neighbours"`
-	Equivalent int   `json:"equivalent"`
-	Broken     int   `json:"broken"`
-	Killable   int   `json:"killable"`
-	Killed     int   `json:"killed"`
-	BuildMS    int64 `json:"build_ms"`
-}
-
-// Database is the part of the manifest for one db_id.
-type Database struct {
-	DBID string `json:"db_id"`
-	// Error is set when the database could not be built; the suite folder then holds
-	// the original alone (when it could be copied).
-	Error string   `json:"error,omitempty"`
-	Notes []string `json:"notes,omitempty"`
-	Files []File   `json:"files"`
-	// Rejected counts generated candidates not used, by reason.
-	Rejected   map[string]int `json:"rejected,omitempty"`
-	Golds      []*GoldReport  `json:"golds"`
-	Neighbours int            `json:"neighbours"`
-	Equivalent int            `json:"equivalent"`
-	Broken     int            `json:"broken"`
-	Killable   int            `json:"killable"`
-	Killed     int            `json:"killed"`
-}
-
-// File is one database file of the suite.
-type File struct {
-	Name      string         `json:"file"`
-	Generated bool           `json:"generated"`
-	Rows      map[string]int `json:"rows"`
-	// Kills is the number of neighbours this file kills that the files listed before
-	// it did not.
-	Kills int `json:"kills"`
-}
-
-// GoldReport is how the suite does on one gold query.
-type GoldReport struct {
-	Ref        string      `json:"ref"`
-	Error      string      `json:"error,omitempty"`
-	Neighbours int         `json:"neighbours"`
-	Equivalent int         `json:"equivalent"`
-	Broken     int         `json:"broken"`
-	Killed     int         `json:"killed"`
-	Survivors  []Neighbour `json:"survivors,omitempty"`
 }
 
 func (o *Options) defaults() error {
@@ -525,181 +463,4 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 		d.Rejected = nil
 	}
 	return d
-}
-
-// runCandidate runs every gold query and live neighbour on a generated database. It
-// returns the neighbours killed, or why the database cannot be used.
-// runCandidate runs every gold query on a generated database and checks the ties at
-// the LIMIT cuts. With no tie it also runs the live neighbours and returns those it
-// kills; with ties it returns the tied gold queries. reason says why the database
-// cannot be used at all.
-func runCandidate(ctx context.Context, path string, states []*goldState, opt *Options, limits qeval.Limits) (kills map[[2]int]bool, tied []int, reason string) {
-	ex, err := opt.Open(path, limits)
-	if err != nil {
-		return nil, nil, "open failed: " + qeval.ErrorMessage(err)
-	}
-	defer ex.Close()
-	results := make([]*qeval.ResultSet, len(states))
-	for gi, st := range states {
-		if st.gold == "" {
-			continue
-		}
-		rs, err := ex.Query(ctx, st.gold)
-		if err != nil {
-			return nil, nil, "gold query " + st.report.Ref + " fails on it: " + qeval.ErrorMessage(err)
-		}
-		results[gi] = rs
-		for _, tc := range st.ties {
-			trs, err := ex.Query(ctx, tc.query)
-			if err == nil && tc.tied(trs) {
-				tied = append(tied, gi)
-				break
-			}
-		}
-	}
-	if len(tied) > 0 {
-		return nil, tied, ""
-	}
-	kills = map[[2]int]bool{}
-	for gi, st := range states {
-		for _, ni := range st.live {
-			nrs, err := ex.Query(ctx, st.nsql[ni])
-			if err != nil || !opt.Mode.Equal(results[gi], nrs, st.ordered) {
-				kills[[2]int{gi, ni}] = true
-			}
-		}
-	}
-	return kills, nil, ""
-}
-
-// markSortKeys flags the columns a query with LIMIT orders by.
-func markSortKeys(s *rq.SelectStatement, tables []*table) {
-	visit(s, func(n rq.Node) {
-		sel, ok := n.(*rq.SelectStatement)
-		if !ok || sel.LimitExpr == nil {
-			return
-		}
-		for _, t := range sel.OrderingTerms {
-			name := columnName(t.X)
-			if name == "" {
-				continue
-			}
-			for _, tb := range tables {
-				if i := tb.col(name); i >= 0 {
-					tb.cols[i].sortKey = true
-				}
-			}
-		}
-	})
-}
-
-// readDatabase reads the tables of the original database, their constraints and rows.
-func readDatabase(ctx context.Context, ex qeval.Executor) ([]*table, []string, error) {
-	sr, ok := ex.(qeval.SchemaReader)
-	if !ok {
-		return nil, nil, fmt.Errorf("the executor cannot read the schema")
-	}
-	sch, err := sr.Schema(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read schema: %s", qeval.ErrorMessage(err))
-	}
-	var tables []*table
-	var notes []string
-	empty := 0
-	for _, ts := range sch.Tables {
-		if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(ts.DDL)), "CREATE VIEW") {
-			notes = append(notes, fmt.Sprintf("view %s: not generated, SQLite computes it from its tables", ts.Name))
-			continue
-		}
-		t, n := parseTable(ts)
-		notes = append(notes, n...)
-		rs, err := ex.Query(ctx, "SELECT * FROM "+quote(ts.Name)+" LIMIT 20000")
-		if err != nil {
-			return nil, notes, fmt.Errorf("read table %s: %s", ts.Name, qeval.ErrorMessage(err))
-		}
-		if len(rs.Columns) == len(t.cols) {
-			t.rows = rs.Rows
-		} else {
-			notes = append(notes, fmt.Sprintf("table %s: %d columns read, %d declared: values generated from types", ts.Name, len(rs.Columns), len(t.cols)))
-		}
-		if len(t.rows) == 0 {
-			empty++
-			notes = append(notes, fmt.Sprintf("table %s: no rows: values generated from the declared types and the gold literals", ts.Name))
-		}
-		tables = append(tables, t)
-	}
-	if len(tables) == 0 {
-		return nil, notes, fmt.Errorf("no tables")
-	}
-	return tables, notes, nil
-}
-
-func rowCounts(tables []*table) map[string]int {
-	out := map[string]int{}
-	for _, t := range tables {
-		out[t.name] = len(t.rows)
-	}
-	return out
-}
-
-func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
-
-func seedOf(id string, c int) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return h.Sum64() ^ uint64(c)*0x9e3779b97f4a7c15
-}
-
-// same reports whether two paths name the same file or folder.
-func same(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	if err1 == nil && err2 == nil {
-		return os.SameFile(sa, sb)
-	}
-	aa, _ := filepath.Abs(a)
-	ab, _ := filepath.Abs(b)
-	return aa == ab
-}
-
-func copyFile(from, to string) error {
-	if same(from, to) {
-		return fmt.Errorf("%s is the original itself", to)
-	}
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// sameText compares two queries ignoring runs of white space.
-func sameText(a, b string) bool {
-	return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
-}
-
-// schemaFault reports whether a generated database's check failure comes from the
-// schema itself: the original fails the same way (a foreign key SQLite cannot check).
-func schemaFault(err, orig error) bool {
-	return orig != nil && qeval.ErrorHint(err) != "" && qeval.ErrorHint(err) == qeval.ErrorHint(orig)
-}
-
-// tablesOf returns the lower-case names of the tables a query reads.
-func tablesOf(s *rq.SelectStatement) map[string]bool {
-	out := map[string]bool{}
-	visit(s, func(n rq.Node) {
-		if t, ok := n.(*rq.QualifiedTableName); ok && t.Name != nil {
-			out[strings.ToLower(t.Name.Name)] = true
-		}
-	})
-	return out
 }
