@@ -64,9 +64,8 @@ var outside = map[string][]string{
 	// one real parser per SQL dialect (and the protobuf runtime pg_query's tree comes in)
 	"sqlparse": {"github.com/rqlite/sql", "github.com/pganalyze/pg_query_go/v6", "github.com/pingcap/tidb/pkg/parser", "google.golang.org/protobuf"},
 	// the KQL engine's geo functions: S2 cells, H3 cells, and IDNA for URL parsing
-	"kqlexec": {"github.com/golang/geo", "github.com/uber/h3-go/v4", "golang.org/x/net/idna",
-		"github.com/mattn/go-sqlite3"}, // until its functions are registered through sqlite/ (in progress)
-	"suite": {"go.yaml.in/yaml/v3"},
+	"kqlexec": {"github.com/golang/geo", "github.com/uber/h3-go/v4", "golang.org/x/net/idna"},
+	"suite":   {"go.yaml.in/yaml/v3"},
 	// test suites mutate the gold's syntax tree (the SQLite grammar sqlparse also uses)
 	"testsuite": {"github.com/rqlite/sql"},
 	"server":    {"go.yaml.in/yaml/v3"},

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	sqlite3 "github.com/mattn/go-sqlite3"
-
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/sqlite"
 )
@@ -80,7 +78,7 @@ func Open(source string, opts Options) (*Executor, error) {
 	}
 	// The translated queries run on the embedded SQLite executor, in its sandbox, with
 	// the KQL run-time functions installed on every connection.
-	ex, err := sqlite.OpenWith(path, e.limits, conns, sqlite.Options{Functions: FunctionsHook})
+	ex, err := sqlite.OpenWith(path, e.limits, conns, kqlRuntime)
 	if err != nil {
 		e.Close()
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open kql engine", Message: qeval.ErrorMessage(err), Err: err}
@@ -104,7 +102,7 @@ func OpenerAt(now time.Time) qeval.Opener {
 
 // store writes the tables into a new SQLite file.
 func (e *Executor) store(path string, raws []*rawTable) error {
-	db := openWritable(path)
+	db := sqlite.OpenScratch(path)
 	defer db.Close()
 	ctx := context.Background()
 	if _, err := db.ExecContext(ctx, "CREATE TABLE _qeval_kql(x)"); err != nil {
@@ -312,22 +310,17 @@ func (e *Executor) classify(ctx context.Context, err error) error {
 	if errors.As(err, &qe) && qe.Code != qeval.CodeQuery {
 		return err // the translator's own errors, and the sandbox's caps and refusals
 	}
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sqlite3.ErrInterrupt:
-			return &qeval.Error{Code: qeval.CodeCanceled, Message: "interrupted", Err: err}
-		case sqlite3.ErrNomem, sqlite3.ErrTooBig:
-			return &qeval.Error{Code: qeval.CodeTooLarge, Message: se.Error(), Err: err}
-		}
-		msg := se.Error()
+	if qe != nil && sqlite.FromEngine(err) {
+		// the SQLite executor named the engine's error; a KQL function's refusal or a
+		// fault in the translated SQL is ours to name
+		msg := qe.Message
 		if strings.HasPrefix(msg, "unsupported: ") {
 			return &qeval.Error{Code: qeval.CodeUnsupported, Message: msg, Err: err}
 		}
 		if strings.Contains(msg, "syntax error") || strings.Contains(msg, "no such column") || strings.Contains(msg, "misuse") {
 			return &qeval.Error{Code: qeval.CodeInternal, Message: "translated SQL failed: " + msg, Err: err}
 		}
-		return &qeval.Error{Code: qeval.CodeQuery, Message: msg, Err: err}
+		return err
 	}
 	if qe != nil {
 		return err
@@ -344,8 +337,6 @@ func (e *Executor) Schema(ctx context.Context) (*qeval.Schema, error) {
 	}
 	return s, nil
 }
-
-func newPlainDriver() *sqlite3.SQLiteDriver { return &sqlite3.SQLiteDriver{} }
 
 // probe returns the function the translator uses to look at the data while it
 // translates (bag_unpack's columns); it runs under the query's context.

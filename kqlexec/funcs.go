@@ -26,8 +26,40 @@ func (d *fnDef) argType(i int) Type {
 	return d.rest
 }
 
-// funcs is the table of Go scalar functions by KQL name (and internal helpers).
-var funcs = map[string]*fnDef{}
+// funcs is the table of Go scalar functions by KQL name (and internal helpers), built
+// once from the library's groups.
+var funcs = build(library)
+
+// library is every group of KQL functions, one per file, in the order they are defined.
+var library = []func(def func(string, *fnDef)){
+	coreFuncs,
+	stringFuncs,
+	mathFuncs,
+	timeFuncs,
+	dynamicFuncs,
+	ipFuncs,
+	geoFuncs,
+	cellFuncs,
+	seriesFuncs,
+	seriesBinFuncs,
+	miscFuncs,
+}
+
+// build defines every group's functions into one table. A name defined twice is a
+// programming error, reported when the package is loaded (and by TestLibrary).
+func build(groups []func(def func(string, *fnDef))) map[string]*fnDef {
+	m := map[string]*fnDef{}
+	def := func(name string, d *fnDef) {
+		if _, dup := m[name]; dup {
+			panic("kqlexec: function defined twice: " + name)
+		}
+		m[name] = d
+	}
+	for _, g := range groups {
+		g(def)
+	}
+	return m
+}
 
 // volatile names the functions whose result changes between calls (rand, new_guid).
 var volatile = map[string]bool{}
@@ -35,26 +67,9 @@ var volatile = map[string]bool{}
 // unsupportedFuncs are known KQL functions the local engine does not compute.
 var unsupportedFuncs = map[string]bool{}
 
-func def(name string, d *fnDef) {
-	if _, dup := funcs[name]; dup {
-		panic("kqlexec: function defined twice: " + name)
-	}
-	funcs[name] = d
-}
-
 // fixed returns a definition with fixed argument and result types.
 func fixed(ret Type, fn func(a []any) any, args ...Type) *fnDef {
 	return &fnDef{min: len(args), max: len(args), args: args, ret: ret, fn: fn}
-}
-
-// sameAs returns a result-type function: the type of argument i.
-func sameAs(i int) func([]expr) Type {
-	return func(a []expr) Type {
-		if i < len(a) {
-			return a[i].t
-		}
-		return TDynamic
-	}
 }
 
 // sigCache holds decoded type signatures ("ssb": two strings to a bool).

@@ -130,7 +130,8 @@ func h3Strings(cells []h3.Cell) []any {
 	return out
 }
 
-func init() {
+// cellFuncs defines this file's functions (see library in funcs.go).
+func cellFuncs(def func(string, *fnDef)) {
 	def("geo_point_to_geohash", &fnDef{min: 2, max: 3, args: []Type{TReal, TReal, TLong}, ret: TString, fn: func(a []any) any {
 		p, ok := argLonLat(a, 0)
 		n := long(a, 2, 5)

@@ -33,7 +33,8 @@ var stringOps = map[string]func(a, b string) bool{
 	"like":          func(a, b string) bool { return false },
 }
 
-func init() {
+// coreFuncs defines this file's functions (see library in funcs.go).
+func coreFuncs(def func(string, *fnDef)) {
 	base := map[string]func(a, b string) bool{}
 	for name, f := range stringOps {
 		base[name] = f

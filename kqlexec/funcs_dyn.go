@@ -2,7 +2,6 @@ package kqlexec
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 )
 
@@ -24,11 +23,10 @@ func bag(v any) (map[string]any, bool) {
 	return m, ok
 }
 
-func num(n int) json.Number { return json.Number(strconv.Itoa(n)) }
-
 func dyn1(f func(a []any) any) *fnDef { return fixed(TDynamic, f, TDynamic) }
 
-func init() {
+// dynamicFuncs defines this file's functions (see library in funcs.go).
+func dynamicFuncs(def func(string, *fnDef)) {
 	def("array_length", fixed(TLong, func(a []any) any {
 		x, ok := arr(a[0])
 		if !ok {
@@ -343,7 +341,6 @@ func init() {
 		}
 		return Dyn{out}
 	}, "", TLong))
-	funcs["repeat"].args = []Type{"", TLong}
 	def("range", &fnDef{min: 2, max: 3, ret: TDynamic, fn: scalarRange})
 	def("treepath", dyn1(func(a []any) any {
 		var out []any

@@ -76,7 +76,8 @@ func distance(a, b lonLat) float64 {
 	return float64(a.s2().Distance(b.s2())) * earthRadius
 }
 
-func init() {
+// geoFuncs defines this file's functions (see library in funcs.go).
+func geoFuncs(def func(string, *fnDef)) {
 	def("geo_distance_2points", fixed(TReal, func(a []any) any {
 		p, ok1 := argLonLat(a, 0)
 		q, ok2 := argLonLat(a, 2)

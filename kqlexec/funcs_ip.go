@@ -111,7 +111,8 @@ func hasIPv4(a []any, prefix bool) any {
 	return false
 }
 
-func init() {
+// ipFuncs defines this file's functions (see library in funcs.go).
+func ipFuncs(def func(string, *fnDef)) {
 	def("parse_ipv4", fixed(TLong, func(a []any) any {
 		ip, bits, ok := parseIPv4(toString(a[0]))
 		if !ok {

@@ -49,7 +49,8 @@ func roundAway(x float64, digits int64) float64 {
 	return math.Round(x*p) / p
 }
 
-func init() {
+// mathFuncs defines this file's functions (see library in funcs.go).
+func mathFuncs(def func(string, *fnDef)) {
 	def("abs", &fnDef{min: 1, max: 1, retf: numericResult, fn: func(a []any) any {
 		switch x := a[0].(type) {
 		case int64:

@@ -54,7 +54,8 @@ func convertUnit(kind string) *fnDef {
 	}, TReal, TString, TString)
 }
 
-func init() {
+// miscFuncs defines this file's functions (see library in funcs.go).
+func miscFuncs(def func(string, *fnDef)) {
 	for _, k := range []string{"angle", "mass", "speed", "volume", "length"} {
 		def("convert_"+k, convertUnit(k))
 	}

@@ -97,7 +97,8 @@ func seriesBinary(f func(x, y float64) any) *fnDef {
 	}}
 }
 
-func init() {
+// seriesFuncs defines this file's functions (see library in funcs.go).
+func seriesFuncs(def func(string, *fnDef)) {
 	def("series_abs", seriesUnary(math.Abs))
 	def("series_ceiling", seriesUnary(math.Ceil))
 	def("series_floor", seriesUnary(math.Floor))
@@ -240,7 +241,8 @@ func init() {
 
 var json0 any = toJSONValue(0.0)
 
-func init() {
+// seriesBinFuncs defines this file's functions (see library in funcs.go).
+func seriesBinFuncs(def func(string, *fnDef)) {
 	def("series_nbins", &fnDef{min: 3, max: 3, ret: TLong, fn: func(a []any) any {
 		from, ok1 := toReal(a[0])
 		to, ok2 := toReal(a[1])

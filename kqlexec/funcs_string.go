@@ -51,7 +51,8 @@ func kustoRewrite(s string) string {
 	return b.String()
 }
 
-func init() {
+// stringFuncs defines this file's functions (see library in funcs.go).
+func stringFuncs(def func(string, *fnDef)) {
 	def("strlen", fixed(TLong, func(a []any) any { return int64(utf8.RuneCountInString(str(a, 0))) }, TString))
 	def("string_size", fixed(TLong, func(a []any) any { return int64(len(str(a, 0))) }, TString))
 	def("tolower", fixed(TString, func(a []any) any { return lower(str(a, 0)) }, TString))

@@ -103,7 +103,8 @@ func normPart(p string) string {
 	return p
 }
 
-func init() {
+// timeFuncs defines this file's functions (see library in funcs.go).
+func timeFuncs(def func(string, *fnDef)) {
 	def("startofday", periodFn("day", false))
 	def("startofweek", periodFn("week", false))
 	def("startofweekfrommonday", periodFn("weekmonday", false))

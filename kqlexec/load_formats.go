@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/sqlite"
 )
 
 // Readers of CSV, JSON and SQLite sources.
@@ -145,7 +146,7 @@ func decodeObjectBody(d *json.Decoder) (map[string]any, error) {
 // readSQLite reads every table of a SQLite file, with KQL types from the declared
 // column types (a KQL type name, or the SQL affinity).
 func readSQLite(path string) ([]*rawTable, error) {
-	db := sql.OpenDB(&connector{dsn: readOnlyDSN(path), drv: newPlainDriver()})
+	db := sqlite.OpenReadOnly(path)
 	defer db.Close()
 	ctx := context.Background()
 	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' ORDER BY name")

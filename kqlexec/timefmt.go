@@ -53,11 +53,6 @@ func (d Datetime) String() string {
 	return t.Format("2006-01-02T15:04:05") + "." + pad7(frac) + "Z"
 }
 
-// short formats d as RFC 3339 with the fraction trimmed (2017-01-01T00:00:00Z).
-func (d Datetime) short() string {
-	return strings.Replace(d.String(), ".0000000Z", "Z", 1)
-}
-
 func pad7(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	return strings.Repeat("0", 7-len(s)) + s

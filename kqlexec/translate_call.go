@@ -29,7 +29,7 @@ func (t *translator) call(c *kql.Call, sc *scope) (expr, error) {
 		}
 		return t.aggregate(c, name, sc.agg.row)
 	}
-	if f, ok := specialFuncs[name]; ok {
+	if f, ok := lookupSpecial(name); ok {
 		return f(t, c, sc)
 	}
 	def, ok := funcs[name]

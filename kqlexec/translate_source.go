@@ -332,14 +332,3 @@ func itemParts(it kql.Expr) ([]string, kql.Expr) {
 	}
 	return nil, it
 }
-
-// appendCol adds a column, replacing one of the same name in place.
-func appendCol(cols []column, c column) []column {
-	for i := range cols {
-		if cols[i].Name == c.Name {
-			cols[i] = c
-			return cols
-		}
-	}
-	return append(cols, c)
-}

@@ -8,49 +8,85 @@ import (
 
 type specialFunc func(t *translator, c *kql.Call, sc *scope) (expr, error)
 
-// specialFuncs are translated to SQL directly, or need the translator's knowledge
-// (types, the pinned now, the row scope).
-var specialFuncs map[string]specialFunc
-
-func init() {
-	specialFuncs = map[string]specialFunc{
-		"iff":                spIff,
-		"case":               spCase,
-		"coalesce":           spCoalesce,
-		"isnull":             spNullTest(false, false),
-		"isnotnull":          spNullTest(true, false),
-		"isempty":            spNullTest(false, true),
-		"isnotempty":         spNullTest(true, true),
-		"not":                spNot,
-		"now":                spNow,
-		"ago":                spAgo,
-		"strcat":             spStrcat,
-		"toscalar":           spToscalar,
-		"tostring":           spConvert(TString),
-		"toint":              spConvert(TInt),
-		"tolong":             spConvert(TLong),
-		"toreal":             spConvert(TReal),
-		"todecimal":          spConvert(TDecimal),
-		"tobool":             spConvert(TBool),
-		"todatetime":         spConvert(TDatetime),
-		"totimespan":         spConvert(TTimespan),
-		"toguid":             spConvert(TGuid),
-		"todynamic":          spParseJSON,
-		"parse_json":         spParseJSON,
-		"pack_all":           spPackAll,
-		"column_ifexists":    spColumnIfExists,
-		"row_number":         spRowNumber,
-		"prev":               spPrevNext("lag"),
-		"next":               spPrevNext("lead"),
-		"row_cumsum":         spRowCumsum,
-		"row_rank_min":       spRowRankMin,
-		"max_of":             spExtremeOf("max_of"),
-		"min_of":             spExtremeOf("min_of"),
-		"estimate_data_size": spEstimateSize,
-		"column_names_of":    spColumnNamesOf,
-		"bag_pack_columns":   spBagPackColumns,
-		"current_database":   func(t *translator, c *kql.Call, sc *scope) (expr, error) { return lit("NetDefaultDB", TString), nil },
+// specialFunc returns the translation of a function that becomes SQL directly or needs
+// the translator's knowledge (types, the pinned now, the row scope). It is a switch, not
+// a map, because these translators call back into the translator that looks them up.
+func lookupSpecial(name string) (specialFunc, bool) {
+	switch name {
+	case "iff":
+		return spIff, true
+	case "case":
+		return spCase, true
+	case "coalesce":
+		return spCoalesce, true
+	case "isnull":
+		return spNullTest(false, false), true
+	case "isnotnull":
+		return spNullTest(true, false), true
+	case "isempty":
+		return spNullTest(false, true), true
+	case "isnotempty":
+		return spNullTest(true, true), true
+	case "not":
+		return spNot, true
+	case "now":
+		return spNow, true
+	case "ago":
+		return spAgo, true
+	case "strcat":
+		return spStrcat, true
+	case "toscalar":
+		return spToscalar, true
+	case "tostring":
+		return spConvert(TString), true
+	case "toint":
+		return spConvert(TInt), true
+	case "tolong":
+		return spConvert(TLong), true
+	case "toreal":
+		return spConvert(TReal), true
+	case "todecimal":
+		return spConvert(TDecimal), true
+	case "tobool":
+		return spConvert(TBool), true
+	case "todatetime":
+		return spConvert(TDatetime), true
+	case "totimespan":
+		return spConvert(TTimespan), true
+	case "toguid":
+		return spConvert(TGuid), true
+	case "todynamic":
+		return spParseJSON, true
+	case "parse_json":
+		return spParseJSON, true
+	case "pack_all":
+		return spPackAll, true
+	case "column_ifexists":
+		return spColumnIfExists, true
+	case "row_number":
+		return spRowNumber, true
+	case "prev":
+		return spPrevNext("lag"), true
+	case "next":
+		return spPrevNext("lead"), true
+	case "row_cumsum":
+		return spRowCumsum, true
+	case "row_rank_min":
+		return spRowRankMin, true
+	case "max_of":
+		return spExtremeOf("max_of"), true
+	case "min_of":
+		return spExtremeOf("min_of"), true
+	case "estimate_data_size":
+		return spEstimateSize, true
+	case "column_names_of":
+		return spColumnNamesOf, true
+	case "bag_pack_columns":
+		return spBagPackColumns, true
+	case "current_database":
+		return func(t *translator, c *kql.Call, sc *scope) (expr, error) { return lit("NetDefaultDB", TString), nil }, true
 	}
+	return nil, false
 }
 
 func (t *translator) argN(c *kql.Call, sc *scope, min, max int) ([]expr, error) {

@@ -1,8 +1,6 @@
 package metric
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -186,41 +184,4 @@ func normFloat(f float64) string {
 		s = "0"
 	}
 	return s
-}
-
-// normAny is normValue for a value decoded from JSON or built by a Go caller.
-func normAny(x any) string {
-	switch t := x.(type) {
-	case nil:
-		return "null"
-	case qeval.Value:
-		return normValue(t)
-	case string:
-		return normText(t)
-	case []byte:
-		return normText(string(t))
-	case bool:
-		return normValue(qeval.Bool(t))
-	case int:
-		return strconv.FormatInt(int64(t), 10)
-	case int8, int16, int32, int64:
-		return fmt.Sprint(t)
-	case uint, uint8, uint16, uint32, uint64:
-		return fmt.Sprint(t)
-	case float32:
-		return normFloat(float64(t))
-	case float64:
-		return normFloat(t)
-	case json.Number:
-		return normText(string(t))
-	case time.Time:
-		return t.UTC().Format(time.RFC3339Nano)
-	case fmt.Stringer:
-		return normText(t.String())
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		return normText(fmt.Sprint(x))
-	}
-	return normText(string(b))
 }

@@ -47,10 +47,44 @@ func OpenConns(path string, limits qeval.Limits, maxConns int) (*Executor, error
 
 // Options are the extras of OpenWith.
 type Options struct {
-	// Functions runs on each new connection before the sandbox is installed: it may
-	// register Go functions (RegisterFunc, RegisterAggregator) that queries then call.
-	// The KQL engine installs its run-time library this way.
-	Functions func(*sqlite3.SQLiteConn) error
+	// Funcs and Aggregates are Go functions registered on each new connection before
+	// the sandbox is installed; queries may then call them. The KQL engine installs its
+	// run-time library this way, without importing the driver.
+	Funcs      []Func
+	Aggregates []Aggregate
+}
+
+// Func is a scalar SQL function implemented in Go. Impl is a Go function whose
+// arguments and results the driver converts (int64, float64, string, []byte, bool, any,
+// variadic ...any; an optional trailing error result); Pure marks it deterministic so
+// SQLite may fold repeated calls.
+type Func struct {
+	Name string
+	Impl any
+	Pure bool
+}
+
+// Aggregate is an aggregate SQL function implemented in Go. New returns a fresh value
+// with Step(args...) and Done() (result, error?) methods, one per group.
+type Aggregate struct {
+	Name string
+	New  any
+	Pure bool
+}
+
+// register installs the options' functions on one connection.
+func (o Options) register(sc *sqlite3.SQLiteConn) error {
+	for _, f := range o.Funcs {
+		if err := sc.RegisterFunc(f.Name, f.Impl, f.Pure); err != nil {
+			return fmt.Errorf("register function %s: %w", f.Name, err)
+		}
+	}
+	for _, a := range o.Aggregates {
+		if err := sc.RegisterAggregator(a.Name, a.New, a.Pure); err != nil {
+			return fmt.Errorf("register aggregate %s: %w", a.Name, err)
+		}
+	}
+	return nil
 }
 
 // OpenWith is OpenConns with Options.
@@ -67,7 +101,7 @@ func OpenWith(path string, limits qeval.Limits, maxConns int, opt Options) (*Exe
 	if maxConns < 1 {
 		maxConns = 1
 	}
-	c := &connector{dsn: dsn(path), limits: limits, functions: opt.Functions}
+	c := &connector{dsn: dsn(path), limits: limits, functions: opt}
 	c.drv = &sqlite3.SQLiteDriver{ConnectHook: c.hook}
 	db := sql.OpenDB(c)
 	db.SetMaxOpenConns(maxConns)
@@ -138,7 +172,7 @@ type connector struct {
 	dsn       string
 	limits    qeval.Limits
 	drv       *sqlite3.SQLiteDriver
-	functions func(*sqlite3.SQLiteConn) error
+	functions Options
 }
 
 func (c *connector) Driver() driver.Driver { return c.drv }
@@ -169,10 +203,7 @@ func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
 		maxLen = 1_000_000_000
 	}
 	sc.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, int(maxLen))
-	if c.functions != nil {
-		return c.functions(sc)
-	}
-	return nil
+	return c.functions.register(sc)
 }
 
 // conn is a driver connection with the authorizer's state: why the last statement was
@@ -401,3 +432,11 @@ func (e *Executor) classify(ctx context.Context, err error) error {
 
 // cleanMessage keeps the engine's message for the user.
 func cleanMessage(s string) string { return strings.TrimSpace(s) }
+
+// FromEngine reports whether err (as an Executor returns it) was raised by the SQLite
+// library while running the statement, rather than by qeval before or around it, so a
+// caller that generated the SQL can tell a fault in its own translation.
+func FromEngine(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se)
+}

@@ -19,10 +19,10 @@ func (c *myConv) expr(n ast.ExprNode) *expr {
 		x := &expr{kind: exprColumn, schema: e.Name.Schema.O, table: e.Name.Table.O, name: e.Name.Name.O}
 		x.line, x.col = c.lines.pos(e.OriginTextPosition())
 		return x
+	case ast.ParamMarkerExpr: // before ValueExpr, which it also satisfies
+		return &expr{kind: exprParam, text: "?"}
 	case ast.ValueExpr:
 		return myValue(e)
-	case ast.ParamMarkerExpr:
-		return &expr{kind: exprParam, text: "?"}
 	case *ast.ParenthesesExpr:
 		return c.expr(e.Expr)
 	case *ast.BinaryOperationExpr:

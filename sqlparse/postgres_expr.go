@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -308,8 +307,6 @@ func (li lineIndex) pos(off int) (line, col int) {
 	start := li.starts[line-1]
 	return line, li.charsTo(off) - li.charsTo(start) + 1
 }
-
-func utf8RuneCount(s string) int { return utf8.RuneCountInString(s) }
 
 // runePos turns a 1-based character position (as PostgreSQL reports) into line and
 // column; 0 gives 0, 0.

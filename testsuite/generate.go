@@ -42,12 +42,6 @@ func pick(rng *rand.Rand, n int, skew float64) int {
 	return int(float64(n) * math.Pow(rng.Float64(), skew))
 }
 
-// generated is what was written into one generated database.
-type generated struct {
-	path string
-	rows map[string]int // kept rows per table
-}
-
 // generate writes one database with the schema of the original and rows drawn from the
 // pools; parents are filled before children, and a child's foreign-key columns take
 // values from the parent rows that were kept.

@@ -13,11 +13,10 @@ import (
 // k+1 with equal sort keys but different values. On such data a correct query that breaks the tie the
 // other way would be judged wrong, so a generated database with a tie is not used.
 type tieCheck struct {
-	query  string // the gold with its sort keys as extra result columns, LIMIT k+1
-	keys   []int  // result columns holding the sort keys
-	width  int    // result columns of the gold itself
-	limit  int    // k, or -1 without LIMIT
-	offset bool
+	query string // the gold with its sort keys as extra result columns, LIMIT k+1
+	keys  []int  // result columns holding the sort keys
+	width int    // result columns of the gold itself
+	limit int    // k, or -1 without LIMIT
 }
 
 // newTieChecks builds the checks for a gold query and each of its subqueries with

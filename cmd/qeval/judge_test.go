@@ -146,7 +146,7 @@ func TestJudgeCmd_OpenAI(t *testing.T) {
 	code, out, stderr := runWithEnv(t, vars, append([]string{"judge", "--json", "--judge", "openai", "--no-cache",
 		"--judge-base-url", s.URL + "/v1"}, differentQueries...)...)
 	j := decodeJudge(t, out)
-	if code != exitOK || *j.Score != 1 || j.Model != "gpt-5-mini" || n.Load() != 1 {
+	if code != exitOK || *j.Score != 1 || j.Model != "gpt-5.4-mini" || n.Load() != 1 {
 		t.Errorf("exit %d, %+v, stderr %q", code, j, stderr)
 	}
 }

@@ -28,7 +28,7 @@ import (
 
 // Defaults of Client.
 const (
-	DefaultModel   = sdk.ChatModelGPT5Mini
+	DefaultModel   = sdk.ChatModelGPT5_4Mini
 	DefaultBaseURL = "https://api.openai.com/v1/"
 )
 
