@@ -38,6 +38,8 @@ type Options struct {
 	// DiscardResults leaves Verdict.Gold and Verdict.Pred nil, for batches that need
 	// only the verdicts (it keeps a large run's memory flat).
 	DiscardResults bool
+	// Now is the clock that times the queries (time.Now when nil).
+	Now func() time.Time
 }
 
 // Evaluator judges items, keeping each database open once opened. It is safe for
@@ -48,6 +50,13 @@ type Evaluator struct {
 
 	mu    sync.Mutex
 	execs map[execKey]*opened
+}
+
+func (e *Evaluator) now() time.Time {
+	if e.opt.Now != nil {
+		return e.opt.Now()
+	}
+	return time.Now()
 }
 
 // execKey names one opened database: the engine and the file or DSN.
@@ -238,9 +247,9 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 				}
 			}
 			if golds[fi] == nil {
-				start := time.Now()
+				start := e.now()
 				rs, err := ex.Query(ctx, gold)
-				v.GoldTime += time.Since(start)
+				v.GoldTime += e.now().Sub(start)
 				cv.GoldTime = v.GoldTime
 				if err != nil {
 					if qeval.IsCanceled(err) || ctx.Err() != nil {
@@ -250,9 +259,9 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 				}
 				golds[fi] = rs
 			}
-			start := time.Now()
+			start := e.now()
 			rs, err := pex.Query(ctx, cand)
-			v.PredTime += time.Since(start)
+			v.PredTime += e.now().Sub(start)
 			cv.PredTime = v.PredTime
 			cv.Gold = golds[fi]
 			if err != nil {

@@ -139,7 +139,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.QueryTimeout > 0 {
 		qt = cfg.QueryTimeout
 	}
-	ev, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt}})
+	ev, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt}, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func (r *run) runCaseSafely(ctx context.Context, c qeval.Case) (res qeval.CaseRe
 // runCase gets the generated query, runs both queries, computes the metrics and the
 // composite score, and decides the status.
 func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) {
-	start := time.Now()
+	start := r.now()
 	ctx, cancel := context.WithTimeout(ctx, r.caseTimeout)
 	defer cancel()
 	res = qeval.CaseResult{ID: c.ID, Question: c.Question, Tags: c.Tags, ExpectedQuery: c.ExpectedQuery,
@@ -227,7 +227,7 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	}
 	res.Database = db
 	defer func() {
-		res.Duration = time.Since(start)
+		res.Duration = r.now().Sub(start)
 		res.DurationMS = float64(res.Duration.Microseconds()) / 1000
 	}()
 
@@ -238,10 +238,10 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 		case <-ctx.Done():
 		}
 	}
-	tstart := time.Now()
+	tstart := r.now()
 	out, err := r.target.Generate(ctx, r.suite, c)
 	if r.target.Kind() != "inline" {
-		res.Target = &qeval.TargetCall{Kind: r.target.Kind(), LatencyMS: float64(time.Since(tstart).Microseconds()) / 1000}
+		res.Target = &qeval.TargetCall{Kind: r.target.Kind(), LatencyMS: float64(r.now().Sub(tstart).Microseconds()) / 1000}
 	}
 	if err != nil {
 		msg := qeval.ErrorMessage(err)

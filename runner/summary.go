@@ -167,7 +167,7 @@ func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 	}
 	slow := append([]qeval.CaseResult(nil), cases...)
 	sort.SliceStable(slow, func(i, j int) bool { return slow[i].DurationMS > slow[j].DurationMS })
-	for i := 0; i < len(slow) && i < 5; i++ {
+	for i := 0; i < len(slow) && i < 5 && slow[i].DurationMS > 0; i++ {
 		s.Slowest = append(s.Slowest, qeval.SlowCase{ID: slow[i].ID, DurationMS: slow[i].DurationMS})
 	}
 	return s

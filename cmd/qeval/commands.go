@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/qeval/qeval"
 )
@@ -18,6 +19,17 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// now is the clock (time.Now when nil); the end-to-end tests pin it so a report is
+	// the same on every run.
+	now func() time.Time
+}
+
+// clock returns the environment's clock.
+func (e *env) clock() func() time.Time {
+	if e.now != nil {
+		return e.now
+	}
+	return time.Now
 }
 
 // command is one subcommand: its one-line summary and its entry point, which returns

@@ -3,85 +3,205 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// unstable are report keys whose values depend on the clock or the machine.
-var unstable = map[string]bool{
-	"started": true, "finished": true, "duration_ms": true, "gold_ns": true, "pred_ns": true,
-	"slowest": true, "timestamp": true, "latency_ms": true, "stack": true, "wall_ns": true,
-}
+// The end-to-end golden cases live in testdata/e2e/<case>/, one folder each:
+//
+//	args             the command line, one argument per line; {case} is this folder,
+//	                 {out} a fresh temporary folder, {postgres} and {mysql} the DSNs of
+//	                 a reader on the test servers
+//	requires         optional: "postgres" or "mysql", the server the case runs on
+//	setup.sql        optional: statements run first on that server, as its administrator
+//	want/exit        the exit code (0 when absent)
+//	want/report.json the report the run writes to {out}/report.json, when present
+//	want/stdout.txt  what the run prints, when present
+//	want/stderr.txt  what the run prints on stderr, when present
+//
+// The clock is pinned, so started, finished and every duration are the same on every run;
+// only the stack traces of failed metrics (code positions) are left out of the comparison.
+// go test -run TestE2E -update rewrites the want files.
 
-func stable(v any) any {
+// e2eClock is the pinned clock of the end-to-end cases: every reading is the same instant.
+func e2eClock() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+
+// withoutStacks drops the stack traces of failed metrics, which name code positions.
+func withoutStacks(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
+		delete(t, "stack")
 		for k, x := range t {
-			if unstable[k] || strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, "_ns") {
-				delete(t, k)
-				continue
-			}
-			t[k] = stable(x)
+			t[k] = withoutStacks(x)
 		}
 	case []any:
 		for i := range t {
-			t[i] = stable(t[i])
+			t[i] = withoutStacks(t[i])
 		}
 	}
 	return v
 }
 
-// TestE2E_Chinook runs the bundled example suite through the whole CLI and compares
-// the stable fields of report.json with the reviewed golden file (go test -update
-// rewrites it).
-func TestE2E_Chinook(t *testing.T) {
-	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "-o", out, "--quiet", "--judge", "none")
-	if code != exitOK {
-		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+func TestE2E(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("testdata", "e2e", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no end-to-end cases under testdata/e2e (%v)", err)
 	}
-	for _, f := range []string{"report.json", "report.xlsx", "junit.xml", "report.html", "summary.md", "results.jsonl"} {
-		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
-			t.Errorf("-o did not write %s: %v", f, err)
-		}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) { runE2E(t, dir) })
 	}
-	if !strings.Contains(stdout, "CRITICAL") || !strings.Contains(stdout, "56 cases") {
-		t.Errorf("terminal summary lacks the CRITICAL safety line or the case count:\n%s", stdout)
-	}
-	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
+}
+
+func runE2E(t *testing.T, dir string) {
+	raw, err := os.ReadFile(filepath.Join(dir, "args"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.MarshalIndent(stable(doc), "", "  ")
-	got = append(got, '\n')
-	golden := filepath.Join("testdata", "e2e", "chinook", "want", "report.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
+	vars := map[string]string{"{case}": dir, "{out}": t.TempDir()}
+	if req, err := os.ReadFile(filepath.Join(dir, "requires")); err == nil {
+		server := strings.TrimSpace(string(req))
+		dsn := e2eServer(t, server)
+		if setup, err := os.ReadFile(filepath.Join(dir, "setup.sql")); err == nil {
+			e2eSetup(t, server, dsn, string(setup))
 		}
+		if server == "postgres" {
+			dsn = readerDSN(t, dsn)
+		}
+		vars["{"+server+"}"] = dsn
 	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
+	expand := func(s string) string {
+		for k, v := range vars {
+			s = strings.ReplaceAll(s, k, v)
+		}
+		return s
 	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("report.json differs from %s at line %d:\n got: %s\nwant: %s\n(review and run go test -update if the change is intended)", golden, i+1, gl[i], wl[i])
+	unexpand := func(s string) string {
+		for k, v := range vars {
+			if v != "" {
+				s = strings.ReplaceAll(s, v, k)
 			}
 		}
-		t.Fatalf("report.json differs from %s in length (%d vs %d lines)", golden, len(gl), len(wl))
+		return s
+	}
+	var args []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			args = append(args, expand(line))
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getenv: func(string) string { return "" }, now: e2eClock})
+	got := map[string][]byte{
+		"exit":       []byte(strconv.Itoa(code) + "\n"),
+		"stdout.txt": []byte(unexpand(stdout.String())),
+		"stderr.txt": []byte(unexpand(stderr.String())),
+	}
+	if rep, err := os.ReadFile(filepath.Join(vars["{out}"], "report.json")); err == nil {
+		var doc any
+		if err := json.Unmarshal(rep, &doc); err != nil {
+			t.Fatalf("report.json: %v", err)
+		}
+		b, _ := json.MarshalIndent(withoutStacks(doc), "", "  ")
+		got["report.json"] = []byte(unexpand(string(b)) + "\n")
+	}
+	for name, data := range got {
+		golden := filepath.Join(dir, "want", name)
+		want, err := os.ReadFile(golden)
+		if *update {
+			if err == nil || name == "exit" || name == "report.json" {
+				os.MkdirAll(filepath.Dir(golden), 0o755)
+				if err := os.WriteFile(golden, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			continue
+		}
+		switch {
+		case name == "exit" && os.IsNotExist(err):
+			want = []byte("0\n")
+		case os.IsNotExist(err):
+			continue // not compared
+		case err != nil:
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, want) {
+			t.Errorf("%s differs from %s%s\n(review, then go test -run TestE2E -update if the change is intended)\nstderr:\n%s",
+				name, golden, firstDiff(string(data), string(want)), stderr.String())
+		}
+	}
+}
+
+// firstDiff describes the first line where got and want differ.
+func firstDiff(got, want string) string {
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(gl) && i < len(wl); i++ {
+		if gl[i] != wl[i] {
+			return fmt.Sprintf(" at line %d:\n got: %s\nwant: %s", i+1, gl[i], wl[i])
+		}
+	}
+	return fmt.Sprintf(" in length (%d vs %d lines)", len(gl), len(wl))
+}
+
+// e2eServer returns the administrator DSN of a test server, or skips when it cannot be
+// reached.
+func e2eServer(t *testing.T, server string) string {
+	switch server {
+	case "postgres":
+		dsn := os.Getenv("QEVAL_TEST_POSTGRES")
+		if dsn == "" {
+			dsn = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+		}
+		if !reachable(dsn) {
+			t.Skipf("PostgreSQL is not reachable at %s; set QEVAL_TEST_POSTGRES to a test database's DSN", dsn)
+		}
+		return dsn
+	case "mysql":
+		dsn := os.Getenv("QEVAL_TEST_MYSQL")
+		if dsn == "" {
+			dsn = "root@tcp(127.0.0.1:3306)/test"
+		}
+		db, err := sql.Open("mysql", dsn)
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			err = db.PingContext(ctx)
+			cancel()
+			db.Close()
+		}
+		if err != nil {
+			t.Skipf("MySQL is not reachable at %s (%v); set QEVAL_TEST_MYSQL to a test database's DSN", dsn, err)
+		}
+		return dsn
+	}
+	t.Fatalf("requires: unknown server %q (postgres or mysql)", server)
+	return ""
+}
+
+// e2eSetup runs a case's setup statements (separated by ";" at line ends) as the
+// administrator.
+func e2eSetup(t *testing.T, server, dsn, script string) {
+	driver := map[string]string{"postgres": "pgx", "mysql": "mysql"}[server]
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, stmt := range strings.Split(script, ";\n") {
+		if stmt = strings.TrimSpace(stmt); stmt != "" {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatalf("setup.sql: %s: %v", stmt, err)
+			}
+		}
 	}
 }
 

@@ -69,7 +69,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return fail(e, err)
 	}
 	// one catalog resolves every database of the run: --db names, else paths beside the suite
-	catalog := &registry.Catalog{Dir: suite.Dir(s), Connections: conns, AllowPrivileged: *unsafePriv}
+	catalog := &registry.Catalog{Dir: suite.Dir(s), Connections: conns, AllowPrivileged: *unsafePriv, Now: e.clock()()}
 	if err := suite.Check(ctx, s, catalog); err != nil {
 		return fail(e, err)
 	}
@@ -112,7 +112,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	defer js.Close()
 
 	cfg := runner.Config{Catalog: catalog, Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout,
-		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger}
+		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger, Now: e.clock()}
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
 	}
