@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"mysql":             {"", "internal/sqlguard"},
 	"internal/sqlguard": {""},
 	"kusto":             {""},
+	"duckdb":            {""},
 	"kql":               {""},
 	"sqlparse":          {""},
 	"validate":          {"", "sqlparse", "internal/sqlguard"},
@@ -56,6 +57,7 @@ var allowed = map[string][]string{
 var outside = map[string][]string{
 	"sqlite":        {"github.com/mattn/go-sqlite3"}, // the SQLite driver lives here alone
 	"postgres":      {"github.com/jackc/pgx/v5"},
+	"duckdb":        {"github.com/duckdb/duckdb-go/v2"},
 	"mysql":         {"github.com/go-sql-driver/mysql"},
 	"kusto":         {"github.com/Azure/azure-kusto-go/azkustodata"},
 	"llm/anthropic": {"github.com/anthropics/anthropic-sdk-go"},

@@ -90,10 +90,7 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 		if c.NamesOnly {
 			return nil, c.unknown(name)
 		}
-		target = name
-		if c.Dir != "" && !filepath.IsAbs(target) && EngineFor(target).Name == "sqlite" {
-			target = filepath.Join(c.Dir, target)
-		}
+		target = EngineFor(name).relativeTo(c.Dir, name)
 	}
 	e := EngineFor(target)
 	src := &qeval.Source{Name: name, Display: e.Show(target), Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Open}
@@ -111,16 +108,17 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 			return nil, &qeval.Error{Code: qeval.CodeInvalid,
 				Message: fmt.Sprintf("a KQL suite cannot run on a %s database", e.Name)}
 		}
+		if e.File != nil {
+			if _, err := os.Stat(e.File(target)); err != nil {
+				return nil, c.missing(name, e.File(target), configured)
+			}
+		}
 		return src, nil
 	}
 	// a path: a file, a test-suite folder, or (KQL) a folder of data files
 	st, err := os.Stat(target)
 	if err != nil {
-		msg := "no such file or folder " + target
-		if !configured {
-			msg = fmt.Sprintf("unknown database %q: no such file or folder %s, and no connection of that name", name, target)
-		}
-		return nil, &qeval.Error{Code: qeval.CodeNotFound, Message: msg, Hint: "a database is a SQLite file or test-suite folder (relative to the suite), or a name given with --db NAME=TARGET"}
+		return nil, c.missing(name, target, configured)
 	}
 	if kql {
 		k, _ := LookupEngine("kql")
@@ -163,6 +161,16 @@ func (c *Catalog) Probe(ctx context.Context, name, dialect string) error {
 		return err
 	}
 	return ex.Close()
+}
+
+// missing reports a database file that is not there.
+func (c *Catalog) missing(name, file string, configured bool) error {
+	msg := "no such file or folder " + file
+	if !configured {
+		msg = fmt.Sprintf("unknown database %q: no such file or folder %s, and no connection of that name", name, file)
+	}
+	return &qeval.Error{Code: qeval.CodeNotFound, Message: msg,
+		Hint: "a database is a SQLite file or test-suite folder (relative to the suite), a duckdb:FILE, or a name given with --db NAME=TARGET"}
 }
 
 func (c *Catalog) unknown(name string) error {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/duckdb"
 	"github.com/qeval/qeval/kqlexec"
 	"github.com/qeval/qeval/kusto"
 	"github.com/qeval/qeval/mysql"
@@ -39,6 +41,22 @@ type Engine struct {
 	// OpenPrivileged, when set, is Open without the refusal of a privileged role (a
 	// superuser, a role that reads server files): --unsafe-allow-privileged.
 	OpenPrivileged qeval.Opener
+	// File, when set, says the engine's targets are files on this machine: it returns
+	// the file a target names (after any prefix such as duckdb:), so a suite may name
+	// it relative to its own folder and a missing file is reported before the run.
+	File func(target string) string
+}
+
+// relativeTo names a file target relative to dir, keeping its prefix.
+func (e Engine) relativeTo(dir, target string) string {
+	if e.File == nil || dir == "" {
+		return target
+	}
+	f := e.File(target)
+	if f == "" || filepath.IsAbs(f) {
+		return target
+	}
+	return target[:len(target)-len(f)] + filepath.Join(dir, f)
 }
 
 // engines is the one list of database engines, in the order targets are tried.
@@ -48,7 +66,8 @@ var engines = []Engine{
 	{Name: "mysql", Dialect: "mysql", Accepts: isMySQL, Open: guarded(opener(mysql.Open), validate.Guard("mysql")), Display: mysql.MaskDSN},
 	{Name: "kusto", Dialect: "kql", Accepts: isKusto, Open: kustoOpener},
 	{Name: "kql", Dialect: "kql", Accepts: prefixes("kql:"), OpenAt: kqlOpenerAt},
-	{Name: "sqlite", Dialect: "sqlite", Accepts: func(string) bool { return true }, Open: opener(sqlite.Open)},
+	{Name: "duckdb", Dialect: "duckdb", Accepts: duckdb.IsTarget, Open: opener(duckdb.Open), File: duckdb.Path},
+	{Name: "sqlite", Dialect: "sqlite", Accepts: func(string) bool { return true }, Open: opener(sqlite.Open), File: func(t string) string { return t }},
 }
 
 // opener turns an adapter's Open into a qeval.Opener that returns a nil interface on

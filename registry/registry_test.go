@@ -1,6 +1,9 @@
 package registry_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,7 +17,7 @@ func TestRegistry_UnknownNamesListKnown(t *testing.T) {
 		t.Errorf("NewWriter(csv) = %v", err)
 	}
 	_, err = registry.Opener("oracle")
-	if err == nil || !strings.Contains(err.Error(), `unknown database engine "oracle" (known: kql, kusto, mysql, postgres, sqlite)`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown database engine "oracle" (known: duckdb, kql, kusto, mysql, postgres, sqlite)`) {
 		t.Errorf("Opener(oracle) = %v", err)
 	}
 	if qeval.ErrorCode(err) != qeval.CodeInvalid {
@@ -40,5 +43,25 @@ func TestRegistry_EngineOf(t *testing.T) {
 		if err != nil || w.FileName() == "" {
 			t.Errorf("NewWriter(%s) = %v, %v", name, w, err)
 		}
+	}
+}
+
+// A DuckDB file is named duckdb:PATH (or by its .duckdb suffix), relative to the suite
+// like a SQLite file; its dialect is DuckDB's, and a missing file is reported by Resolve.
+func TestCatalog_DuckDBTarget(t *testing.T) {
+	dir := t.TempDir()
+	c := &registry.Catalog{Dir: dir}
+	for _, name := range []string{"duckdb:data/shop.db", "data/shop.duckdb"} {
+		_, err := c.Resolve(context.Background(), name, "sql")
+		if qeval.ErrorCode(err) != qeval.CodeNotFound || !strings.Contains(err.Error(), filepath.Join(dir, "data")) {
+			t.Errorf("Resolve(%s) = %v, want not found naming the file under the suite's folder", name, err)
+		}
+	}
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	os.WriteFile(filepath.Join(dir, "data", "shop.db"), nil, 0o644)
+	c = &registry.Catalog{Dir: dir} // a catalog resolves each name once per run
+	src, err := c.Resolve(context.Background(), "duckdb:data/shop.db", "sql")
+	if err != nil || src.Engine != "duckdb" || src.Dialect != "duckdb" || src.Files[0] != "duckdb:"+filepath.Join(dir, "data", "shop.db") {
+		t.Errorf("Resolve = %+v, %v", src, err)
 	}
 }

@@ -112,7 +112,9 @@ func normDialect(d string) (string, error) {
 	switch strings.ToLower(strings.TrimSpace(d)) {
 	case "", SQLite, "sqlite3":
 		return SQLite, nil
-	case Postgres, "postgresql", "pg":
+	case Postgres, "postgresql", "pg", "duckdb":
+		// DuckDB's SQL descends from PostgreSQL's, and its own parser is PostgreSQL's
+		// grammar extended: the shapes of its queries are read with that grammar.
 		return Postgres, nil
 	case MySQL, "mariadb":
 		return MySQL, nil

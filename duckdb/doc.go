@@ -1,0 +1,15 @@
+// Package duckdb runs untrusted read-only queries on a DuckDB database file, through
+// the official Go driver (github.com/duckdb/duckdb-go/v2, which links DuckDB itself).
+//
+// The sandbox is DuckDB's own configuration, fixed when the database is opened and
+// locked against change: access_mode READ_ONLY (no write reaches the file),
+// enable_external_access off (no reading or writing of other files, no COPY … TO, no
+// ATTACH, no HTTP), extension install and autoload off, memory_limit and threads from
+// the executor's limits, and lock_configuration so that no query can SET them back.
+// Before a statement runs, the engine's own parser prepares it: only a single SELECT
+// (DuckDB's statement type) runs; anything else is refused without executing. The
+// deadline interrupts the query in the engine (duckdb_interrupt, through the driver's
+// context handling); the row and byte caps stop fetching.
+//
+// A target names a database as duckdb:PATH or as a path ending in .duckdb or .ddb.
+package duckdb

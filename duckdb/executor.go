@@ -1,0 +1,282 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+
+	ddb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/qeval/qeval"
+)
+
+var (
+	_ qeval.Executor     = (*Executor)(nil)
+	_ qeval.SchemaReader = (*Executor)(nil)
+	_ qeval.Opener       = Opener
+)
+
+// valueOverhead is what one value costs besides its bytes; it counts towards MaxBytes.
+const valueOverhead = 40
+
+// Executor runs read-only queries on one DuckDB file. It is safe for concurrent use.
+type Executor struct {
+	path   string
+	limits qeval.Limits
+	db     *sql.DB
+	closed atomic.Bool
+}
+
+// Path strips the duckdb: prefix of a target.
+func Path(target string) string {
+	if len(target) >= 7 && strings.EqualFold(target[:7], "duckdb:") {
+		return target[7:]
+	}
+	return target
+}
+
+// IsTarget reports whether a target names a DuckDB database.
+func IsTarget(target string) bool {
+	l := strings.ToLower(target)
+	return strings.HasPrefix(l, "duckdb:") || strings.HasSuffix(l, ".duckdb") || strings.HasSuffix(l, ".ddb")
+}
+
+// Open opens the DuckDB file named by target (duckdb:PATH or PATH) read-only, with
+// limits (defaults for zero fields).
+func Open(target string, limits qeval.Limits) (*Executor, error) {
+	path := Path(target)
+	op := "open database " + path
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: op, Message: "no such file", Err: err}
+	case st.IsDir():
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: "a folder, not a DuckDB database file"}
+	}
+	limits = limits.WithDefaults()
+	threads := max(1, min(4, runtime.GOMAXPROCS(0)))
+	cfg := url.Values{}
+	cfg.Set("access_mode", "READ_ONLY")
+	cfg.Set("enable_external_access", "false")
+	cfg.Set("autoinstall_known_extensions", "false")
+	cfg.Set("autoload_known_extensions", "false")
+	cfg.Set("allow_community_extensions", "false")
+	cfg.Set("memory_limit", fmt.Sprintf("%dMB", max(64, limits.MaxBytes>>20)))
+	cfg.Set("threads", fmt.Sprint(threads))
+	cfg.Set("lock_configuration", "true")
+	conn, err := ddb.NewConnector(path+"?"+cfg.Encode(), nil)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: engineMessage(err), Err: err}
+	}
+	e := &Executor{path: path, limits: limits, db: sql.OpenDB(conn)}
+	e.db.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
+	if _, err := e.Query(context.Background(), "SELECT 1"); err != nil {
+		e.db.Close()
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: qeval.ErrorMessage(err), Err: err}
+	}
+	return e, nil
+}
+
+// Opener is Open as a qeval.Opener.
+func Opener(target string, limits qeval.Limits) (qeval.Executor, error) {
+	e, err := Open(target, limits)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Path returns the database file.
+func (e *Executor) Path() string { return e.path }
+
+// Close closes the database; calling it again does nothing.
+func (e *Executor) Close() error {
+	if e == nil || e.db == nil || e.closed.Swap(true) {
+		return nil
+	}
+	return e.db.Close()
+}
+
+// Query runs one read-only statement and returns its rows; see qeval.Executor. The
+// statement is prepared by DuckDB first: several statements, or one that is not a
+// SELECT, are refused (CodeForbidden) without running.
+func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, error) {
+	if e.closed.Load() {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "query " + e.path, Message: "the executor is closed"}
+	}
+	if strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query), ";")) == "" {
+		return nil, &qeval.Error{Code: qeval.CodeQuery, Message: "empty query"}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, stopped(ctx, err)
+	}
+	qctx, cancel := context.WithTimeout(ctx, e.limits.Timeout)
+	defer cancel()
+	conn, err := e.db.Conn(qctx)
+	if err != nil {
+		return nil, e.classify(ctx, qctx, err)
+	}
+	defer conn.Close()
+	var rs *qeval.ResultSet
+	err = conn.Raw(func(dc any) error {
+		var err error
+		rs, err = e.run(qctx, cancel, dc.(*ddb.Conn), query)
+		return err
+	})
+	if err != nil {
+		return nil, e.classify(ctx, qctx, err)
+	}
+	return rs, nil
+}
+
+// run prepares, checks and runs one statement on a driver connection.
+func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn, query string) (*qeval.ResultSet, error) {
+	// Prepare, unlike PrepareContext, refuses several statements instead of running
+	// all but the last.
+	ds, err := c.Prepare(query)
+	if err != nil {
+		if strings.Contains(err.Error(), "PrepareContext") || strings.Contains(err.Error(), "multiple") {
+			return nil, &qeval.Error{Code: qeval.CodeForbidden, Message: "multiple statements in one query: only one read-only SELECT runs"}
+		}
+		return nil, err
+	}
+	defer ds.Close()
+	stmt := ds.(*ddb.Stmt)
+	typ, err := stmt.StatementType()
+	if err != nil {
+		return nil, err
+	}
+	if typ != ddb.STATEMENT_TYPE_SELECT {
+		return nil, &qeval.Error{Code: qeval.CodeForbidden,
+			Message: fmt.Sprintf("%s is not allowed (read-only executor: only SELECT runs)", statementName(typ))}
+	}
+	if stmt.NumInput() > 0 {
+		return nil, &qeval.Error{Code: qeval.CodeQuery, Message: "the query has parameters ($1, ?) and nothing binds them"}
+	}
+	rows, err := stmt.QueryContext(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names := rows.Columns()
+	rs := &qeval.ResultSet{Columns: make([]qeval.Column, len(names))}
+	typed, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
+	for i, n := range names {
+		rs.Columns[i] = qeval.Column{Name: n}
+		if typed != nil {
+			rs.Columns[i].Type = typed.ColumnTypeDatabaseTypeName(i)
+		}
+	}
+	dest := make([]driver.Value, len(names))
+	var size int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		err := rows.Next(dest)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rs.Rows) >= e.limits.MaxRows {
+			stop()
+			return nil, &qeval.Error{Code: qeval.CodeTooLarge,
+				Message: fmt.Sprintf("result too large: more than %d rows (the row cap)", e.limits.MaxRows)}
+		}
+		row := make([]qeval.Value, len(dest))
+		for i, v := range dest {
+			row[i] = convert(v)
+			size += valueOverhead + int64(len(row[i].Str))
+		}
+		if size > e.limits.MaxBytes {
+			stop()
+			return nil, &qeval.Error{Code: qeval.CodeTooLarge,
+				Message: fmt.Sprintf("result too large: more than %d bytes (the byte cap)", e.limits.MaxBytes)}
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	return rs, nil
+}
+
+// statementName names a DuckDB statement type for a refusal.
+func statementName(t ddb.StmtType) string {
+	names := map[ddb.StmtType]string{
+		ddb.STATEMENT_TYPE_INSERT: "INSERT", ddb.STATEMENT_TYPE_UPDATE: "UPDATE", ddb.STATEMENT_TYPE_DELETE: "DELETE",
+		ddb.STATEMENT_TYPE_CREATE: "CREATE", ddb.STATEMENT_TYPE_DROP: "DROP", ddb.STATEMENT_TYPE_ALTER: "ALTER",
+		ddb.STATEMENT_TYPE_COPY: "COPY", ddb.STATEMENT_TYPE_ATTACH: "ATTACH", ddb.STATEMENT_TYPE_DETACH: "DETACH",
+		ddb.STATEMENT_TYPE_SET: "SET", ddb.STATEMENT_TYPE_VARIABLE_SET: "SET VARIABLE", ddb.STATEMENT_TYPE_PRAGMA: "PRAGMA",
+		ddb.STATEMENT_TYPE_LOAD: "LOAD", ddb.STATEMENT_TYPE_EXPORT: "EXPORT", ddb.STATEMENT_TYPE_CALL: "CALL",
+		ddb.STATEMENT_TYPE_TRANSACTION: "a transaction statement", ddb.STATEMENT_TYPE_EXPLAIN: "EXPLAIN",
+		ddb.STATEMENT_TYPE_VACUUM: "VACUUM", ddb.STATEMENT_TYPE_ANALYZE: "ANALYZE", ddb.STATEMENT_TYPE_PREPARE: "PREPARE",
+		ddb.STATEMENT_TYPE_EXECUTE: "EXECUTE", ddb.STATEMENT_TYPE_CREATE_FUNC: "CREATE FUNCTION",
+		ddb.STATEMENT_TYPE_EXTENSION: "an extension statement",
+	}
+	if n, ok := names[t]; ok {
+		return n
+	}
+	return "this statement"
+}
+
+// classify turns a driver error into a *qeval.Error.
+func (e *Executor) classify(ctx, qctx context.Context, err error) error {
+	if ctx.Err() != nil || qctx.Err() != nil {
+		if ctx.Err() != nil {
+			return stopped(ctx, err)
+		}
+		if errors.Is(qctx.Err(), context.DeadlineExceeded) {
+			return &qeval.Error{Code: qeval.CodeTimeout, Message: "query timed out", Err: err}
+		}
+	}
+	var qe *qeval.Error
+	if errors.As(err, &qe) {
+		return err
+	}
+	msg := engineMessage(err)
+	var de *ddb.Error
+	if errors.As(err, &de) {
+		switch de.Type {
+		case ddb.ErrorTypeInterrupt:
+			return &qeval.Error{Code: qeval.CodeCanceled, Message: "interrupted", Err: err}
+		case ddb.ErrorTypeOutOfMemory:
+			return &qeval.Error{Code: qeval.CodeTooLarge, Message: "out of memory: the query needed more than the memory cap (" + msg + ")", Err: err}
+		case ddb.ErrorTypePermission, ddb.ErrorTypeInvalidConfiguration:
+			return &qeval.Error{Code: qeval.CodeForbidden, Message: msg + " (read-only executor without external access)", Err: err}
+		}
+		if strings.Contains(msg, "read-only") || strings.Contains(msg, "disabled by configuration") ||
+			strings.Contains(msg, "external access") || strings.Contains(msg, "lock_configuration") {
+			return &qeval.Error{Code: qeval.CodeForbidden, Message: msg, Err: err}
+		}
+	}
+	return &qeval.Error{Code: qeval.CodeQuery, Message: msg, Err: err}
+}
+
+// stopped names why a query stopped when its caller's context ended.
+func stopped(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &qeval.Error{Code: qeval.CodeTimeout, Message: "query timed out", Err: err}
+	}
+	return &qeval.Error{Code: qeval.CodeCanceled, Message: "query canceled", Err: err}
+}
+
+// engineMessage is DuckDB's own message, without the driver's prefixes.
+func engineMessage(err error) string {
+	var de *ddb.Error
+	if errors.As(err, &de) {
+		return strings.TrimSpace(de.Msg)
+	}
+	msg := err.Error()
+	for _, p := range []string{"could not prepare query: ", "database/sql/driver: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return strings.TrimSpace(msg)
+}

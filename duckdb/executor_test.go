@@ -1,0 +1,168 @@
+package duckdb_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/duckdb"
+	"github.com/qeval/qeval/qevaltest"
+)
+
+// newDB writes a fresh DuckDB file with setup run on a writable connection and returns
+// its path.
+func newDB(t *testing.T, setup []string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.duckdb")
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range setup {
+		if _, err := db.Exec(s); err != nil {
+			db.Close()
+			t.Fatalf("setup %q: %v", s, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func newExecutor(t *testing.T, setup []string, limits qeval.Limits) qeval.Executor {
+	t.Helper()
+	e, err := duckdb.Open("duckdb:"+newDB(t, setup), limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// The executor keeps the contract every engine keeps.
+func TestConformance(t *testing.T) {
+	qevaltest.RunExecutorTests(t, newExecutor, qevaltest.ExecutorOptions{
+		SlowQuery: "SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = -1",
+		BlobLiteral: func(b []byte) string {
+			var s strings.Builder
+			for _, c := range b {
+				fmt.Fprintf(&s, "\\x%02X", c)
+			}
+			return "'" + s.String() + "'::BLOB"
+		},
+	})
+}
+
+// Hostile statements: nothing reaches the file system, the network, the configuration
+// or the database file; each is refused with a specific error, and the data is intact.
+func TestHostile(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.csv")
+	os.WriteFile(secret, []byte("a\n42\n"), 0o644)
+	out := filepath.Join(dir, "out.csv")
+	setup := []string{"CREATE TABLE t (a INTEGER)", "INSERT INTO t VALUES (1), (2)", "CREATE SEQUENCE seq"}
+	e := newExecutor(t, setup, qeval.Limits{Timeout: 5 * time.Second})
+	for _, q := range []string{
+		"DELETE FROM t",
+		"INSERT INTO t VALUES (3)",
+		"UPDATE t SET a = 0",
+		"DROP TABLE t",
+		"CREATE TABLE u AS SELECT 1",
+		"CREATE TEMP TABLE u AS SELECT 1",
+		"CREATE MACRO m(x) AS x + 1",
+		"ALTER TABLE t ADD COLUMN b INTEGER",
+		"COPY t TO '" + out + "'",
+		"EXPORT DATABASE '" + dir + "/export'",
+		"ATTACH '" + dir + "/other.duckdb' AS o",
+		"DETACH main",
+		"INSTALL httpfs",
+		"LOAD httpfs",
+		"SET memory_limit = '100GB'",
+		"SET enable_external_access = true",
+		"RESET enable_external_access",
+		"PRAGMA threads = 64",
+		"SELECT * FROM read_csv('" + secret + "')",
+		"SELECT * FROM read_text('/etc/passwd')",
+		"SELECT * FROM '" + secret + "'",
+		"SELECT * FROM read_parquet('https://example.com/x.parquet')",
+		"SELECT nextval('seq')",
+		"BEGIN TRANSACTION",
+		"CHECKPOINT",
+		"VACUUM",
+		"SELECT 1; DELETE FROM t",
+		"DELETE FROM t; SELECT 1",
+		"CALL pragma_version()",
+		"SELECT * FROM glob('/etc/*')",
+	} {
+		_, err := e.Query(context.Background(), q)
+		if err == nil {
+			t.Errorf("Query(%q) ran; want it refused", q)
+			continue
+		}
+		if c := qeval.ErrorCode(err); c != qeval.CodeForbidden {
+			t.Errorf("Query(%q): code %s (%v), want forbidden", q, c, err)
+		}
+	}
+	rs, err := e.Query(context.Background(), "SELECT sum(a), count(*) FROM t")
+	if err != nil || rs.Rows[0][0] != qeval.Int(3) || rs.Rows[0][1] != qeval.Int(2) {
+		t.Errorf("the table after the hostile statements: %v %v", rs, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("COPY … TO wrote %s", out)
+	}
+	rs, err = e.Query(context.Background(), "SELECT current_setting('enable_external_access'), current_setting('access_mode')")
+	if err != nil || rs.Rows[0][0] != qeval.Bool(false) || !strings.EqualFold(rs.Rows[0][1].Str, "read_only") {
+		t.Errorf("settings after the hostile statements: %v %v", rs, err)
+	}
+}
+
+// A refusal names the statement; a missing file and a folder are specific errors.
+func TestErrors(t *testing.T) {
+	e := newExecutor(t, []string{"CREATE TABLE t (a INTEGER)"}, qeval.Limits{})
+	_, err := e.Query(context.Background(), "DROP TABLE t")
+	if qeval.ErrorCode(err) != qeval.CodeForbidden || !strings.Contains(err.Error(), "DROP is not allowed") {
+		t.Errorf("DROP: %v", err)
+	}
+	_, err = e.Query(context.Background(), "SELECT nope FROM t")
+	if qeval.ErrorCode(err) != qeval.CodeQuery || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown column: %v", err)
+	}
+	if _, err := duckdb.Open(filepath.Join(t.TempDir(), "missing.duckdb"), qeval.Limits{}); qeval.ErrorCode(err) != qeval.CodeNotFound {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := duckdb.Open(t.TempDir(), qeval.Limits{}); qeval.ErrorCode(err) != qeval.CodeInvalid {
+		t.Errorf("folder: %v", err)
+	}
+	junk := filepath.Join(t.TempDir(), "junk.duckdb")
+	os.WriteFile(junk, []byte("not a database"), 0o644)
+	if _, err := duckdb.Open(junk, qeval.Limits{}); qeval.ErrorCode(err) != qeval.CodeInvalid {
+		t.Errorf("junk file: %v", err)
+	}
+}
+
+// Engine types become the same qeval values as on the other engines.
+func TestValues(t *testing.T) {
+	e := newExecutor(t, nil, qeval.Limits{})
+	rs, err := e.Query(context.Background(), `SELECT 1::TINYINT, 2::HUGEINT, 3.50::DECIMAL(10,2), 2.25::DECIMAL(10,2), 0.5::FLOAT,
+		DATE '2024-02-29', TIMESTAMP '2024-02-29 10:11:12', true, 'x'::BLOB, [1, 2], {'a': 1}, NULL::INTEGER, 18446744073709551615::UBIGINT`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []qeval.Value{qeval.Int(1), qeval.Int(2), qeval.Float(3.5), qeval.Float(2.25), qeval.Float(0.5),
+		qeval.Time(time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)), qeval.Time(time.Date(2024, 2, 29, 10, 11, 12, 0, time.UTC)),
+		qeval.Bool(true), qeval.Bytes([]byte("x")), qeval.Text("[1,2]"), qeval.Text(`{"a":1}`), qeval.Null, qeval.Float(18446744073709551615)}
+	for i, w := range want {
+		if got := rs.Rows[0][i]; got != w {
+			t.Errorf("column %d (%s): %v (%s), want %v (%s)", i, rs.Columns[i].Type, got, got.Kind, w, w.Kind)
+		}
+	}
+}
