@@ -4,8 +4,8 @@
 // The sandbox is DuckDB's own configuration, fixed when the database is opened and
 // locked against change: access_mode READ_ONLY (no write reaches the file),
 // enable_external_access off (no reading or writing of other files, no COPY … TO, no
-// ATTACH, no HTTP), extension install and autoload off, memory_limit and threads from
-// the executor's limits, and lock_configuration so that no query can SET them back.
+// ATTACH, no HTTP), extension install and autoload off, memory_limit from the executor's
+// limits, one thread per query, and lock_configuration so that no query can SET them back.
 // Before a statement runs, the engine's own parser prepares it: only a single SELECT
 // (DuckDB's statement type) runs; anything else is refused without executing. The
 // deadline interrupts the query in the engine (duckdb_interrupt, through the driver's

@@ -274,7 +274,11 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 				break
 			}
 			cv.Pred = rs
-			if !e.mode.Equal(golds[fi], rs, ordered) {
+			g := golds[fi]
+			if goldSrc.Engine != predSrc.Engine {
+				g, rs = compare.Portable(g), compare.Portable(rs)
+			}
+			if !e.mode.Equal(g, rs, ordered) {
 				cv.Outcome = qeval.OutcomeMismatch
 				pass = false
 				break

@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/qeval/qeval/internal/lines"
@@ -125,4 +126,18 @@ func firstLine(s []line) int {
 		return 0
 	}
 	return s[0].num
+}
+
+// DBIDs returns the distinct db_ids of the items, sorted.
+func (s *Spider) DBIDs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, it := range s.Items {
+		if !seen[it.DBID] {
+			seen[it.DBID] = true
+			out = append(out, it.DBID)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

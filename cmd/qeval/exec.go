@@ -12,17 +12,18 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/kqlexec"
-	"github.com/qeval/qeval/sqlite"
+	"github.com/qeval/qeval/registry"
 )
 
 // cmdExec runs one query and prints its result: KQL on the local engine (over a data
-// folder, a data file or a SQLite file) or SQL on SQLite.
+// folder, a data file or a SQLite file) or SQL on the engine --db names (a SQLite or
+// DuckDB file, a PostgreSQL, MySQL or ClickHouse DSN), read-only and within the limits.
 func cmdExec(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("exec", "--dialect kql|sqlite (--query TEXT | --query-file F) [--db FILE | --data DIR] [--now TIME] [--json]", e)
-	dialect := fs.String("dialect", "kql", "query language: kql (the local KQL engine) or sqlite")
+	fs := newFlags("exec", "[--dialect kql|sql] (--query TEXT | --query-file F) [--db TARGET | --data DIR] [--now TIME] [--json]", e)
+	dialect := fs.String("dialect", "", "query language: kql (the local KQL engine) or sql (on the engine of --db); default: sql when --db names a database, else kql")
 	queryText := fs.String("query", "", "the query text")
 	queryFile := fs.String("query-file", "", "a file holding the query (- for standard input)")
-	db := fs.String("db", "", "a SQLite database file (for kql also a .csv/.json data file)")
+	db := fs.String("db", "", "a database: SQLite file, duckdb:FILE, postgres://…, mysql://…, clickhouse://… (for kql a SQLite file or a .csv/.json data file)")
 	data := fs.String("data", "", "kql: a folder of data files, one table each (Table.csv[.gz], Table.json, Table.jsonl; schema.kql for types)")
 	nowText := fs.String("now", "", "kql: the time now() and ago() read, RFC 3339 or a date (default: now)")
 	asJSON := fs.Bool("json", false, `print {"columns": [{"name", "type"}], "rows": [...], "error": ...} instead of a table`)
@@ -40,7 +41,14 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 	}
 	limits := qeval.Limits{Timeout: *timeout, MaxRows: *maxRows}
 	var ex qeval.Executor
-	switch strings.ToLower(*dialect) {
+	d := strings.ToLower(*dialect)
+	if d == "" {
+		d = "kql"
+		if *db != "" && *data == "" && !isKQLDataFile(*db) {
+			d = "sql"
+		}
+	}
+	switch d {
 	case "kql":
 		now, err := parseNow(*nowText)
 		if err != nil {
@@ -57,20 +65,22 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 		if err != nil {
 			return fail(e, err)
 		}
-	case "sqlite", "sql":
+	case "sql", "sqlite", "postgres", "mysql", "duckdb", "clickhouse":
 		if *db == "" {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--dialect sqlite needs --db FILE"})
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--dialect " + d + " needs --db TARGET"})
 		}
 		if *data != "" || *nowText != "" {
 			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data and --now are for --dialect kql"})
 		}
-		s, err := sqlite.Open(*db, limits)
-		if err != nil {
+		engine := registry.EngineFor(*db)
+		if engine.Dialect == "kql" {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--db %s is a KQL source: use --dialect kql", engine.Show(*db))})
+		}
+		if ex, err = engine.Open(*db, limits); err != nil {
 			return fail(e, err)
 		}
-		ex = s
 	default:
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown dialect %q (known: kql, sqlite)", *dialect)})
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown dialect %q (known: kql, sql)", *dialect)})
 	}
 	defer ex.Close()
 	rs, qerr := ex.Query(ctx, text)
@@ -217,4 +227,15 @@ func printQueryError(w io.Writer, text string, err error) {
 	if h := qeval.ErrorHint(err); h != "" {
 		fmt.Fprintf(w, "hint: %s\n", h)
 	}
+}
+
+// isKQLDataFile: a data file the local KQL engine loads as a table.
+func isKQLDataFile(p string) bool {
+	l := strings.ToLower(p)
+	for _, ext := range []string{".csv", ".csv.gz", ".json", ".jsonl", ".tsv"} {
+		if strings.HasSuffix(l, ext) {
+			return true
+		}
+	}
+	return false
 }

@@ -38,6 +38,9 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	itemsPath := fs.String("items", "", "write one JSON object per item to this file (- for stdout)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON instead of the table")
 	workers := fs.Int("workers", 0, "items judged at once (default: number of CPUs)")
+	predEngine := fs.String("pred-engine", "", "run the predictions on another engine (duckdb, postgres, mysql, clickhouse): the databases are mirrored there; the gold stays on SQLite")
+	predDSN := fs.String("pred-dsn", "", "with --pred-engine: duckdb:DIR for the copies (default a temporary folder), or the server to mirror into")
+	keep := fs.Bool("keep", false, "with --pred-engine: keep the mirrored databases afterwards")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -68,8 +71,17 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
-	ev, err := execmatch.New(execmatch.Options{Mode: *mode, KeepDistinct: *keepDistinct, PlugValue: *plugValue,
-		MaxCandidates: *maxCands, Limits: qeval.Limits{Timeout: *timeout}, Catalog: &registry.Catalog{}, DiscardResults: true})
+	opts := execmatch.Options{Mode: *mode, KeepDistinct: *keepDistinct, PlugValue: *plugValue,
+		MaxCandidates: *maxCands, Limits: qeval.Limits{Timeout: *timeout}, Catalog: &registry.Catalog{}, DiscardResults: true}
+	var cross *crossEngine
+	if *predEngine != "" {
+		if cross, err = mirrorForPredictions(ctx, e, *predEngine, *predDSN, *keep, *db, set.DBIDs()); err != nil {
+			return fail(e, err)
+		}
+		defer cross.cleanup()
+		opts.PredCatalog = cross.catalog
+	}
+	ev, err := execmatch.New(opts)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -89,7 +101,7 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	wall := time.Since(start)
 	rep := buildSpiderReport(set, verdicts, hardness, sum, wall)
 	if *itemsPath != "" {
-		if err := writeSpiderItems(*itemsPath, e, set, verdicts, hardness); err != nil {
+		if err := writeSpiderItems(*itemsPath, e, set, verdicts, hardness, cross); err != nil {
 			return fail(e, err)
 		}
 	}
@@ -239,9 +251,11 @@ type spiderItem struct {
 	GoldMS      float64       `json:"gold_ms"`
 	Candidates  int           `json:"candidates,omitempty"`
 	CapHit      bool          `json:"candidate_cap_hit,omitempty"`
+	PredEngine  string        `json:"pred_engine,omitempty"`
+	Explanation string        `json:"explanation,omitempty"`
 }
 
-func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict, hardness []*string) error {
+func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict, hardness []*string, cross *crossEngine) error {
 	var w io.Writer = e.stdout
 	if path != "-" {
 		f, err := os.Create(path)
@@ -266,6 +280,12 @@ func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict
 		}
 		if v.Candidates > 1 || v.CandidateCapHit {
 			it.Candidates, it.CapHit = v.Candidates, v.CandidateCapHit
+		}
+		if cross != nil {
+			it.PredEngine = cross.engine
+			if v.Outcome == qeval.OutcomeMismatch || v.Outcome == qeval.OutcomePredError {
+				it.Explanation = explainCrossEngine(set.Items[i].Gold, set.Items[i].Pred, v)
+			}
 		}
 		if err := enc.Encode(it); err != nil {
 			return &qeval.Error{Code: qeval.CodeInternal, Op: "write --items " + path, Message: err.Error(), Err: err}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// qeval mirror copies a SQLite database into DuckDB: the same query gives the same
+// answer on the copy; an existing target is refused unless --replace; a source that is
+// not there is named.
+func TestMirror_DuckDB(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "chinook.duckdb")
+	code, out, stderr := runCLI(t, "", "mirror", "--to", "duckdb:"+target, "../../examples/chinook/chinook.sqlite")
+	if code != exitOK || !strings.Contains(out, "chinook: 11 tables, 15607 rows") {
+		t.Fatalf("code %d\n%s\n%s", code, out, stderr)
+	}
+	q := "SELECT g.Name, count(*) AS n, round(sum(t.UnitPrice), 2) AS total FROM Track t JOIN Genre g ON g.GenreId = t.GenreId GROUP BY g.Name ORDER BY n DESC, g.Name LIMIT 3"
+	_, onSQLite, _ := runCLI(t, "", "exec", "--db", "../../examples/chinook/chinook.sqlite", "--json", "--query", q)
+	code, onDuck, stderr := runCLI(t, "", "exec", "--db", "duckdb:"+target, "--json", "--query", q)
+	if code != exitOK || !strings.Contains(onDuck, `"Rock",1297`) || !strings.Contains(onSQLite, `"Rock",1297`) {
+		t.Errorf("the same query on SQLite and on the DuckDB copy:\n%s\n%s\n%s", onSQLite, onDuck, stderr)
+	}
+	// the copy is read-only through qeval
+	code, _, stderr = runCLI(t, "", "exec", "--db", "duckdb:"+target, "--query", "DELETE FROM Track")
+	if code == exitOK || !strings.Contains(stderr, "DELETE is not allowed") {
+		t.Errorf("DELETE on the copy: code %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "mirror", "--to", "duckdb:"+target, "../../examples/chinook/chinook.sqlite")
+	if code == exitOK || !strings.Contains(stderr, "file exists") || !strings.Contains(stderr, "--replace") {
+		t.Errorf("mirror onto an existing file: code %d, %s", code, stderr)
+	}
+	if code, _, stderr = runCLI(t, "", "mirror", "--replace", "--to", "duckdb:"+target, "../../examples/chinook/chinook.sqlite"); code != exitOK {
+		t.Errorf("mirror --replace: code %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "mirror", "--to", "duckdb:"+dir, filepath.Join(dir, "nope.sqlite"))
+	if code == exitOK || !strings.Contains(stderr, "nope.sqlite") {
+		t.Errorf("a missing source: code %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nope.duckdb")); err == nil {
+		t.Errorf("a failed copy left nope.duckdb behind")
+	}
+}

@@ -1,0 +1,186 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/duckdb"
+	"github.com/qeval/qeval/sqlite"
+)
+
+// MirrorSource is one SQLite database to copy, named by its db_id.
+type MirrorSource struct {
+	DBID string
+	Path string
+}
+
+// MirrorSources lists the SQLite databases a path names: a file (its db_id is its name
+// without extension), or a folder of <db_id>/<db_id>.sqlite (Spider's layout) or of
+// .sqlite files.
+func MirrorSources(paths ...string) ([]MirrorSource, error) {
+	var out []MirrorSource
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "mirror " + p, Message: "no such file or folder"}
+		}
+		if !st.IsDir() {
+			out = append(out, MirrorSource{DBID: strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), Path: p})
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror " + p, Message: err.Error(), Err: err}
+		}
+		n := len(out)
+		for _, e := range entries {
+			name := e.Name()
+			switch {
+			case e.IsDir():
+				if f := filepath.Join(p, name, name+".sqlite"); fileExists(f) {
+					out = append(out, MirrorSource{DBID: name, Path: f})
+				}
+			case strings.HasSuffix(name, ".sqlite") || strings.HasSuffix(name, ".db"):
+				out = append(out, MirrorSource{DBID: strings.TrimSuffix(name, filepath.Ext(name)), Path: filepath.Join(p, name)})
+			}
+		}
+		if len(out) == n {
+			return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "mirror " + p, Message: "no SQLite databases in this folder",
+				Hint: "give a .sqlite file, or a folder of <db_id>/<db_id>.sqlite"}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].DBID < out[j].DBID })
+	return out, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// Mirrored is one copied database: the target that names it for a run (--db or a
+// catalog connection) and what could not be kept as the source had it.
+type Mirrored struct {
+	DBID   string
+	Target string
+	Tables int
+	Rows   int
+	Notes  []string
+}
+
+// MirrorOptions configure Mirror.
+type MirrorOptions struct {
+	// Replace drops a database (file, schema) of the same name first; without it an
+	// existing one is refused.
+	Replace bool
+}
+
+// Mirror copies each source into the engine dest names: duckdb:PATH (a file for one
+// source, else a folder of <db_id>.duckdb), keeping column types (checked against the
+// values), primary keys and row order. A source that fails is dropped from the target
+// (nothing half-written is left) and reported with its db_id; the others go on.
+func Mirror(ctx context.Context, dest string, srcs []MirrorSource, opt MirrorOptions) ([]Mirrored, error) {
+	e := EngineFor(dest)
+	var open func(src MirrorSource) (sink qeval.TableSink, target string, err error)
+	switch e.Name {
+	case "duckdb":
+		path := duckdb.Path(dest)
+		single := len(srcs) == 1 && duckdb.IsTarget(path) && !isDir(path)
+		if !single {
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror into " + dest, Message: err.Error(), Err: err}
+			}
+		}
+		open = func(src MirrorSource) (qeval.TableSink, string, error) {
+			file := path
+			if !single {
+				file = filepath.Join(path, src.DBID+".duckdb")
+			}
+			if opt.Replace {
+				os.Remove(file)
+				os.Remove(file + ".wal")
+			}
+			w, err := duckdb.Create(file)
+			if err != nil {
+				return nil, "", err
+			}
+			return w, "duckdb:" + file, nil
+		}
+	default:
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror into " + e.Show(dest),
+			Message: fmt.Sprintf("cannot mirror into a %s target", e.Name),
+			Hint:    "mirror into duckdb:PATH, postgres://…, mysql://… or clickhouse://host:9000/db"}
+	}
+	var out []Mirrored
+	var failed []string
+	for _, src := range srcs {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		m, err := mirrorOne(ctx, src, open)
+		if err != nil {
+			msg := fmt.Sprintf("%s: %s", src.DBID, qeval.ErrorMessage(err))
+			if h := qeval.ErrorHint(err); h != "" {
+				msg += " (" + h + ")"
+			}
+			failed = append(failed, msg)
+			continue
+		}
+		out = append(out, m)
+	}
+	if len(failed) > 0 {
+		return out, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror into " + e.Show(dest),
+			Message: fmt.Sprintf("%d of %d databases were not copied (no half-written copy is left behind):\n  - %s",
+				len(failed), len(srcs), strings.Join(failed, "\n  - "))}
+	}
+	return out, nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// countingSink counts the rows that pass.
+type countingSink struct {
+	qeval.TableSink
+	rows int
+}
+
+func (c *countingSink) Insert(ctx context.Context, t qeval.TableDef, rows [][]qeval.Value) error {
+	c.rows += len(rows)
+	return c.TableSink.Insert(ctx, t, rows)
+}
+
+func mirrorOne(ctx context.Context, src MirrorSource, open func(MirrorSource) (qeval.TableSink, string, error)) (Mirrored, error) {
+	sink, target, err := open(src)
+	if err != nil {
+		return Mirrored{}, err
+	}
+	cs := &countingSink{TableSink: sink}
+	defs, err := sqlite.Dump(ctx, src.Path, cs)
+	if err != nil {
+		sink.Abort()
+		return Mirrored{}, err
+	}
+	if err := sink.Close(); err != nil {
+		sink.Abort()
+		return Mirrored{}, err
+	}
+	m := Mirrored{DBID: src.DBID, Target: target, Tables: len(defs), Rows: cs.rows}
+	for _, d := range defs {
+		m.Notes = append(m.Notes, d.Notes...)
+	}
+	return m, nil
+}
+
+// Unmirror drops what Mirror made on a server (schemas or databases); DuckDB files are
+// the caller's to remove.
+func Unmirror(ctx context.Context, dest string, done []Mirrored) error {
+	return nil
+}
