@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/sqlguard": {""},
 	"kusto":             {""},
 	"duckdb":            {""},
+	"clickhouse":        {""},
 	"kql":               {""},
 	"sqlparse":          {""},
 	"validate":          {"", "sqlparse", "internal/sqlguard"},
@@ -58,6 +59,7 @@ var outside = map[string][]string{
 	"sqlite":        {"github.com/mattn/go-sqlite3"}, // the SQLite driver lives here alone
 	"postgres":      {"github.com/jackc/pgx/v5"},
 	"duckdb":        {"github.com/duckdb/duckdb-go/v2"},
+	"clickhouse":    {"github.com/ClickHouse/clickhouse-go/v2"},
 	"mysql":         {"github.com/go-sql-driver/mysql"},
 	"kusto":         {"github.com/Azure/azure-kusto-go/azkustodata"},
 	"llm/anthropic": {"github.com/anthropics/anthropic-sdk-go"},

@@ -100,6 +100,8 @@ var EngineRules = []EngineRule{
 	{"text-as-number", "SQLite compares, sums and averages text (and dates stored as text) as the numbers they start with; the other engines need an explicit cast or compute on the real type"},
 	{"keyword-as-name", "SQLite accepts some keywords (SHOW, …) as table or column names; DuckDB and PostgreSQL need them quoted"},
 	{"join-without-on", "SQLite accepts JOIN without ON as a cross join; DuckDB and PostgreSQL require a join condition"},
+	{"case-sensitive-names", "table and column names are case-sensitive in ClickHouse; SQLite, DuckDB and MySQL (on most systems) match them in any case"},
+	{"not-implemented", "the engine does not implement this construct (ClickHouse 18 runs one JOIN per SELECT)"},
 	{"like-case", "LIKE ignores ASCII case in SQLite and MySQL, not in DuckDB or PostgreSQL"},
 	{"tie-at-limit", "rows that tie on the ORDER BY keys are cut by LIMIT in whatever order each engine meets them"},
 	{"tie-order", "rows that tie on the ORDER BY keys come back in whatever order each engine meets them"},
@@ -146,6 +148,10 @@ func ExplainEngineDifference(query string, v qeval.Verdict) EngineRule {
 		return rule("join-without-on")
 	case reSyntaxNear.MatchString(msg) && regexp.MustCompile(`(?i)\b(FROM|JOIN)\s+`+reSyntaxNear.FindStringSubmatch(msg)[1]+`\b`).MatchString(query):
 		return rule("keyword-as-name")
+	case strings.Contains(msg, "doesn't exist") || strings.HasPrefix(msg, "Unknown identifier"):
+		return rule("case-sensitive-names")
+	case strings.Contains(msg, "is not implemented") || strings.Contains(msg, "not supported"):
+		return rule("not-implemented")
 	case v.Outcome != qeval.OutcomeMismatch:
 		return rule("unexplained")
 	case reLike.MatchString(query):

@@ -92,6 +92,9 @@ func (s *suite) testMaxBytes(t *testing.T) {
 	e := s.newExec(t, s.setup, qeval.Limits{MaxBytes: limit})
 	// 600 rows of a 1000-byte text: far more than the cap.
 	q := "SELECT a.t FROM qeval_big a, qeval_nums b, qeval_nums c WHERE c.n <= 10"
+	if s.opts.WideQuery != "" {
+		q = s.opts.WideQuery
+	}
 	wantCode(t, q, queryErr(t, e, q), qeval.CodeTooLarge)
 	q = "SELECT t FROM qeval_big"
 	rs := query(t, e, q)
@@ -118,8 +121,8 @@ func (s *suite) testConcurrent(t *testing.T) {
 					errs <- fmt.Errorf("goroutine %d: Query(%q): %w", g, q, err)
 					continue
 				}
-				if rs.NumRows() != 1 || !equalRow(rs.Rows[0], fixtureItems[id-1]) {
-					errs <- fmt.Errorf("goroutine %d: Query(%q) = %v, want %v", g, q, rs.Rows, fixtureItems[id-1])
+				if want := s.items()[id-1]; rs.NumRows() != 1 || !equalRow(rs.Rows[0], want) {
+					errs <- fmt.Errorf("goroutine %d: Query(%q) = %v, want %v", g, q, rs.Rows, want)
 				}
 			}
 		}()

@@ -12,7 +12,7 @@ func (s *suite) testValueKinds(t *testing.T) {
 	q := "SELECT id, name, price, data FROM qeval_items ORDER BY id"
 	rs := query(t, s.e, q)
 	wantColumns(t, q, rs, "id", "name", "price", "data")
-	wantRows(t, q, rs, fixtureItems)
+	wantRows(t, q, rs, s.items())
 }
 
 func (s *suite) testLiterals(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/clickhouse"
 	"github.com/qeval/qeval/duckdb"
 	"github.com/qeval/qeval/kqlexec"
 	"github.com/qeval/qeval/kusto"
@@ -66,6 +67,7 @@ var engines = []Engine{
 	{Name: "mysql", Dialect: "mysql", Accepts: isMySQL, Open: guarded(opener(mysql.Open), validate.Guard("mysql")), Display: mysql.MaskDSN},
 	{Name: "kusto", Dialect: "kql", Accepts: isKusto, Open: kustoOpener},
 	{Name: "kql", Dialect: "kql", Accepts: prefixes("kql:"), OpenAt: kqlOpenerAt},
+	{Name: "clickhouse", Dialect: "clickhouse", Accepts: clickhouse.IsTarget, Open: opener(clickhouse.Open), Display: clickhouse.MaskDSN},
 	{Name: "duckdb", Dialect: "duckdb", Accepts: duckdb.IsTarget, Open: opener(duckdb.Open), File: duckdb.Path},
 	{Name: "sqlite", Dialect: "sqlite", Accepts: func(string) bool { return true }, Open: opener(sqlite.Open), File: func(t string) string { return t }},
 }

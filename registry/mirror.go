@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/clickhouse"
 	"github.com/qeval/qeval/duckdb"
 	"github.com/qeval/qeval/sqlite"
 )
@@ -111,10 +112,18 @@ func Mirror(ctx context.Context, dest string, srcs []MirrorSource, opt MirrorOpt
 			}
 			return w, "duckdb:" + file, nil
 		}
+	case "clickhouse":
+		open = func(src MirrorSource) (qeval.TableSink, string, error) {
+			w, err := clickhouse.CreateDatabase(ctx, dest, src.DBID, opt.Replace)
+			if err != nil {
+				return nil, "", err
+			}
+			return w, w.Target(), nil
+		}
 	default:
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror into " + e.Show(dest),
 			Message: fmt.Sprintf("cannot mirror into a %s target", e.Name),
-			Hint:    "mirror into duckdb:PATH, postgres://…, mysql://… or clickhouse://host:9000/db"}
+			Hint:    "mirror into duckdb:PATH or clickhouse://host:9000/db"}
 	}
 	var out []Mirrored
 	var failed []string
@@ -182,5 +191,13 @@ func mirrorOne(ctx context.Context, src MirrorSource, open func(MirrorSource) (q
 // Unmirror drops what Mirror made on a server (schemas or databases); DuckDB files are
 // the caller's to remove.
 func Unmirror(ctx context.Context, dest string, done []Mirrored) error {
-	return nil
+	var first error
+	if EngineFor(dest).Name == "clickhouse" {
+		for _, m := range done {
+			if err := clickhouse.DropDatabase(ctx, dest, m.DBID); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
 }

@@ -17,7 +17,7 @@ func TestRegistry_UnknownNamesListKnown(t *testing.T) {
 		t.Errorf("NewWriter(csv) = %v", err)
 	}
 	_, err = registry.Opener("oracle")
-	if err == nil || !strings.Contains(err.Error(), `unknown database engine "oracle" (known: duckdb, kql, kusto, mysql, postgres, sqlite)`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown database engine "oracle" (known: clickhouse, duckdb, kql, kusto, mysql, postgres, sqlite)`) {
 		t.Errorf("Opener(oracle) = %v", err)
 	}
 	if qeval.ErrorCode(err) != qeval.CodeInvalid {

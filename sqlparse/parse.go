@@ -116,7 +116,9 @@ func normDialect(d string) (string, error) {
 		// DuckDB's SQL descends from PostgreSQL's, and its own parser is PostgreSQL's
 		// grammar extended: the shapes of its queries are read with that grammar.
 		return Postgres, nil
-	case MySQL, "mariadb":
+	case MySQL, "mariadb", "clickhouse":
+		// ClickHouse quotes names with backticks as MySQL does; its queries' shapes are
+		// read with the MySQL grammar (its own extensions, ARRAY JOIN or FORMAT, are not)
 		return MySQL, nil
 	}
 	return "", &qeval.Error{Code: qeval.CodeInvalid,

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qeval/qeval/clickhouse"
 )
 
 // qeval mirror copies a SQLite database into DuckDB: the same query gives the same
@@ -41,5 +44,43 @@ func TestMirror_DuckDB(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "nope.duckdb")); err == nil {
 		t.Errorf("a failed copy left nope.duckdb behind")
+	}
+}
+
+// qeval mirror into ClickHouse: a database per source, queried read-only afterwards;
+// an existing database is refused without --replace.
+func TestMirror_ClickHouse(t *testing.T) {
+	dsn := os.Getenv("QEVAL_TEST_CLICKHOUSE")
+	if dsn == "" {
+		dsn = "clickhouse://default@127.0.0.1:9000/default"
+	}
+	code, _, stderr := runCLI(t, "", "exec", "--db", dsn, "--query", "SELECT 1")
+	if code != exitOK {
+		t.Skipf("ClickHouse is not reachable at %s (%s); .ci/run installs and starts Debian's clickhouse-server", dsn, strings.TrimSpace(stderr))
+	}
+	src := filepath.Join(t.TempDir(), "qeval_mirror_test.sqlite")
+	raw, err := os.ReadFile("../../examples/chinook/chinook.sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(src, raw, 0o644)
+	code, out, stderr := runCLI(t, "", "mirror", "--replace", "--to", dsn, src)
+	if code != exitOK || !strings.Contains(out, "qeval_mirror_test: 11 tables, 15607 rows") {
+		t.Fatalf("code %d\n%s\n%s", code, out, stderr)
+	}
+	target := strings.TrimSuffix(dsn, "/default") + "/qeval_mirror_test"
+	t.Cleanup(func() { clickhouse.DropDatabase(context.Background(), dsn, "qeval_mirror_test") })
+	q := "SELECT Name, Milliseconds FROM Track WHERE TrackId IN (1, 3503) ORDER BY TrackId"
+	code, got, stderr := runCLI(t, "", "exec", "--db", target, "--json", "--query", q)
+	if code != exitOK || !strings.Contains(got, `"For Those About To Rock (We Salute You)",343719`) {
+		t.Errorf("query on the ClickHouse copy: code %d\n%s\n%s", code, got, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "mirror", "--to", dsn, src)
+	if code == exitOK || !strings.Contains(stderr, "the database exists") {
+		t.Errorf("mirror onto an existing database: code %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "exec", "--db", target, "--query", "DROP DATABASE qeval_mirror_test")
+	if code == exitOK || !strings.Contains(stderr, "DROP is not allowed") {
+		t.Errorf("DROP through exec: code %d, %s", code, stderr)
 	}
 }
