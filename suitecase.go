@@ -14,13 +14,16 @@ type Suite struct {
 	Dialect string `json:"dialect,omitempty" yaml:"dialect"` // "sql" (SQLite by default) or "kql"
 	// Database is the default database: a SQLite file or test-suite folder (relative to
 	// the suite file), or the name of a configured connection.
-	Database    string             `json:"database,omitempty" yaml:"database"`
-	Mode        string             `json:"mode,omitempty" yaml:"mode"`
-	Threshold   *float64           `json:"threshold,omitempty" yaml:"threshold"`
-	Weights     map[string]float64 `json:"weights,omitempty" yaml:"weights"`
-	Judge       *JudgeConfig       `json:"judge,omitempty" yaml:"judge"`
-	Timeout     Duration           `json:"timeout,omitempty" yaml:"timeout"`
-	Concurrency int                `json:"concurrency,omitempty" yaml:"concurrency"`
+	Database string `json:"database,omitempty" yaml:"database"`
+	// PredictionDatabase, when set, is the same data on another engine (qeval mirror
+	// makes one): generated queries run there, expected queries on Database.
+	PredictionDatabase string             `json:"prediction_database,omitempty" yaml:"prediction_database"`
+	Mode               string             `json:"mode,omitempty" yaml:"mode"`
+	Threshold          *float64           `json:"threshold,omitempty" yaml:"threshold"`
+	Weights            map[string]float64 `json:"weights,omitempty" yaml:"weights"`
+	Judge              *JudgeConfig       `json:"judge,omitempty" yaml:"judge"`
+	Timeout            Duration           `json:"timeout,omitempty" yaml:"timeout"`
+	Concurrency        int                `json:"concurrency,omitempty" yaml:"concurrency"`
 	// PassRequires is what a case needs to pass: "score" (the total reaches the
 	// threshold; the default) and optionally "execution" (the results match too).
 	PassRequires []string `json:"pass_requires,omitempty" yaml:"pass_requires"`

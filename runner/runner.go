@@ -139,7 +139,11 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.QueryTimeout > 0 {
 		qt = cfg.QueryTimeout
 	}
-	ev, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt}, Now: cfg.Now})
+	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt}, Now: cfg.Now}
+	if s.PredictionDatabase != "" {
+		opts.PredCatalog = predictionCatalog{cfg.Catalog, s.PredictionDatabase}
+	}
+	ev, err := execmatch.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -384,4 +388,15 @@ func (r *run) judgeInfo() *qeval.JudgeInfo {
 		info.TokensIn, info.TokensOut = int(st.InputTokens), int(st.OutputTokens)
 	}
 	return &info
+}
+
+// predictionCatalog resolves every database of a suite to its prediction_database: the
+// same data on another engine, where the generated queries run.
+type predictionCatalog struct {
+	qeval.Catalog
+	name string
+}
+
+func (p predictionCatalog) Resolve(ctx context.Context, _ string, dialect string) (*qeval.Source, error) {
+	return p.Catalog.Resolve(ctx, p.name, dialect)
 }

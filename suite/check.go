@@ -100,6 +100,9 @@ func Check(ctx context.Context, s *qeval.Suite, cat qeval.Catalog) error {
 		}
 	}
 	resolve(0, "", s.Database)
+	if s.PredictionDatabase != "" {
+		resolve(0, "", s.PredictionDatabase)
+	}
 	for _, c := range s.Cases {
 		if c.Database != "" && c.Database != s.Database {
 			resolve(c.Line, c.ID, c.Database)

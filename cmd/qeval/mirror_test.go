@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,52 @@ func TestMirror_ClickHouse(t *testing.T) {
 	code, _, stderr = runCLI(t, "", "exec", "--db", target, "--query", "DROP DATABASE qeval_mirror_test")
 	if code == exitOK || !strings.Contains(stderr, "DROP is not allowed") {
 		t.Errorf("DROP through exec: code %d, %s", code, stderr)
+	}
+}
+
+// A suite's prediction_database runs the generated queries on a copy of the data on
+// another engine; the expected queries stay on the suite's database.
+func TestRun_PredictionDatabase(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "", "mirror", "--to", "duckdb:"+filepath.Join(dir, "chinook.duckdb"), "../../examples/chinook/chinook.sqlite"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	src, _ := filepath.Abs("../../examples/chinook/chinook.sqlite")
+	p := writeFile(t, dir, "s.yaml", `name: cross
+database: `+src+`
+prediction_database: duckdb:chinook.duckdb
+cases:
+  - id: same
+    expected_query: SELECT count(*) AS n FROM Track
+    generated_query: SELECT count(*) AS n FROM Track
+  - id: like-case
+    expected_query: SELECT Name FROM Genre WHERE Name LIKE 'rock'
+    generated_query: SELECT Name FROM Genre WHERE Name LIKE 'rock'
+`)
+	out := filepath.Join(dir, "r.json")
+	code, _, stderr := runCLI(t, "", "run", p, "--judge", "none", "--quiet", "--json", out)
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	raw, _ := os.ReadFile(out)
+	var rep struct {
+		Cases []struct {
+			ID        string `json:"id"`
+			Execution struct {
+				Outcome string `json:"outcome"`
+			} `json:"execution"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil || len(rep.Cases) != 2 {
+		t.Fatalf("report: %v", err)
+	}
+	// LIKE ignores case on SQLite, not on DuckDB: the same text is a mismatch across engines
+	if rep.Cases[0].Execution.Outcome != "match" || rep.Cases[1].Execution.Outcome != "mismatch" {
+		t.Errorf("outcomes %+v, want match then mismatch", rep.Cases)
+	}
+	// a prediction database that is not there is reported before the run
+	bad := writeFile(t, dir, "bad.yaml", "name: x\ndatabase: "+src+"\nprediction_database: duckdb:missing.duckdb\ncases:\n  - {id: a, expected_query: SELECT 1, generated_query: SELECT 1}\n")
+	if code, _, stderr := runCLI(t, "", "run", bad, "--judge", "none", "--quiet"); code == exitOK || !strings.Contains(stderr, "missing.duckdb") {
+		t.Errorf("missing prediction database: code %d, %s", code, stderr)
 	}
 }
