@@ -74,6 +74,7 @@ func New(c Client) (*Client, error) {
 		option.WithAPIKey(c.APIKey),
 		option.WithHTTPClient(c.HTTPClient),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(capReply),
 		// The deadline is the caller's context. Without a timeout of its own the SDK
 		// would set one of 10 minutes per attempt; this one outlasts any context deadline.
 		option.WithRequestTimeout(sdkTimeout),
@@ -183,4 +184,13 @@ func apiMessage(body string) string {
 		body = body[:200] + "…"
 	}
 	return strings.TrimSpace(body)
+}
+
+// capReply bounds what is read of a reply (qeval.MaxReplyBytes).
+func capReply(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = qeval.CapReader(resp.Body, qeval.MaxReplyBytes, "the provider's reply")
+	}
+	return resp, err
 }

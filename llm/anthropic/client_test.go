@@ -271,3 +271,22 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A reply past qeval.MaxReplyBytes is an error, read no further.
+func TestComplete_HugeReply(t *testing.T) {
+	s, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"msg_01","type":"message","role":"assistant","content":[{"type":"text","text":"`))
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		for i := 0; i < 200; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		w.Write([]byte(`"}]}`))
+	})
+	_, err := MustNew(t, s.URL).Complete(context.Background(), testReq)
+	if err == nil || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
+		t.Errorf("Complete = %v, want the reply refused as too large", err)
+	}
+}

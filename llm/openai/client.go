@@ -81,6 +81,7 @@ func New(c Client) (*Client, error) {
 		option.WithBaseURL(c.BaseURL),
 		option.WithHTTPClient(c.HTTPClient),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(capReply),
 	}
 	if c.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(c.APIKey))
@@ -181,4 +182,13 @@ func (c *Client) convert(ctx context.Context, err error) error {
 	}
 	// The SDK returns anything else unwrapped: a body that is not the JSON of a completion.
 	return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: "malformed reply: " + qeval.Mask(err.Error(), c.APIKey)}
+}
+
+// capReply bounds what is read of a reply (qeval.MaxReplyBytes).
+func capReply(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = qeval.CapReader(resp.Body, qeval.MaxReplyBytes, "the provider's reply")
+	}
+	return resp, err
 }

@@ -284,3 +284,22 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A reply past qeval.MaxReplyBytes is an error, read no further (issue 24: a 200 MB
+// reply took 3.5 GB).
+func TestComplete_HugeReply(t *testing.T) {
+	s, _, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`))
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		for i := 0; i < 200; i++ { // 12.8 MB
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		w.Write([]byte(`"}}]}`))
+	})
+	_, err := MustNew(t, openai.Client{BaseURL: s.URL}).Complete(context.Background(), testReq)
+	if err == nil || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
+		t.Errorf("Complete = %v, want the reply refused as too large", err)
+	}
+}
