@@ -4,9 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/big"
-	"strconv"
 	"time"
 
 	ddb "github.com/duckdb/duckdb-go/v2"
@@ -21,43 +18,10 @@ import (
 // TIMESTAMPTZ times in UTC (text outside the years a Value holds); TIME, INTERVAL, UUID
 // text; LIST, STRUCT, MAP and ARRAY JSON text.
 func convert(v any) qeval.Value {
+	if qv, ok := qeval.FromGo(v); ok {
+		return qv
+	}
 	switch x := v.(type) {
-	case nil:
-		return qeval.Null
-	case bool:
-		return qeval.Bool(x)
-	case int8:
-		return qeval.Int(int64(x))
-	case int16:
-		return qeval.Int(int64(x))
-	case int32:
-		return qeval.Int(int64(x))
-	case int64:
-		return qeval.Int(x)
-	case int:
-		return qeval.Int(int64(x))
-	case uint8:
-		return qeval.Int(int64(x))
-	case uint16:
-		return qeval.Int(int64(x))
-	case uint32:
-		return qeval.Int(int64(x))
-	case uint64:
-		if x <= math.MaxInt64 {
-			return qeval.Int(int64(x))
-		}
-		return qeval.Float(float64(x))
-	case *big.Int:
-		if x.IsInt64() {
-			return qeval.Int(x.Int64())
-		}
-		f, _ := new(big.Float).SetInt(x).Float64()
-		return qeval.Float(f)
-	case float32:
-		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
-		return qeval.Float(f)
-	case float64:
-		return qeval.Float(x)
 	case ddb.Decimal:
 		if v, ok := qeval.ParseDecimal(x.String()); ok {
 			return v
