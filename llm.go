@@ -36,6 +36,9 @@ type CompletionRequest struct {
 	Messages  []Message // the conversation, usually one user message
 	Tool      Tool      // the tool the model must call
 	MaxTokens int       // the cap on the tokens of the answer
+	// Temperature is the sampling temperature; nil leaves the provider's default. A
+	// judge sends 0 so that the same question gets the same verdict.
+	Temperature *float64
 }
 
 // Message is one turn of a conversation.

@@ -79,6 +79,8 @@ type JudgeInfo struct {
 	Provider      string `json:"provider"`
 	Model         string `json:"model"`
 	PromptVersion string `json:"prompt_version"`
+	// Temperature is the sampling temperature sent with every request.
+	Temperature float64 `json:"temperature"`
 	Calls         int    `json:"calls"`
 	CacheHits     int    `json:"cache_hits"`
 	TokensIn      int    `json:"tokens_in"`

@@ -29,6 +29,9 @@ type Config struct {
 	MaxConcurrency int           // requests in flight at once; DefaultMaxConcurrency when 0
 	Retry          RetryPolicy
 	MaxTokens      int          // cap on the answer's tokens; DefaultMaxTokens when 0
+	// Temperature is sent with every request; 0 when nil, so that a question asked
+	// twice gets the same verdict (the providers' own default is 1).
+	Temperature *float64
 	PreviewRows    int          // result rows shown to the model; DefaultPreviewRows when 0, none when < 0
 	Logger         *slog.Logger // warnings (timeouts, cache failures) and retries; discarded when nil
 	// Secrets are masked in every verdict and error before it leaves the judge (and so
@@ -46,6 +49,7 @@ type Judge struct {
 	timeout     time.Duration
 	retry       RetryPolicy
 	maxTokens   int
+	temperature float64
 	previewRows int
 	log         *slog.Logger
 	slots       chan struct{}
@@ -68,6 +72,9 @@ func New(c qeval.Completer, cfg Config) *Judge {
 	}
 	if j.maxTokens <= 0 {
 		j.maxTokens = DefaultMaxTokens
+	}
+	if cfg.Temperature != nil {
+		j.temperature = *cfg.Temperature
 	}
 	switch {
 	case j.previewRows == 0:
@@ -121,6 +128,8 @@ func (j *Judge) request(in qeval.JudgeInput) (*prompt, qeval.CompletionRequest, 
 		Tool:      p.tool,
 		MaxTokens: j.maxTokens,
 	}
+	t := j.temperature
+	req.Temperature = &t
 	return p, req, cacheKey(j.provider, j.model, p, req), nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/cache"
 	"github.com/qeval/qeval/judge"
 )
 
@@ -390,4 +391,31 @@ func FuzzJudge_Reply(f *testing.F) {
 			t.Fatalf("verdict %+v, want a score in [0, 1] with a reasoning", v)
 		}
 	})
+}
+
+// The judge sends temperature 0 unless told otherwise (the providers' default is 1), and
+// the temperature is part of the cache key: a verdict at 0.7 is not a verdict at 0.
+func TestJudge_Temperature(t *testing.T) {
+	f := &fakeCompleter{fn: reply(`{"reasoning":"r","verdict":"correct"}`)}
+	if _, err := newJudge(f, judge.Config{}).Judge(context.Background(), sampleInput); err != nil {
+		t.Fatal(err)
+	}
+	warm := 0.7
+	if _, err := newJudge(f, judge.Config{Temperature: &warm}).Judge(context.Background(), sampleInput); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.reqs) != 2 || f.reqs[0].Temperature == nil || *f.reqs[0].Temperature != 0 || f.reqs[1].Temperature == nil || *f.reqs[1].Temperature != 0.7 {
+		t.Fatalf("requests sent temperatures %v", f.reqs)
+	}
+	store := cache.Memory(cache.Options{})
+	cold := judge.Cached(newJudge(f, judge.Config{}), store)
+	hot := judge.Cached(newJudge(f, judge.Config{Temperature: &warm}), store)
+	for _, j := range []qeval.Judge{cold, hot, cold, hot} {
+		if _, err := j.Judge(context.Background(), sampleInput); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.calls.Load(); n != 4 {
+		t.Errorf("%d provider calls, want 4: two before the cache, one per temperature through it", n)
+	}
 }

@@ -186,7 +186,7 @@ func truncate(s string, maxRunes int) string {
 // prompt version and the rendered request.
 func cacheKey(provider, model string, p *prompt, req qeval.CompletionRequest) string {
 	h := sha256.New()
-	b, _ := json.Marshal([]any{"qeval-judge", provider, model, p.version, req.System, req.Messages, req.Tool.Name, req.Tool.Schema, req.MaxTokens})
+	b, _ := json.Marshal([]any{"qeval-judge", provider, model, p.version, req.System, req.Messages, req.Tool.Name, req.Tool.Schema, req.MaxTokens, req.Temperature})
 	h.Write(b)
 	return hex.EncodeToString(h.Sum(nil))
 }

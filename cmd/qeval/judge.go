@@ -28,6 +28,7 @@ type judgeFlags struct {
 	cacheDir    string
 	noCache     bool
 	cacheTTL    time.Duration
+	temperature float64
 }
 
 // addJudgeFlags registers the judge's flags on fs; defaultProvider is the --judge default
@@ -42,6 +43,7 @@ func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "judge cache folder (default: the user cache folder/qeval)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge every time; read and write no cache")
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", cache.DefaultTTL, "how long a cached verdict stays valid")
+	fs.Float64Var(&f.temperature, "judge-temperature", 0, "sampling temperature of the judge (0: the same question gets the same verdict; not sent to OpenAI reasoning models, which accept only their default)")
 	return f
 }
 
@@ -102,12 +104,14 @@ func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*ju
 	}
 	s.Secrets = qeval.Secrets{cfg.APIKey}
 	j := judge.New(c, judge.Config{Provider: f.provider, Model: cfg.Model, CallTimeout: f.timeout,
-		MaxConcurrency: f.concurrency, Logger: logger, Secrets: s.Secrets})
+		MaxConcurrency: f.concurrency, Logger: logger, Secrets: s.Secrets, Temperature: &f.temperature})
 	s.Judge, s.stats = j, j.Stats
 	if f.noCache {
-		return s, nil
+		// no disk cache; identical questions within the run are still asked once
+		s.store = cache.Memory(cache.Options{TTL: f.cacheTTL})
+	} else {
+		s.store = f.openCache(ctx, logger)
 	}
-	s.store = f.openCache(ctx, logger)
 	cj := judge.Cached(j, s.store)
 	s.Judge, s.stats = cj, cj.Stats
 	return s, nil

@@ -114,7 +114,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	cfg := runner.Config{Catalog: catalog, Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout,
 		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger, Now: e.clock()}
 	if js.Judge != nil {
-		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
+		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature}
 	}
 	if *threshold >= 0 {
 		cfg.Threshold = threshold

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -258,5 +259,34 @@ cases:
 	}
 	if askedA.Load() != a || askedB.Load() == 0 {
 		t.Errorf("the resumed run asked about case a %d more times (want 0)", askedA.Load()-a)
+	}
+}
+
+// --no-cache means no disk cache: identical cases within one run still ask once, and the
+// request carries temperature 0 (issue 21, items 3 and 4).
+func TestRun_NoCacheKeepsRunMemory(t *testing.T) {
+	var calls atomic.Int32
+	srv := fakeAnthropic(t, &calls)
+	defer srv.Close()
+	dir := t.TempDir()
+	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")
+	var cases strings.Builder
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&cases, "  - {id: c%d, question: \"How many singers?\", expected_query: \"SELECT count(*) FROM singer\", generated_query: \"SELECT count(*) FROM singer WHERE 1\"}\n", i)
+	}
+	suitePath := writeFile(t, dir, "s.yaml", "name: same\ndatabase: "+db+"\nconcurrency: 1\ncases:\n"+cases.String())
+	vars := map[string]string{"ANTHROPIC_API_KEY": "sk-test-secret", "ANTHROPIC_BASE_URL": srv.URL}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"run", suitePath, "--quiet", "--no-cache", "--json", filepath.Join(dir, "r.json")},
+		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }})
+	if code != exitOK {
+		t.Fatalf("code %d: %s %s", code, out.String(), errb.String())
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d judge calls for 6 identical cases with --no-cache, want 1 (the same question is asked once per run)", n)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	if !strings.Contains(string(raw), `"temperature": 0`) {
+		t.Errorf("the report does not record the judge's temperature")
 	}
 }

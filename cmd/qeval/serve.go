@@ -107,7 +107,7 @@ func judgeForModel(jf *judgeFlags, js *judgeSetup, e *env, logger *slog.Logger) 
 			return nil, err
 		}
 		j := judge.New(c, judge.Config{Provider: jf.provider, Model: pc.Model, CallTimeout: jf.timeout,
-			MaxConcurrency: jf.concurrency, Logger: logger})
+			MaxConcurrency: jf.concurrency, Logger: logger, Temperature: &jf.temperature})
 		if js.store == nil {
 			return j, nil
 		}

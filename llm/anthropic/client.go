@@ -110,6 +110,9 @@ func (c *Client) Complete(ctx context.Context, req qeval.CompletionRequest) (*qe
 		Tools:      []sdk.ToolUnionParam{{OfTool: &tool}},
 		ToolChoice: sdk.ToolChoiceParamOfTool(req.Tool.Name),
 	}
+	if req.Temperature != nil {
+		params.Temperature = sdk.Float(*req.Temperature)
+	}
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}

@@ -114,6 +114,9 @@ func (c *Client) Complete(ctx context.Context, req qeval.CompletionRequest) (*qe
 	} else {
 		params.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
 	}
+	if req.Temperature != nil && AcceptsTemperature(c.Model) {
+		params.Temperature = sdk.Float(*req.Temperature)
+	}
 	if req.System != "" {
 		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
 	}
@@ -191,4 +194,17 @@ func capReply(req *http.Request, next option.MiddlewareNext) (*http.Response, er
 		resp.Body = qeval.CapReader(resp.Body, qeval.MaxReplyBytes, "the provider's reply")
 	}
 	return resp, err
+}
+
+// AcceptsTemperature reports whether a model takes a temperature: OpenAI's reasoning
+// models (gpt-5…, o1, o3, o4…) accept only their default and refuse any other value, so
+// none is sent to them.
+func AcceptsTemperature(model string) bool {
+	m := strings.ToLower(model)
+	for _, p := range []string{"gpt-5", "o1", "o3", "o4"} {
+		if strings.HasPrefix(m, p) {
+			return false
+		}
+	}
+	return true
 }

@@ -303,3 +303,20 @@ func TestComplete_HugeReply(t *testing.T) {
 		t.Errorf("Complete = %v, want the reply refused as too large", err)
 	}
 }
+
+// A temperature is sent, except to the reasoning models that refuse any but their own.
+func TestComplete_Temperature(t *testing.T) {
+	zero := 0.0
+	req := testReq
+	req.Temperature = &zero
+	for model, want := range map[string]bool{"gpt-test": true, "gpt-4o-mini": true, "gpt-5.4-mini": false, "o3-mini": false} {
+		s, _, last := server(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, toolCallReply) })
+		if _, err := MustNew(t, openai.Client{BaseURL: s.URL, Model: model}).Complete(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		v, sent := last.Load().body["temperature"]
+		if sent != want || sent && v != 0.0 {
+			t.Errorf("model %s: temperature sent %v (%v), want sent %v", model, sent, v, want)
+		}
+	}
+}
