@@ -81,10 +81,10 @@ type JudgeInfo struct {
 	PromptVersion string `json:"prompt_version"`
 	// Temperature is the sampling temperature sent with every request.
 	Temperature float64 `json:"temperature"`
-	Calls         int    `json:"calls"`
-	CacheHits     int    `json:"cache_hits"`
-	TokensIn      int    `json:"tokens_in"`
-	TokensOut     int    `json:"tokens_out"`
+	Calls       int     `json:"calls"`
+	CacheHits   int     `json:"cache_hits"`
+	TokensIn    int     `json:"tokens_in"`
+	TokensOut   int     `json:"tokens_out"`
 	// Skipped says why no judge ran ("" when one did).
 	Skipped string `json:"skipped,omitempty"`
 }

@@ -28,12 +28,12 @@ type Config struct {
 	CallTimeout    time.Duration // deadline of one request to the provider; DefaultCallTimeout when 0
 	MaxConcurrency int           // requests in flight at once; DefaultMaxConcurrency when 0
 	Retry          RetryPolicy
-	MaxTokens      int          // cap on the answer's tokens; DefaultMaxTokens when 0
+	MaxTokens      int // cap on the answer's tokens; DefaultMaxTokens when 0
 	// Temperature is sent with every request; 0 when nil, so that a question asked
 	// twice gets the same verdict (the providers' own default is 1).
 	Temperature *float64
-	PreviewRows    int          // result rows shown to the model; DefaultPreviewRows when 0, none when < 0
-	Logger         *slog.Logger // warnings (timeouts, cache failures) and retries; discarded when nil
+	PreviewRows int          // result rows shown to the model; DefaultPreviewRows when 0, none when < 0
+	Logger      *slog.Logger // warnings (timeouts, cache failures) and retries; discarded when nil
 	// Secrets are masked in every verdict and error before it leaves the judge (and so
 	// before the cache stores it): a provider or proxy that echoes the API key in its
 	// reasoning must not put it in reports (issue 23).
