@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"golang.org/x/sync/singleflight"
 )
 
 // Store keeps cached verdicts; *cache.Store (internal/cache) is one.
@@ -21,6 +22,9 @@ type CachedJudge struct {
 	j     *Judge
 	store Store
 	hits  atomic.Int64
+	// inflight coalesces identical questions asked at the same time: one call, every
+	// caller gets its answer (issue 21: 6 identical cases at concurrency 6 made 11 calls).
+	inflight singleflight.Group
 }
 
 var _ qeval.Judge = (*CachedJudge)(nil)
@@ -64,16 +68,28 @@ func (c *CachedJudge) Judge(ctx context.Context, in qeval.JudgeInput) (qeval.Jud
 		}
 		j.log.Warn("judge cache entry does not decode; asking the model", "key", key)
 	}
-	v, err = j.ask(ctx, p, req, v, start)
-	if err != nil {
-		return v, err
+	asked := false
+	res, err, _ := c.inflight.Do(key, func() (any, error) {
+		asked = true
+		v, err := j.ask(ctx, p, req, v, start)
+		if err != nil {
+			return v, err
+		}
+		b, _ := json.Marshal(cachedVerdict{V: 1, Score: v.Score, Verdict: v.Verdict, Reasoning: v.Reasoning})
+		// The verdict is paid for: keep it even if the caller's context ends now.
+		if err := c.store.Put(context.WithoutCancel(ctx), key, b); err != nil {
+			j.log.Warn("judge cache cannot be written; going on without", "err", err)
+		}
+		return v, nil
+	})
+	v = res.(qeval.JudgeVerdict)
+	if !asked && err == nil {
+		// answered by the identical question in flight: no call of its own
+		c.hits.Add(1)
+		v.Cached, v.LLMCalled, v.InputTokens, v.OutputTokens = true, false, 0, 0
+		v.Latency = time.Since(start)
 	}
-	b, _ := json.Marshal(cachedVerdict{V: 1, Score: v.Score, Verdict: v.Verdict, Reasoning: v.Reasoning})
-	// The verdict is paid for: keep it even if the caller's context ends now.
-	if err := c.store.Put(context.WithoutCancel(ctx), key, b); err != nil {
-		j.log.Warn("judge cache cannot be written; going on without", "err", err)
-	}
-	return v, nil
+	return v, err
 }
 
 // Stats returns what the judge did so far, cache hits included.

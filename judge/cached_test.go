@@ -6,7 +6,9 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/internal/cache"
@@ -170,4 +172,44 @@ func benchmarkHit(b *testing.B, store judge.Store) {
 		b.Fatalf("provider calls = %d, want 1", f.calls.Load())
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/hit")
+}
+
+// Identical questions asked at the same time make one call; every caller gets the
+// verdict (issue 21: 6 identical cases at concurrency 6 made 11 calls).
+func TestCached_CoalescesInFlight(t *testing.T) {
+	release := make(chan struct{})
+	f := &fakeCompleter{fn: func(ctx context.Context, n int, req qeval.CompletionRequest) (*qeval.Completion, error) {
+		<-release
+		return reply(`{"reasoning":"Same rows.","verdict":"correct"}`)(ctx, n, req)
+	}}
+	cj := judge.Cached(newJudge(f, judge.Config{}), cache.Memory(cache.Options{}))
+	const n = 6
+	var wg sync.WaitGroup
+	verdicts := make([]qeval.JudgeVerdict, n)
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			verdicts[i], errs[i] = cj.Judge(context.Background(), sampleInput)
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // let every caller reach the question in flight
+	close(release)
+	wg.Wait()
+	called := 0
+	for i := range verdicts {
+		if errs[i] != nil || verdicts[i].Score != 1 || verdicts[i].Reasoning != "Same rows." {
+			t.Errorf("caller %d: %+v, %v", i, verdicts[i], errs[i])
+		}
+		if verdicts[i].LLMCalled {
+			called++
+		}
+	}
+	if f.calls.Load() != 1 || called != 1 {
+		t.Errorf("%d provider calls, %d verdicts marked as called; want 1 and 1", f.calls.Load(), called)
+	}
+	if s := cj.Stats(); s.Calls != 1 || s.CacheHits != n-1 {
+		t.Errorf("Stats() = %+v, want 1 call and %d hits", s, n-1)
+	}
 }
