@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"suite":             {"", "internal/lines"},
 	"internal/lines":    {},
 	"execmatch":         {"", "compare"},
+	"exactmatch":        {""}, // Spider exact-set-match: pure, schemas come in as qeval.Schema
 	"metric":            {"", "sqlparse", "validate", "kql"},
 	"judge":             {"", "internal/cache"},
 	"internal/cache":    {"", "sqlite"}, // the judge cache is a SQLite file, opened through sqlite/

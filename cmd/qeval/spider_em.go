@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/exactmatch"
+	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/sqlite"
+	"github.com/qeval/qeval/suite"
+)
+
+// exactScores holds the exact-set-match verdict of each item; a nil result is an item
+// whose gold query the official parser cannot read (the official evaluator stops there).
+type exactScores struct {
+	results  []*exactmatch.Result
+	goldErrs []string
+}
+
+// scoreExact judges every item with Spider's exact-set-match rules, on all CPUs, and
+// grades the difficulty of each gold query from the same parse.
+func scoreExact(ctx context.Context, dbDir string, set *suite.Spider, fks exactmatch.ForeignKeys, hardness []*string, workers int) (*exactScores, error) {
+	em := &exactScores{results: make([]*exactmatch.Result, len(set.Items)), goldErrs: make([]string, len(set.Items))}
+	schemas := map[string]*exactmatch.Schema{}
+	for _, id := range set.DBIDs() {
+		s, err := readSpiderSchema(ctx, dbDir, id)
+		if err != nil {
+			return nil, err
+		}
+		schemas[id] = s
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(set.Items) && ctx.Err() == nil; i += workers {
+				it := set.Items[i]
+				r, err := exactmatch.Match(schemas[it.DBID], fks[it.DBID], it.Gold, it.Pred)
+				if err != nil {
+					em.goldErrs[i] = fmt.Sprintf("gold query of item %d: %v", i, err)
+					if h, err := hardnessOf(it.Gold); err == nil {
+						hardness[i] = &h
+					}
+					continue
+				}
+				hardness[i] = &r.Hardness
+				em.results[i] = &r
+			}
+		})
+	}
+	wg.Wait()
+	return em, nil
+}
+
+func readSpiderSchema(ctx context.Context, dbDir, dbID string) (*exactmatch.Schema, error) {
+	path := filepath.Join(dbDir, dbID, dbID+".sqlite")
+	e, err := sqlite.Open(path, qeval.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	s, err := e.Schema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return exactmatch.NewSchema(s), nil
+}
+
+// printMismatches prints each exact-match miss as the official evaluator does.
+func printMismatches(w io.Writer, set *suite.Spider, em *exactScores, hardness []*string) {
+	for i, r := range em.results {
+		if r != nil && r.Exact {
+			continue
+		}
+		h := ""
+		if hardness[i] != nil {
+			h = *hardness[i]
+		}
+		fmt.Fprintf(w, "%s pred: %s\n%s gold: %s\n\n", h, strings.ReplaceAll(set.Items[i].Pred, "value", "1"), h, set.Items[i].Gold)
+	}
+}
+
+// printExactTable prints the official exact and partial matching rows.
+func printExactTable(w io.Writer, rep *spiderReport, row func(string, []string)) {
+	cells := func(f func(*levelScore) string) []string {
+		out := make([]string, len(rep.levelOrder))
+		for i, l := range rep.levelOrder {
+			out[i] = f(rep.Levels[l])
+		}
+		return out
+	}
+	fmt.Fprintln(w, "\n====================== EXACT MATCHING ACCURACY =====================")
+	row("exact match", cells(func(l *levelScore) string { return fmt.Sprintf("%-20.3f", *l.Exact) }))
+	for _, part := range []struct{ title, key string }{
+		{"\n---------------------PARTIAL MATCHING ACCURACY----------------------", "acc"},
+		{"---------------------- PARTIAL MATCHING RECALL ----------------------", "rec"},
+		{"---------------------- PARTIAL MATCHING F1 --------------------------", "f1"},
+	} {
+		fmt.Fprintln(w, part.title)
+		for _, c := range exactmatch.Components {
+			row(c, cells(func(l *levelScore) string {
+				s := l.Partial[c]
+				v := map[string]float64{"acc": s.Acc, "rec": s.Rec, "f1": s.F1}[part.key]
+				return fmt.Sprintf("%-20.3f", v)
+			}))
+		}
+	}
+}
+
+type spiderExecFlags struct {
+	mode                    string
+	keepDistinct, plugValue bool
+	maxCands, workers       int
+	timeout                 time.Duration
+	maxBytes                int64
+	predEngine, predDSN     string
+	keep                    bool
+	db                      string
+}
+
+// runSpiderExec judges every item by execution. Unless the exact-match pass already
+// graded them, the workers also grade each gold query's difficulty.
+func runSpiderExec(ctx context.Context, e *env, set *suite.Spider, hardness []*string, graded bool, f spiderExecFlags) ([]qeval.Verdict, execmatch.Summary, *crossEngine, error) {
+	opts := execmatch.Options{Mode: f.mode, KeepDistinct: f.keepDistinct, PlugValue: f.plugValue,
+		MaxCandidates: f.maxCands, Limits: qeval.Limits{Timeout: f.timeout, MaxBytes: f.maxBytes}, Catalog: &registry.Catalog{}, DiscardResults: true}
+	var cross *crossEngine
+	if f.predEngine != "" {
+		var err error
+		if cross, err = mirrorForPredictions(ctx, e, f.predEngine, f.predDSN, f.keep, f.db, set.DBIDs()); err != nil {
+			return nil, execmatch.Summary{}, nil, err
+		}
+		opts.PredCatalog = cross.catalog
+	}
+	ev, err := execmatch.New(opts)
+	if err != nil {
+		if cross != nil {
+			cross.cleanup()
+		}
+		return nil, execmatch.Summary{}, nil, err
+	}
+	defer ev.Close()
+	items := set.Items
+	verdicts, sum := ev.Run(ctx, items, f.workers, func(i int, _ qeval.Verdict) {
+		if graded {
+			return
+		}
+		if h, err := hardnessOf(items[i].Gold); err == nil {
+			hardness[i] = &h
+		}
+	})
+	return verdicts, sum, cross, nil
+}
+
+func countNonEmpty(ss []string) int {
+	n := 0
+	for _, s := range ss {
+		if s != "" {
+			n++
+		}
+	}
+	return n
+}

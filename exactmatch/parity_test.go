@@ -1,0 +1,137 @@
+package exactmatch_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/exactmatch"
+	"github.com/qeval/qeval/internal/testdata"
+	"github.com/qeval/qeval/sqlite"
+)
+
+var parsitySets = []string{"gold_as_pred", "dailsql_gpt4", "c3_chatgpt", "graphix", "dinsql_gpt4_zero_shot", "spider_pred_example"}
+
+type oracleLine struct {
+	DBID       string `json:"db_id"`
+	Exact      int    `json:"exact"`
+	PredParsed bool   `json:"pred_parsed"`
+	Pred       string `json:"pred"`
+	Gold       string `json:"gold"`
+	Hardness   string `json:"hardness"`
+}
+
+type oracleEM struct {
+	Index    int                           `json:"index"`
+	Exact    int                           `json:"exact"`
+	Hardness string                        `json:"hardness"`
+	Partial  map[string]map[string]float64 `json:"partial"`
+}
+
+func readJSONL[T any](t testing.TB, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("%s:%d: %v", path, len(out)+1, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// schemas reads each Spider database's schema once.
+type schemas struct {
+	dir string
+	m   map[string]*exactmatch.Schema
+}
+
+func (s *schemas) get(t testing.TB, db string) *exactmatch.Schema {
+	if sc, ok := s.m[db]; ok {
+		return sc
+	}
+	e, err := sqlite.Open(filepath.Join(s.dir, db, db+".sqlite"), qeval.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	qs, err := e.Schema(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := exactmatch.NewSchema(qs)
+	s.m[db] = sc
+	return sc
+}
+
+// TestParity checks every per-item exact-set-match verdict, parse outcome and partial
+// score against the official evaluator's own output on the shared prediction sets.
+func TestParity(t *testing.T) {
+	data := testdata.SharedDir(t)
+	fks, err := exactmatch.LoadForeignKeys(filepath.Join(data, "spider", "tables.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbs := &schemas{dir: filepath.Join(data, "spider", "database"), m: map[string]*exactmatch.Schema{}}
+	for _, set := range parsitySets {
+		t.Run(set, func(t *testing.T) {
+			lines := readJSONL[oracleLine](t, filepath.Join(data, "spider", "oracle", set+".jsonl"))
+			em := readJSONL[oracleEM](t, filepath.Join(data, "spider", "oracle_em", set+".jsonl"))
+			if len(lines) != 972 || len(em) != 972 {
+				t.Fatalf("%d oracle lines and %d exact-match lines, want 972 each", len(lines), len(em))
+			}
+			bad, right := 0, 0
+			for i, o := range lines {
+				if g, err := exactmatch.Parse(dbs.get(t, o.DBID), o.Gold); err != nil {
+					t.Errorf("item %d: gold: %v", i, err)
+				} else if h := exactmatch.Hardness(g); h != o.Hardness {
+					t.Errorf("item %d: hardness %s, official %s", i, h, o.Hardness)
+				}
+				r, err := exactmatch.Match(dbs.get(t, o.DBID), fks[o.DBID], o.Gold, o.Pred)
+				if err != nil {
+					t.Errorf("item %d: gold: %v", i, err)
+					continue
+				}
+				if r.Exact {
+					right++
+				}
+				diff := ""
+				if (em[i].Exact == 1) != r.Exact {
+					diff += fmt.Sprintf(" exact %v, official %d;", r.Exact, em[i].Exact)
+				}
+				if o.PredParsed != (r.ParseError == "") {
+					diff += fmt.Sprintf(" parsed %v (%s), official %v;", r.ParseError == "", r.ParseError, o.PredParsed)
+				}
+				for _, c := range exactmatch.Components {
+					got, want := r.Partial[c], em[i].Partial[c]
+					if got.Acc != want["acc"] || got.Rec != want["rec"] || got.F1 != want["f1"] {
+						diff += fmt.Sprintf(" %s %v/%v/%v, official %v/%v/%v;", c, got.Acc, got.Rec, got.F1, want["acc"], want["rec"], want["f1"])
+					}
+				}
+				if diff != "" {
+					bad++
+					if bad <= 15 {
+						t.Errorf("item %d (%s):%s\n  pred: %s\n  gold: %s", i, o.DBID, diff, o.Pred, o.Gold)
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of 972 items differ from the official evaluator", bad)
+			}
+			t.Logf("%s: %d/972 exact", set, right)
+		})
+	}
+}
