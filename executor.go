@@ -33,7 +33,7 @@ type Limits struct {
 const (
 	DefaultTimeout  = 30 * time.Second
 	DefaultMaxRows  = 1_000_000
-	DefaultMaxBytes = 1 << 30
+	DefaultMaxBytes = 256 << 20 // per result: what one query may fetch or make its engine hold
 )
 
 // WithDefaults returns l with every zero field set to its default.

@@ -81,10 +81,13 @@ type JudgeInfo struct {
 	PromptVersion string `json:"prompt_version"`
 	// Temperature is the sampling temperature sent with every request.
 	Temperature float64 `json:"temperature"`
-	Calls       int     `json:"calls"`
-	CacheHits   int     `json:"cache_hits"`
-	TokensIn    int     `json:"tokens_in"`
-	TokensOut   int     `json:"tokens_out"`
+	// OnExecMatch is whether the judge was asked about cases whose execution matched
+	// ("ask") or not ("skip").
+	OnExecMatch string `json:"on_exec_match,omitempty"`
+	Calls       int    `json:"calls"`
+	CacheHits   int    `json:"cache_hits"`
+	TokensIn    int    `json:"tokens_in"`
+	TokensOut   int    `json:"tokens_out"`
 	// Skipped says why no judge ran ("" when one did).
 	Skipped string `json:"skipped,omitempty"`
 }

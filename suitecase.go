@@ -42,7 +42,16 @@ type JudgeConfig struct {
 	Provider string `json:"provider,omitempty" yaml:"provider"`
 	Model    string `json:"model,omitempty" yaml:"model"`
 	BaseURL  string `json:"base_url,omitempty" yaml:"base_url"`
+	// OnExecMatch says whether the judge is asked about a case whose execution already
+	// matched: "skip" (the default: the verdict is correct without a call) or "ask".
+	OnExecMatch string `json:"on_exec_match,omitempty" yaml:"on_exec_match"`
 }
+
+// Values of JudgeConfig.OnExecMatch.
+const (
+	OnExecMatchSkip = "skip"
+	OnExecMatchAsk  = "ask"
+)
 
 // Target says where generated queries come from when a case has none: a predictions
 // file, a command, or an HTTP endpoint.

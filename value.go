@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Kind is the type of a Value. The set is closed, like database/sql/driver.Value.
@@ -201,3 +202,11 @@ var (
 // TimeFits reports whether t can be held by a time Value (see Time); a time outside
 // that range is returned as text by the executors.
 func TimeFits(t time.Time) bool { return !t.Before(minTime) && !t.After(maxTime) }
+
+// ValueOverhead is what one Value costs in memory besides the bytes of its text, and
+// RowOverhead what a row costs besides its values (its slice header). Executors count
+// both towards Limits.MaxBytes, so the cap tracks the memory a result really takes.
+const (
+	ValueOverhead = int64(unsafe.Sizeof(Value{}))
+	RowOverhead   = int64(unsafe.Sizeof([]Value(nil)))
+)

@@ -22,9 +22,6 @@ var (
 	_ qeval.Opener       = Opener
 )
 
-// valueOverhead is what one value costs besides its bytes; it counts towards MaxBytes.
-const valueOverhead = 40
-
 // Executor runs read-only queries on one ClickHouse database. It is safe for
 // concurrent use.
 type Executor struct {
@@ -192,9 +189,10 @@ func (e *Executor) run(ctx context.Context, q string) (*qeval.ResultSet, error) 
 			return nil, err
 		}
 		row := make([]qeval.Value, len(dest))
+		size += qeval.RowOverhead
 		for i, d := range dest {
 			row[i] = convert(reflect.ValueOf(d).Elem().Interface())
-			size += valueOverhead + int64(len(row[i].Str))
+			size += qeval.ValueOverhead + int64(len(row[i].Str))
 		}
 		if size > e.limits.MaxBytes {
 			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("result too large: more than %d bytes (the byte cap)", e.limits.MaxBytes)}

@@ -24,9 +24,6 @@ var (
 	_ qeval.Opener       = Opener
 )
 
-// valueOverhead is what one value costs besides its bytes; it counts towards MaxBytes.
-const valueOverhead = 40
-
 // Executor runs read-only queries on one DuckDB file. It is safe for concurrent use.
 type Executor struct {
 	path   string
@@ -197,9 +194,10 @@ func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn
 				Message: fmt.Sprintf("result too large: more than %d rows (the row cap)", e.limits.MaxRows)}
 		}
 		row := make([]qeval.Value, len(dest))
+		size += qeval.RowOverhead
 		for i, v := range dest {
 			row[i] = convert(v)
-			size += valueOverhead + int64(len(row[i].Str))
+			size += qeval.ValueOverhead + int64(len(row[i].Str))
 		}
 		if size > e.limits.MaxBytes {
 			stop()

@@ -177,8 +177,9 @@ func (e *Executor) readTable(ctx context.Context, t query.IterativeTable) (*qeva
 		if err != nil {
 			return nil, &qeval.Error{Code: qeval.CodeInternal, Message: "read kusto row: " + err.Error(), Err: err}
 		}
+		size += qeval.RowOverhead
 		for _, v := range row {
-			size += 24 + int64(len(v.Str))
+			size += qeval.ValueOverhead + int64(len(v.Str))
 		}
 		if size > e.limits.MaxBytes {
 			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("result too large: more than %d bytes (the memory cap)", e.limits.MaxBytes)}

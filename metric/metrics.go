@@ -139,6 +139,9 @@ type Options struct {
 	Judge qeval.Judge
 	// MaxRows is how many rows results_match compares (DefaultMaxRows; < 0 for all).
 	MaxRows int
+	// JudgeOnExecMatch asks the judge about a case even when its execution matched
+	// (by default such a case is correct without a call).
+	JudgeOnExecMatch bool
 	// LenientResults makes results_match normalise values (see ResultsMatch); the
 	// default compares them as exact strings, as the seed says.
 	LenientResults bool

@@ -144,7 +144,7 @@ func IsJudgeError(r Result) bool {
 // queryCorrectness is the calculator of the metrics table.
 func queryCorrectness(ctx context.Context, c *Case, opt *Options) (Result, error) {
 	match := c.Execution != nil && c.Execution.Match
-	r := QueryCorrectness(ctx, opt.Judge, judgeInput(c), JudgeOptions{ExecMatch: match, Now: opt.Now, OutageSkips: true})
+	r := QueryCorrectness(ctx, opt.Judge, judgeInput(c), JudgeOptions{ExecMatch: match, JudgeExecMatch: opt.JudgeOnExecMatch, Now: opt.Now, OutageSkips: true})
 	return judgeFailed(r, c, opt), nil
 }
 

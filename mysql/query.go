@@ -17,10 +17,6 @@ import (
 	"github.com/qeval/qeval/internal/sqlguard"
 )
 
-// valueOverhead is what one value costs in memory besides its bytes (the size of a
-// qeval.Value); it counts towards Limits.MaxBytes.
-const valueOverhead = 40
-
 // cleanupTimeout bounds the rollback after a query and the KILL QUERY of a stopped one.
 const cleanupTimeout = 5 * time.Second
 
@@ -141,8 +137,9 @@ func (e *Executor) exec(ctx context.Context, stop context.CancelFunc, conn *sql.
 			return nil, false, err
 		}
 		row := make([]qeval.Value, len(vals))
+		size += qeval.RowOverhead
 		for i, v := range vals {
-			size += valueOverhead
+			size += qeval.ValueOverhead
 			switch x := v.(type) {
 			case []byte:
 				size += int64(len(x))

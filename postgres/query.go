@@ -17,10 +17,6 @@ import (
 	"github.com/qeval/qeval/internal/sqlguard"
 )
 
-// valueOverhead is what one value costs in memory besides its bytes (the size of a
-// qeval.Value); it counts towards Limits.MaxBytes.
-const valueOverhead = 40
-
 // cleanupTimeout bounds the rollback after a query and the closing of a connection.
 const cleanupTimeout = 5 * time.Second
 
@@ -113,8 +109,9 @@ func (e *Executor) exec(ctx context.Context, stop context.CancelFunc, conn *pgx.
 		}
 		vals := rr.Values()
 		row := make([]qeval.Value, len(vals))
+		size += qeval.RowOverhead
 		for i, raw := range vals {
-			size += valueOverhead + int64(len(raw))
+			size += qeval.ValueOverhead + int64(len(raw))
 			if i < len(oids) {
 				row[i] = convert(m, oids[i], raw)
 			}

@@ -129,3 +129,26 @@ func newOpenAICompatible(cfg ProviderConfig) (qeval.Completer, error) {
 	}
 	return c, nil
 }
+
+// modelPrefixes say which provider serves a model, by the start of its name.
+var modelPrefixes = []struct{ prefix, provider string }{
+	{"claude-", "anthropic"},
+	{"gpt-", "openai"},
+	{"chatgpt-", "openai"},
+	{"o1", "openai"},
+	{"o3", "openai"},
+	{"o4", "openai"},
+}
+
+// ProviderForModel names the provider that serves model, when its name says so
+// ("claude-…" is Anthropic's, "gpt-…" and the o-series OpenAI's); ok is false for a
+// name no prefix claims (a local model behind openai-compatible, say).
+func ProviderForModel(model string) (name string, ok bool) {
+	m := strings.ToLower(model)
+	for _, p := range modelPrefixes {
+		if strings.HasPrefix(m, p.prefix) {
+			return p.provider, true
+		}
+	}
+	return "", false
+}

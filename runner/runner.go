@@ -43,6 +43,11 @@ type Config struct {
 	CaseTimeout time.Duration
 	// QueryTimeout bounds each query (the suite's timeout, else qeval.DefaultTimeout).
 	QueryTimeout time.Duration
+	// JudgeOnExecMatch asks the judge about cases whose execution matched.
+	JudgeOnExecMatch bool
+	// MaxResultBytes caps the bytes one query may fetch (qeval.DefaultMaxBytes when 0);
+	// a bigger result is too_large.
+	MaxResultBytes int64
 	// MaxResultRows is how many rows results_match compares (metric.DefaultMaxRows).
 	MaxResultRows int
 	// Done holds cases already finished (from a results file): they are not run again
@@ -139,7 +144,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.QueryTimeout > 0 {
 		qt = cfg.QueryTimeout
 	}
-	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt}, Now: cfg.Now}
+	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt, MaxBytes: cfg.MaxResultBytes}, Now: cfg.Now}
 	if s.PredictionDatabase != "" {
 		opts.PredCatalog = predictionCatalog{cfg.Catalog, s.PredictionDatabase}
 	}
@@ -165,7 +170,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	th := r.threshold
 	r.metrics = metric.Config{Weights: r.weights, Threshold: &th, JudgeSkipped: cfg.JudgeSkipped,
 		RequireExecutionMatch: slices.Contains(s.PassRequires, "execution"),
-		Options:               metric.Options{Judge: cfg.Judge, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
+		Options:               metric.Options{Judge: cfg.Judge, JudgeOnExecMatch: cfg.JudgeOnExecMatch, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
 	if s.Target != nil && s.Target.Concurrency > 0 {
 		r.targetSlots = make(chan struct{}, s.Target.Concurrency)
 	}

@@ -88,6 +88,7 @@ type scoreInput struct {
 	threshold           float64
 	weights             map[string]float64
 	judge               qeval.Judge
+	judgeSkipped        string // why the judge-based components are skipped, when judge is nil
 }
 
 // Score computes the composite score of one request. It returns a *FieldError for a
@@ -113,7 +114,7 @@ func (s *Server) Score(ctx context.Context, req *ScoreRequest) (*ScoreResponse, 
 		Options:      metric.Options{Metrics: scoreMetrics, Judge: in.judge, Now: s.now},
 		Weights:      in.weights,
 		Threshold:    &in.threshold,
-		JudgeSkipped: s.cfg.JudgeSkipped,
+		JudgeSkipped: in.judgeSkipped,
 	})
 	return scoreResponse(sc, in), nil
 }
@@ -183,11 +184,11 @@ func (s *Server) checkScore(req *ScoreRequest) (*scoreInput, error) {
 		}
 		in.weights = req.Weights
 	}
-	j, err := s.judgeFor(req.Model)
+	j, skipped, err := s.judgeFor(req.Model)
 	if err != nil {
 		return nil, err
 	}
-	in.judge = j
+	in.judge, in.judgeSkipped = j, skipped
 	return in, nil
 }
 

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -234,4 +235,28 @@ func TestScoreQuery_Errors(t *testing.T) {
 			t.Fatalf("GET = %d Allow %q, want 405 POST", r.Status, r.Header.Get("Allow"))
 		}
 	})
+}
+
+// A request's model whose provider has no API key (the seed's "gpt-4o-mini" on a server
+// whose judge is Anthropic) is not a 0: the LLM component is skipped with the reason and
+// the total is renormalised over the others.
+func TestScoreQuery_ModelWithoutKeySkips(t *testing.T) {
+	j := &fakeJudge{score: 1, reasoning: "ok"}
+	ts := MustServer(t, func(c *server.Config) {
+		c.Judge, c.JudgeInfo = j, &qeval.JudgeInfo{Provider: "anthropic", Model: "claude-x"}
+		c.JudgeFor = func(model string) (qeval.Judge, error) {
+			return nil, fmt.Errorf("model %s is served by openai: %w (set OPENAI_API_KEY)", model, qeval.ErrNoAPIKey)
+		}
+	})
+	body := map[string]any{"generated_sql": "SELECT a FROM t", "expected_sql": "SELECT a FROM t", "model": "gpt-4o-mini"}
+	var got scoreReply
+	r := postJSON(t, ts.URL+"/api/score-query", body)
+	r.json(t, &got)
+	llm := got.Score.Components["llm_grading"]
+	if r.Status != http.StatusOK || llm.Score != nil || !strings.Contains(llm.Skipped, "OPENAI_API_KEY") {
+		t.Fatalf("status %d llm_grading %+v, want 200 and skipped with the reason", r.Status, llm)
+	}
+	if got.Score.TotalScore == nil || *got.Score.TotalScore < 0.9 || !got.Score.IsSuccessful {
+		t.Errorf("total %v (successful %v), want the other components' renormalised total", got.Score.TotalScore, got.Score.IsSuccessful)
+	}
 }

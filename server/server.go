@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -317,13 +318,22 @@ func (s *Server) guard(next http.Handler) http.Handler {
 
 // judgeFor returns the judge of a score request: the server's, or one built for the
 // model the request names.
-func (s *Server) judgeFor(model string) (qeval.Judge, error) {
-	if s.cfg.Judge == nil {
-		return nil, nil // llm_grading is skipped with the reason; the model does not matter
-	}
+//
+// When the request's model needs a provider without an API key, the judge-based
+// components are skipped with that reason (the total is renormalised over the others),
+// never scored 0.
+func (s *Server) judgeFor(model string) (j qeval.Judge, skipped string, err error) {
 	if model == "" || s.cfg.JudgeInfo != nil && model == s.cfg.JudgeInfo.Model {
-		return s.cfg.Judge, nil
+		return s.cfg.Judge, s.cfg.JudgeSkipped, nil
 	}
+	j, err = s.judgeForModel(model)
+	if errors.Is(err, qeval.ErrNoAPIKey) {
+		return nil, err.Error(), nil
+	}
+	return j, "", err
+}
+
+func (s *Server) judgeForModel(model string) (qeval.Judge, error) {
 	current := ""
 	if s.cfg.JudgeInfo != nil {
 		current = s.cfg.JudgeInfo.Model
@@ -332,6 +342,9 @@ func (s *Server) judgeFor(model string) (qeval.Judge, error) {
 		return nil, invalid("model", "model must be a model name of at most 200 printable characters")
 	}
 	if s.cfg.JudgeFor == nil {
+		if s.cfg.Judge == nil {
+			return nil, fmt.Errorf("%s: %w", s.cfg.JudgeSkipped, qeval.ErrNoAPIKey)
+		}
 		return nil, invalid("model", "this server grades with model %q only; leave model out or send %q", current, current)
 	}
 	s.judgesMu.Lock()
@@ -343,6 +356,9 @@ func (s *Server) judgeFor(model string) (qeval.Judge, error) {
 		return nil, invalid("model", "this server already grades with %d other models; use one of them or the default %q", maxJudgeModels, current)
 	}
 	j, err := s.cfg.JudgeFor(model)
+	if errors.Is(err, qeval.ErrNoAPIKey) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, &FieldError{Field: "model", Err: err}
 	}

@@ -309,9 +309,10 @@ func (e *Executor) query(ctx context.Context, c *conn, stmt string) (*qeval.Resu
 				Message: fmt.Sprintf("result too large: more than %d rows (the row cap)", e.limits.MaxRows)}
 		}
 		row := make([]qeval.Value, len(dest))
+		size += qeval.RowOverhead
 		for i, v := range dest {
 			row[i] = toValue(v)
-			size += 24 + int64(len(row[i].Str))
+			size += qeval.ValueOverhead + int64(len(row[i].Str))
 		}
 		if size > e.limits.MaxBytes {
 			return nil, &qeval.Error{Code: qeval.CodeTooLarge,

@@ -201,10 +201,26 @@ func (x *extractor) cond(e *expr, s *scope, clause string) {
 	x.filters(e, s, clause, false)
 }
 
+// filters records the comparisons of a condition. AND/OR chains are walked with a
+// stack of their own, not by recursion: a generated OR chain of a hundred thousand
+// terms would otherwise grow the goroutine stack again and again.
 func (x *extractor) filters(e *expr, s *scope, clause string, neg bool) {
-	if e == nil {
-		return
+	stack := []*expr{e}
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if e == nil {
+			continue
+		}
+		if e.kind == exprBinary && (e.op == "and" || e.op == "or") {
+			stack = append(stack, e.y, e.x) // x is recorded first
+			continue
+		}
+		x.filter(e, s, clause, neg)
 	}
+}
+
+func (x *extractor) filter(e *expr, s *scope, clause string, neg bool) {
 	not := func(op string, n bool) string {
 		if n != neg {
 			return "not " + op
@@ -214,10 +230,6 @@ func (x *extractor) filters(e *expr, s *scope, clause string, neg bool) {
 	switch e.kind {
 	case exprBinary:
 		switch e.op {
-		case "and", "or":
-			x.filters(e.x, s, clause, neg)
-			x.filters(e.y, s, clause, neg)
-			return
 		case "=", "==", "!=", "<>", "<", "<=", ">", ">=", "like", "glob", "regexp", "match", "is", "ilike", "~", "~*", "similar":
 		default:
 			return

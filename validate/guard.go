@@ -34,6 +34,11 @@ func Guard(dialect string) func(query string) error {
 		if k := strings.ToLower(st.Shape.Kind); !guardReads[k] {
 			return forbidden(fmt.Sprintf("%s statements are not allowed; only reads are", strings.ToUpper(k)))
 		}
+		for _, t := range st.Shape.Tables {
+			if sqlguard.DeniedTable(dialect, t) {
+				return forbidden(fmt.Sprintf("table %s is a system table that generated queries may not read", t))
+			}
+		}
 		for _, f := range st.Funcs {
 			if sqlguard.DeniedFunction(dialect, f) {
 				return forbidden(fmt.Sprintf("function %s() is not allowed (read-only executor)", f))

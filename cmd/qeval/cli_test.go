@@ -35,7 +35,7 @@ func TestRun_UnknownCommand(t *testing.T) {
 
 func TestModes_Lists(t *testing.T) {
 	code, out, _ := runCLI(t, "", "modes")
-	for _, m := range []string{"spider-ts@1", "bag@1", "bird-ex@1", "ordered@1", "subset@1", "spider2@1", "spider2-strict@1"} {
+	for _, m := range []string{"spider-ts@1", "bag@1", "bird-ex@1", "ordered@1", "subset@1", "spider2@1", "spider2-strict@1", "spider-em@1", "bird-soft-f1@1", "bird-r-ves@1", "bird-r-ves-steps@1"} {
 		if !strings.Contains(out, m) {
 			t.Errorf("modes output lacks %s:\n%s", m, out)
 		}

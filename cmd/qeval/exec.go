@@ -29,6 +29,7 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 	asJSON := fs.Bool("json", false, `print {"columns": [{"name", "type"}], "rows": [...], "error": ...} instead of a table`)
 	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "stop the query after this long")
 	maxRows := fs.Int("max-rows", qeval.DefaultMaxRows, "fail when the result has more rows than this")
+	maxBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "fail when the result has more bytes than this")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -39,7 +40,7 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
-	limits := qeval.Limits{Timeout: *timeout, MaxRows: *maxRows}
+	limits := qeval.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes}
 	var ex qeval.Executor
 	d := strings.ToLower(*dialect)
 	if d == "" {

@@ -6,4 +6,7 @@ const (
 	exitFailed    = 1 // the run could not be done (a harness fault: missing file, database that will not open)
 	exitUsage     = 2 // bad usage or configuration
 	exitThreshold = 3 // the run finished but a gate (threshold, regression) failed
+	// exitInterrupted: a second SIGINT or SIGTERM stopped the command at once (128 + SIGINT,
+	// as shells report an interrupted program).
+	exitInterrupted = 130
 )

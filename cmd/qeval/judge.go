@@ -29,6 +29,23 @@ type judgeFlags struct {
 	noCache     bool
 	cacheTTL    time.Duration
 	temperature float64
+	onExecMatch string
+}
+
+// askOnExecMatch reads --judge-on-exec-match (else the suite's judge.on_exec_match).
+func (f *judgeFlags) askOnExecMatch(suiteValue string, flagGiven bool) (bool, error) {
+	v := f.onExecMatch
+	if !flagGiven && suiteValue != "" {
+		v = suiteValue
+	}
+	switch v {
+	case qeval.OnExecMatchAsk:
+		return true, nil
+	case qeval.OnExecMatchSkip, "":
+		return false, nil
+	}
+	return false, &qeval.Error{Code: qeval.CodeInvalid, Op: "judge.on_exec_match", Message: fmt.Sprintf("%q is neither ask nor skip", v),
+		Hint: "ask: the judge grades every case; skip: a case whose execution matched is correct without a call"}
 }
 
 // addJudgeFlags registers the judge's flags on fs; defaultProvider is the --judge default
@@ -43,6 +60,7 @@ func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "judge cache folder (default: the user cache folder/qeval)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge every time; read and write no cache")
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", cache.DefaultTTL, "how long a cached verdict stays valid")
+	fs.StringVar(&f.onExecMatch, "judge-on-exec-match", qeval.OnExecMatchSkip, "ask the judge about cases whose execution matched (ask), or count them correct without a call (skip)")
 	fs.Float64Var(&f.temperature, "judge-temperature", 0, "sampling temperature of the judge (0: the same question gets the same verdict; not sent to OpenAI reasoning models, which accept only their default)")
 	return f
 }

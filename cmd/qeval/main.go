@@ -3,6 +3,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -12,10 +14,41 @@ import (
 func main() {
 	releaseStartupPages()
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignals(os.Stderr)
 	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
 	stop()
 	os.Exit(code)
+}
+
+// stopOnSignals returns a context that the first SIGINT or SIGTERM cancels: the command
+// stops starting work, finishes what it can and writes its reports. A second signal
+// exits at once; what finished is already on disk (results are written case by case).
+func stopOnSignals(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		fmt.Fprintln(stderr, "qeval: stopping: finishing the work in flight and writing what is done (signal again to exit at once)")
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(stderr, "qeval: exiting at once; the cases that finished are in the results file")
+		os.Exit(exitInterrupted)
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
 }
 
 // tuneGC trades memory for speed in this short-lived batch process: the live heap is

@@ -4,8 +4,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -37,4 +40,49 @@ func TestReleaseStartupPages(t *testing.T) {
 	if code, out, _ := runCLI(t, "", "modes"); code != exitOK || !strings.Contains(out, "spider-ts@1") {
 		t.Errorf("the CLI does not work after the release: %d %q", code, out)
 	}
+}
+
+// Results that are huge in bytes but few in rows (a hundred-megabyte blob per row, nine
+// such columns, an 8-way cross join) are too_large, and the whole run stays under
+// 512 MiB of peak resident memory.
+func TestHostileResultsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three hostile queries in a child process")
+	}
+	dir := t.TempDir()
+	blob := "randomblob(100000000)"
+	suite := writeFile(t, dir, "suite.yaml", `name: hostile results
+database: `+abs(t, exampleDir+"/database/concert_singer/concert_singer.sqlite")+`
+cases:
+  - {id: blob20, question: q, expected_query: SELECT 1, generated_query: "SELECT `+blob+` FROM singer"}
+  - {id: blob9, question: q, expected_query: SELECT 1, generated_query: "SELECT `+strings.Repeat(blob+", ", 8)+blob+` FROM singer"}
+  - {id: cross, question: q, expected_query: SELECT 1, generated_query: "SELECT * FROM singer a, singer b, singer c, singer d, singer e, singer f, singer g, singer h"}
+`)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(os.Args[0], "--", "run", suite, "-o", out)
+	cmd.Env = append(os.Environ(), "QEVAL_TEST_MAIN=1", "ANTHROPIC_API_KEY=", "OPENAI_API_KEY=")
+	b, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("%v: %s", err, b)
+	}
+	peakKB := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	results, err := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if n := strings.Count(string(results), `"outcome":"too_large"`); n < 3 {
+		t.Errorf("%d too_large outcomes, want one per case at least:\n%s", n, results)
+	}
+	if peakKB > 512<<10 {
+		t.Errorf("peak RSS %d MiB, want under 512 MiB", peakKB>>10)
+	}
+	t.Logf("peak RSS %d MiB", peakKB>>10)
+}
+
+func abs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

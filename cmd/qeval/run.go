@@ -40,6 +40,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	threshold := fs.Float64("threshold", -1, "total score a case needs to pass (default: the suite's, else 0.9)")
 	concurrency := fs.Int("concurrency", 0, "cases run at once (default: the suite's, else the number of CPUs)")
 	timeout := fs.Duration("timeout", 0, "deadline of each query (default: the suite's, else 30s)")
+	maxBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "a query whose result (or its engine's memory for it) exceeds this many bytes is too_large")
 	minPass := fs.Float64("min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
 	minScore := fs.Float64("min-score", -1, "exit 3 when the mean total score is below this (0..1)")
 	quiet := fs.Bool("quiet", false, "no progress output")
@@ -105,16 +106,25 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 			jf.baseURL = s.Judge.BaseURL
 		}
 	}
+	suiteOnMatch := ""
+	if s.Judge != nil {
+		suiteOnMatch = s.Judge.OnExecMatch
+	}
+	askOnMatch, err := jf.askOnExecMatch(suiteOnMatch, flagSet(fs, "judge-on-exec-match"))
+	if err != nil {
+		return fail(e, err)
+	}
 	js, err := jf.open(ctx, e, logger)
 	if err != nil {
 		return fail(e, err)
 	}
 	defer js.Close()
 
-	cfg := runner.Config{Catalog: catalog, Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout,
-		Judge: js.Judge, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger, Now: e.clock()}
+	cfg := runner.Config{Catalog: catalog, Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout, MaxResultBytes: *maxBytes,
+		Judge: js.Judge, JudgeOnExecMatch: askOnMatch, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger, Now: e.clock()}
 	if js.Judge != nil {
-		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature}
+		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature,
+			OnExecMatch: map[bool]string{true: qeval.OnExecMatchAsk, false: qeval.OnExecMatchSkip}[askOnMatch]}
 	}
 	if *threshold >= 0 {
 		cfg.Threshold = threshold

@@ -290,3 +290,46 @@ func TestRun_NoCacheKeepsRunMemory(t *testing.T) {
 		t.Errorf("the report does not record the judge's temperature")
 	}
 }
+
+// judge.on_exec_match: ask makes the judge grade cases whose execution matched (skip,
+// the default, counts them correct without a call); the report says which was used, and
+// the flag overrides the suite.
+func TestRun_JudgeOnExecMatch(t *testing.T) {
+	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")
+	runWith := func(t *testing.T, suiteJudge string, args ...string) (int32, string) {
+		var calls atomic.Int32
+		srv := fakeAnthropic(t, &calls)
+		defer srv.Close()
+		dir := t.TempDir()
+		suitePath := writeFile(t, dir, "s.yaml", "name: m\ndatabase: "+db+"\n"+suiteJudge+"cases:\n"+
+			"  - {id: a, question: \"How many singers?\", expected_query: \"SELECT count(*) FROM singer\", generated_query: \"SELECT count(*) FROM singer WHERE 1\"}\n"+
+			"  - {id: b, question: \"Names?\", expected_query: \"SELECT name FROM singer\", generated_query: \"SELECT name FROM singer WHERE 1\"}\n")
+		vars := map[string]string{"ANTHROPIC_API_KEY": "sk-test-secret", "ANTHROPIC_BASE_URL": srv.URL}
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"run", suitePath, "--quiet", "--no-cache", "--json", filepath.Join(dir, "r.json")}, args...),
+			&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }})
+		if code != exitOK {
+			t.Fatalf("code %d: %s %s", code, out.String(), errb.String())
+		}
+		raw, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+		return calls.Load(), string(raw)
+	}
+	skipCalls, skipRep := runWith(t, "")
+	askCalls, askRep := runWith(t, "judge: {on_exec_match: ask}\n")
+	flagCalls, _ := runWith(t, "judge: {on_exec_match: ask}\n", "--judge-on-exec-match", "skip")
+	if askCalls <= skipCalls {
+		t.Errorf("ask made %d judge calls, skip %d: asking must add the matched cases", askCalls, skipCalls)
+	}
+	if flagCalls != skipCalls {
+		t.Errorf("--judge-on-exec-match skip over a suite's ask made %d calls, want %d", flagCalls, skipCalls)
+	}
+	if !strings.Contains(skipRep, `"on_exec_match": "skip"`) || !strings.Contains(askRep, `"on_exec_match": "ask"`) {
+		t.Errorf("the report does not say whether the judge was asked on matched cases")
+	}
+	var errb bytes.Buffer
+	code := run(context.Background(), []string{"run", writeFile(t, t.TempDir(), "s.yaml", "name: m\ndatabase: "+db+"\ncases: [{id: a, question: q, expected_query: SELECT 1, generated_query: SELECT 1}]\n"), "--quiet", "--judge-on-exec-match", "sometimes"},
+		&env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &errb, getenv: func(string) string { return "" }})
+	if code != exitUsage || !strings.Contains(errb.String(), "neither ask nor skip") {
+		t.Errorf("a bad value: code %d, %s", code, errb.String())
+	}
+}

@@ -101,12 +101,16 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 			c.Execution = &v
 		}
 	}
+	askOnMatch, err := jf.askOnExecMatch("", true)
+	if err != nil {
+		return fail(e, err)
+	}
 	js, err := jf.open(ctx, e, logger)
 	if err != nil {
 		return fail(e, err)
 	}
 	defer js.Close()
-	results := metric.Score(ctx, c, metric.Config{Options: metric.Options{Logger: logger, Judge: js.Judge}, JudgeSkipped: js.Skipped}).Metrics
+	results := metric.Score(ctx, c, metric.Config{Options: metric.Options{Logger: logger, Judge: js.Judge, JudgeOnExecMatch: askOnMatch}, JudgeSkipped: js.Skipped}).Metrics
 	if *jsonOut {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

@@ -56,8 +56,8 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 		Concurrency: *concurrency, Version: version, Logger: logger, AllowPrivileged: *unsafePriv}
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
-		cfg.JudgeFor = judgeForModel(jf, js, e, logger)
 	}
+	cfg.JudgeFor = judgeForModel(jf, js, e, logger)
 	srv, err := server.New(cfg)
 	if err != nil {
 		return fail(e, err)
@@ -98,15 +98,20 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 // provider, settings and cache, another model.
 func judgeForModel(jf *judgeFlags, js *judgeSetup, e *env, logger *slog.Logger) func(string) (qeval.Judge, error) {
 	return func(model string) (qeval.Judge, error) {
-		pc, err := registry.ResolveProvider(jf.provider, registry.ProviderConfig{Model: model, BaseURL: jf.baseURL, Getenv: e.getenv})
+		// the model's name picks its provider; the server's base URL is for its own
+		provider, baseURL := jf.provider, jf.baseURL
+		if p, ok := registry.ProviderForModel(model); ok && p != jf.provider {
+			provider, baseURL = p, ""
+		}
+		pc, err := registry.ResolveProvider(provider, registry.ProviderConfig{Model: model, BaseURL: baseURL, Getenv: e.getenv})
 		if err != nil {
 			return nil, err
 		}
-		c, err := registry.NewCompleter(jf.provider, pc)
+		c, err := registry.NewCompleter(provider, pc)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("model %s is served by %s: %w", model, provider, err)
 		}
-		j := judge.New(c, judge.Config{Provider: jf.provider, Model: pc.Model, CallTimeout: jf.timeout,
+		j := judge.New(c, judge.Config{Provider: provider, Model: pc.Model, CallTimeout: jf.timeout,
 			MaxConcurrency: jf.concurrency, Logger: logger, Temperature: &jf.temperature})
 		if js.store == nil {
 			return j, nil

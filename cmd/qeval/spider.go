@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/exactmatch"
 	"github.com/qeval/qeval/execmatch"
-	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/sqlparse"
 	"github.com/qeval/qeval/suite"
 )
@@ -28,13 +28,15 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	gold := fs.String("gold", "", "gold file: one `SQL<TAB>db_id` per line; blank lines separate interactions")
 	pred := fs.String("pred", "", "predictions file: one query per line, aligned with --gold")
 	db := fs.String("db", "", "database folder: DBDIR/<db_id>/ holds <db_id>.sqlite (every .sqlite file there is a test-suite database)")
-	table := fs.String("table", "", "tables.json (accepted for compatibility; execution match does not need it)")
-	etype := fs.String("etype", "exec", "evaluation type: exec (execution match)")
+	table := fs.String("table", "", "Spider's tables.json: the foreign keys exact-set match unifies (needed by --etype match and all)")
+	etype := fs.String("etype", "exec", "evaluation type: exec (execution match), match (exact-set match) or all (both)")
+	mismatches := fs.Bool("print-mismatches", false, "with --etype match or all, print each exact-match miss before the table, as the official evaluator does")
 	mode := fs.String("mode", "spider-ts", "comparison mode (see 'qeval modes')")
 	keepDistinct := fs.Bool("keep-distinct", false, "keep DISTINCT in both queries (by default it is removed, as the official evaluator does)")
 	plugValue := fs.Bool("plug-value", false, "also try the prediction with the gold query's literal values plugged in")
 	maxCands := fs.Int("max-candidates", execmatch.DefaultMaxCandidates, "cap on queries tried per item with --plug-value")
 	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "deadline for each query")
+	maxBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "a query whose result exceeds this many bytes is too_large")
 	itemsPath := fs.String("items", "", "write one JSON object per item to this file (- for stdout)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON instead of the table")
 	workers := fs.Int("workers", 0, "items judged at once (default: number of CPUs)")
@@ -54,9 +56,14 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing " + strings.Join(sortedStrings(missing), ", "),
 			Hint: "qeval spider --gold dev_gold.sql --pred predictions.txt --db database/"})
 	}
-	if *etype != "exec" {
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--etype %s is not supported", *etype),
-			Hint: "qeval spider scores execution match: use --etype exec"})
+	doExec, doMatch := *etype == "exec" || *etype == "all", *etype == "match" || *etype == "all"
+	if !doExec && !doMatch {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--etype %s is not an evaluation type", *etype),
+			Hint: "use --etype exec, match or all"})
+	}
+	if doMatch && *table == "" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--etype " + *etype + " needs --table",
+			Hint: "exact-set match unifies foreign-key columns from Spider's tables.json: add --table tables.json"})
 	}
 	if *table != "" {
 		if _, err := os.Stat(*table); err != nil {
@@ -71,37 +78,40 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
-	opts := execmatch.Options{Mode: *mode, KeepDistinct: *keepDistinct, PlugValue: *plugValue,
-		MaxCandidates: *maxCands, Limits: qeval.Limits{Timeout: *timeout}, Catalog: &registry.Catalog{}, DiscardResults: true}
-	var cross *crossEngine
-	if *predEngine != "" {
-		if cross, err = mirrorForPredictions(ctx, e, *predEngine, *predDSN, *keep, *db, set.DBIDs()); err != nil {
-			return fail(e, err)
-		}
-		defer cross.cleanup()
-		opts.PredCatalog = cross.catalog
-	}
-	ev, err := execmatch.New(opts)
-	if err != nil {
-		return fail(e, err)
-	}
-	defer ev.Close()
 	items := set.Items
 	for i := range items {
 		items[i].Database = filepath.Join(*db, items[i].DBID)
 	}
 	start := time.Now()
 	hardness := make([]*string, len(items))
-	verdicts, sum := ev.Run(ctx, items, *workers, func(i int, _ qeval.Verdict) {
-		// the workers also grade each gold query's difficulty
-		if h, err := hardnessOf(items[i].Gold); err == nil {
-			hardness[i] = &h
+	var em *exactScores
+	if doMatch {
+		fks, err := exactmatch.LoadForeignKeys(*table, set.DBIDs()...)
+		if err != nil {
+			return fail(e, err)
 		}
-	})
+		if em, err = scoreExact(ctx, *db, set, fks, hardness, *workers); err != nil {
+			return fail(e, err)
+		}
+	}
+	var verdicts []qeval.Verdict
+	var sum execmatch.Summary
+	var cross *crossEngine
+	if doExec {
+		verdicts, sum, cross, err = runSpiderExec(ctx, e, set, hardness, doMatch, spiderExecFlags{
+			mode: *mode, keepDistinct: *keepDistinct, plugValue: *plugValue, maxCands: *maxCands, timeout: *timeout, maxBytes: *maxBytes,
+			workers: *workers, predEngine: *predEngine, predDSN: *predDSN, keep: *keep, db: *db})
+		if err != nil {
+			return fail(e, err)
+		}
+		if cross != nil {
+			defer cross.cleanup()
+		}
+	}
 	wall := time.Since(start)
-	rep := buildSpiderReport(set, verdicts, hardness, sum, wall)
+	rep := buildSpiderReport(set, verdicts, hardness, sum, wall, em, *etype)
 	if *itemsPath != "" {
-		if err := writeSpiderItems(*itemsPath, e, set, verdicts, hardness, cross); err != nil {
+		if err := writeSpiderItems(*itemsPath, e, set, verdicts, hardness, cross, em); err != nil {
 			return fail(e, err)
 		}
 	}
@@ -110,10 +120,18 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 		enc.SetIndent("", "  ")
 		enc.Encode(rep)
 	} else if *itemsPath != "-" {
+		if em != nil && *mismatches {
+			printMismatches(e.stdout, set, em, hardness)
+		}
 		printSpiderTable(e.stdout, rep)
 	}
 	if n := sum.Outcomes[qeval.OutcomeGoldError]; n > 0 {
 		fmt.Fprintf(e.stderr, "warning: %d gold queries failed; those items count as wrong (see outcome gold_error in --items)\n", n)
+	}
+	if em != nil {
+		if n := countNonEmpty(em.goldErrs); n > 0 {
+			fmt.Fprintf(e.stderr, "warning: the Spider parser cannot read %d gold queries; those items count as exact-match misses (see exact_error in --items)\n", n)
+		}
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(e.stderr, "error: interrupted; the scores above cover the items that finished")
@@ -124,29 +142,47 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 
 // spiderReport is the summary of a run, as --json prints it.
 type spiderReport struct {
-	Mode         string                 `json:"mode"`
-	Etype        string                 `json:"etype"`
-	Total        int                    `json:"total"`
-	Correct      int                    `json:"correct"`
-	Accuracy     float64                `json:"accuracy"`
-	Levels       map[string]*levelScore `json:"levels"`
-	Turns        map[string]*levelScore `json:"turns,omitempty"`
-	Outcomes     map[qeval.Outcome]int  `json:"outcomes"`
-	Interactions int                    `json:"interactions"`
-	Timings      map[string]float64     `json:"timings_ms"`
-	levelOrder   []string
+	Mode          string                 `json:"mode,omitempty"`
+	Etype         string                 `json:"etype"`
+	Metrics       []string               `json:"metrics"`
+	Total         int                    `json:"total"`
+	Correct       *int                   `json:"correct,omitempty"`
+	Accuracy      *float64               `json:"accuracy,omitempty"`
+	ExactCorrect  *int                   `json:"exact_correct,omitempty"`
+	ExactAccuracy *float64               `json:"exact_accuracy,omitempty"`
+	Levels        map[string]*levelScore `json:"levels"`
+	Turns         map[string]*levelScore `json:"turns,omitempty"`
+	Outcomes      map[qeval.Outcome]int  `json:"outcomes,omitempty"`
+	Interactions  int                    `json:"interactions"`
+	Timings       map[string]float64     `json:"timings_ms"`
+	levelOrder    []string
 }
 
+// levelScore is one column of the official table: a hardness level, "all", a turn or
+// "joint_all".
 type levelScore struct {
-	Count int     `json:"count"`
-	Exec  float64 `json:"exec"`
-	right int
+	Count   int                         `json:"count"`
+	Exec    *float64                    `json:"exec,omitempty"`
+	Exact   *float64                    `json:"exact,omitempty"`
+	Partial map[string]exactmatch.Score `json:"partial,omitempty"`
+	right   int
+	tally   exactmatch.Tally
 }
 
-func buildSpiderReport(set *suite.Spider, vs []qeval.Verdict, hardness []*string, sum execmatch.Summary, wall time.Duration) *spiderReport {
-	rep := &spiderReport{Mode: sum.Mode, Etype: "exec", Total: sum.Total, Correct: sum.Correct, Accuracy: sum.Accuracy,
-		Levels: map[string]*levelScore{}, Outcomes: sum.Outcomes, Interactions: len(set.Interactions),
-		Timings: map[string]float64{"wall": ms(wall), "gold": ms(sum.GoldTime), "pred": ms(sum.PredTime)}}
+// spiderEMMetric is the versioned name of the exact-set-match metric.
+const spiderEMMetric = "spider-em@1"
+
+func buildSpiderReport(set *suite.Spider, vs []qeval.Verdict, hardness []*string, sum execmatch.Summary, wall time.Duration, em *exactScores, etype string) *spiderReport {
+	rep := &spiderReport{Etype: etype, Total: len(set.Items), Levels: map[string]*levelScore{},
+		Interactions: len(set.Interactions), Timings: map[string]float64{"wall": ms(wall)}}
+	if vs != nil {
+		rep.Mode, rep.Correct, rep.Accuracy, rep.Outcomes = sum.Mode, &sum.Correct, &sum.Accuracy, sum.Outcomes
+		rep.Metrics = append(rep.Metrics, sum.Mode)
+		rep.Timings["gold"], rep.Timings["pred"] = ms(sum.GoldTime), ms(sum.PredTime)
+	}
+	if em != nil {
+		rep.Metrics = append(rep.Metrics, spiderEMMetric)
+	}
 	rep.levelOrder = append([]string(nil), spiderLevels...)
 	multi := len(set.Interactions) > 1
 	if multi {
@@ -159,40 +195,78 @@ func buildSpiderReport(set *suite.Spider, vs []qeval.Verdict, hardness []*string
 	for _, l := range rep.levelOrder {
 		rep.Levels[l] = &levelScore{}
 	}
-	for i, v := range vs {
-		add := func(l *levelScore) {
+	execOK := func(i int) bool { return vs != nil && vs[i].Match }
+	exactOK := func(i int) bool { return em != nil && em.results[i] != nil && em.results[i].Exact }
+	for i := range set.Items {
+		add := func(l *levelScore, partial bool) {
 			l.Count++
-			if v.Match {
+			if execOK(i) {
 				l.right++
 			}
+			if em == nil {
+				return
+			}
+			if partial {
+				l.tally.Add(em.results[i])
+			} else {
+				l.tally.AddExact(exactOK(i))
+			}
 		}
-		add(rep.Levels["all"])
+		add(rep.Levels["all"], true)
 		if hardness[i] != nil {
-			add(rep.Levels[*hardness[i]])
+			add(rep.Levels[*hardness[i]], true)
 		}
 		if multi {
-			add(rep.Turns[turnName(set.Turn[i])])
+			add(rep.Turns[turnName(set.Turn[i])], false)
 		}
 	}
 	if multi {
 		joint := rep.Levels["joint_all"]
 		for _, inter := range set.Interactions {
 			joint.Count++
-			ok := true
+			execAll, exactAll := true, true
 			for _, i := range inter {
-				ok = ok && vs[i].Match
+				execAll = execAll && execOK(i)
+				exactAll = exactAll && exactOK(i)
 			}
-			if ok {
+			if execAll {
 				joint.right++
+			}
+			if em != nil {
+				joint.tally.AddExact(exactAll)
 			}
 		}
 	}
 	for _, m := range []map[string]*levelScore{rep.Levels, rep.Turns} {
-		for _, l := range m {
-			if l.Count > 0 {
-				l.Exec = float64(l.right) / float64(l.Count)
+		for name, l := range m {
+			if vs != nil {
+				v := 0.0
+				if l.Count > 0 {
+					v = float64(l.right) / float64(l.Count)
+				}
+				l.Exec = &v
+			}
+			if em != nil {
+				v := l.tally.Exact()
+				l.Exact = &v
+				if m != nil && !strings.HasPrefix(name, "turn") {
+					l.Partial = l.tally.Partial()
+				}
 			}
 		}
+	}
+	if em != nil {
+		n := 0
+		for i := range set.Items {
+			if exactOK(i) {
+				n++
+			}
+		}
+		acc := 0.0
+		if len(set.Items) > 0 {
+			acc = float64(n) / float64(len(set.Items))
+		}
+		rep.ExactCorrect, rep.ExactAccuracy = &n, &acc
 	}
 	return rep
 }
@@ -223,39 +297,55 @@ func printSpiderTable(w io.Writer, rep *spiderReport) {
 		}
 		return out
 	}
+	count := func(l *levelScore) string { return fmt.Sprintf("%-20d", l.Count) }
 	row("", pad(rep.levelOrder))
-	row("count", cells(rep.levelOrder, rep.Levels, func(l *levelScore) string { return fmt.Sprintf("%-20d", l.Count) }))
-	fmt.Fprintln(w, "=====================   EXECUTION ACCURACY     =====================")
-	row("execution", cells(rep.levelOrder, rep.Levels, func(l *levelScore) string { return fmt.Sprintf("%-20.3f", l.Exec) }))
+	row("count", cells(rep.levelOrder, rep.Levels, count))
+	if rep.Correct != nil {
+		fmt.Fprintln(w, "=====================   EXECUTION ACCURACY     =====================")
+		row("execution", cells(rep.levelOrder, rep.Levels, func(l *levelScore) string { return fmt.Sprintf("%-20.3f", *l.Exec) }))
+	}
+	if rep.ExactCorrect != nil {
+		printExactTable(w, rep, row)
+	}
 	if rep.Turns != nil {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w)
 		row("", pad(spiderTurns))
-		row("count", cells(spiderTurns, rep.Turns, func(l *levelScore) string { return fmt.Sprintf("%-20d", l.Count) }))
-		fmt.Fprintln(w, "=====================   TURN EXECUTION ACCURACY     =====================")
-		row("execution", cells(spiderTurns, rep.Turns, func(l *levelScore) string { return fmt.Sprintf("%-20.3f", l.Exec) }))
+		row("count", cells(spiderTurns, rep.Turns, count))
+		if rep.Correct != nil {
+			fmt.Fprintln(w, "=====================   TURN EXECUTION ACCURACY     =====================")
+			row("execution", cells(spiderTurns, rep.Turns, func(l *levelScore) string { return fmt.Sprintf("%-20.3f", *l.Exec) }))
+		}
+		if rep.ExactCorrect != nil {
+			fmt.Fprintln(w, "\n====================== TURN EXACT MATCHING ACCURACY =====================")
+			row("exact match", cells(spiderTurns, rep.Turns, func(l *levelScore) string { return fmt.Sprintf("%-20.3f", *l.Exact) }))
+		}
 	}
 }
 
 type spiderItem struct {
-	Index       int           `json:"index"`
-	Interaction *int          `json:"interaction,omitempty"`
-	Turn        *int          `json:"turn,omitempty"`
-	DBID        string        `json:"db_id"`
-	Hardness    *string       `json:"hardness"`
-	Exec        bool          `json:"exec"`
-	Outcome     qeval.Outcome `json:"outcome"`
-	Error       *string       `json:"error"`
-	Mode        string        `json:"mode"`
-	PredMS      float64       `json:"pred_ms"`
-	GoldMS      float64       `json:"gold_ms"`
-	Candidates  int           `json:"candidates,omitempty"`
-	CapHit      bool          `json:"candidate_cap_hit,omitempty"`
-	PredEngine  string        `json:"pred_engine,omitempty"`
-	Explanation string        `json:"explanation,omitempty"`
+	Index       int                         `json:"index"`
+	Interaction *int                        `json:"interaction,omitempty"`
+	Turn        *int                        `json:"turn,omitempty"`
+	DBID        string                      `json:"db_id"`
+	Hardness    *string                     `json:"hardness"`
+	Exec        *bool                       `json:"exec,omitempty"`
+	Outcome     qeval.Outcome               `json:"outcome,omitempty"`
+	Error       *string                     `json:"error"`
+	Mode        string                      `json:"mode,omitempty"`
+	PredMS      *float64                    `json:"pred_ms,omitempty"`
+	GoldMS      *float64                    `json:"gold_ms,omitempty"`
+	Candidates  int                         `json:"candidates,omitempty"`
+	CapHit      bool                        `json:"candidate_cap_hit,omitempty"`
+	PredEngine  string                      `json:"pred_engine,omitempty"`
+	Explanation string                      `json:"explanation,omitempty"`
+	Exact       *bool                       `json:"exact,omitempty"`
+	Partial     map[string]exactmatch.Score `json:"partial,omitempty"`
+	ParseError  string                      `json:"pred_parse_error,omitempty"`
+	ExactError  string                      `json:"exact_error,omitempty"`
 }
 
-func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict, hardness []*string, cross *crossEngine) error {
+func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict, hardness []*string, cross *crossEngine, em *exactScores) error {
 	var w io.Writer = e.stdout
 	if path != "-" {
 		f, err := os.Create(path)
@@ -267,25 +357,38 @@ func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict
 	}
 	enc := json.NewEncoder(w)
 	multi := len(set.Interactions) > 1
-	for i, v := range vs {
-		it := spiderItem{Index: i, DBID: set.Items[i].DBID, Hardness: hardness[i], Exec: v.Match, Outcome: v.Outcome,
-			Mode: v.Mode, PredMS: ms(v.PredTime), GoldMS: ms(v.GoldTime)}
-		if v.Error != "" {
-			msg := v.Error
-			it.Error = &msg
+	for i := range set.Items {
+		it := spiderItem{Index: i, DBID: set.Items[i].DBID, Hardness: hardness[i]}
+		if vs != nil {
+			v := vs[i]
+			match, pm, gm := v.Match, ms(v.PredTime), ms(v.GoldTime)
+			it.Exec, it.Outcome, it.Mode, it.PredMS, it.GoldMS = &match, v.Outcome, v.Mode, &pm, &gm
+			if v.Error != "" {
+				msg := v.Error
+				it.Error = &msg
+			}
+			if v.Candidates > 1 || v.CandidateCapHit {
+				it.Candidates, it.CapHit = v.Candidates, v.CandidateCapHit
+			}
+			if cross != nil {
+				it.PredEngine = cross.engine
+				if v.Outcome == qeval.OutcomeMismatch || v.Outcome == qeval.OutcomePredError {
+					it.Explanation = explainCrossEngine(set.Items[i].Gold, set.Items[i].Pred, v)
+				}
+			}
 		}
 		if multi {
 			inter, turn := set.Interaction[i], set.Turn[i]
 			it.Interaction, it.Turn = &inter, &turn
 		}
-		if v.Candidates > 1 || v.CandidateCapHit {
-			it.Candidates, it.CapHit = v.Candidates, v.CandidateCapHit
-		}
-		if cross != nil {
-			it.PredEngine = cross.engine
-			if v.Outcome == qeval.OutcomeMismatch || v.Outcome == qeval.OutcomePredError {
-				it.Explanation = explainCrossEngine(set.Items[i].Gold, set.Items[i].Pred, v)
+		if em != nil {
+			exact := false
+			if r := em.results[i]; r != nil {
+				exact, it.Partial, it.ParseError = r.Exact, r.Partial, r.ParseError
+			} else {
+				it.ExactError = em.goldErrs[i]
 			}
+			it.Exact = &exact
 		}
 		if err := enc.Encode(it); err != nil {
 			return &qeval.Error{Code: qeval.CodeInternal, Op: "write --items " + path, Message: err.Error(), Err: err}

@@ -52,7 +52,7 @@ func TestSpider_GoldOnDuckDBMirror(t *testing.T) {
 		if it.PredEngine != "duckdb" {
 			t.Fatalf("item %d: pred_engine %q", it.Index, it.PredEngine)
 		}
-		if it.Exec {
+		if it.Exec != nil && *it.Exec {
 			agree++
 			continue
 		}

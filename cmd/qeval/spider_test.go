@@ -81,7 +81,9 @@ func TestSpider_UsageErrors(t *testing.T) {
 		{"NoTab", []string{"spider", "--gold", badGold, "--pred", pred2, "--db", exampleDir + "/database"}, exitUsage, "bad.sql:1: want `SQL<TAB>db_id`, found 1 TAB-separated fields"},
 		{"NoDB", []string{"spider", "--gold", gold, "--pred", pred2, "--db", dir + "/nowhere"}, exitFailed, "no such folder"},
 		{"Mode", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--mode", "bagg"}, exitUsage, `unknown comparison mode "bagg" (known: bag, bird-ex, ordered, spider-ts, spider2, spider2-strict, subset)`},
-		{"Etype", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "match"}, exitUsage, "--etype match is not supported"},
+		{"Etype", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "exact"}, exitUsage, "--etype exact is not an evaluation type"},
+		{"MatchNeedsTable", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "match"}, exitUsage, "--etype match needs --table"},
+		{"BrokenTable", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "all", "--table", pred2}, exitUsage, "read --table " + pred2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, "", c.args...)
@@ -179,5 +181,82 @@ func TestSpider_OfficialTable(t *testing.T) {
 		if out != string(want) {
 			t.Errorf("%s: table differs from the official printout\n got:\n%s\nwant:\n%s", set, out, want)
 		}
+	}
+}
+
+// With --etype all --print-mismatches the output is the official evaluator's whole
+// printout (its progress lines aside) for the same files: the mismatch blocks, the
+// execution, exact and partial matching tables.
+func TestSpider_OfficialAll(t *testing.T) {
+	data := testdata.SharedDir(t)
+	sp := filepath.Join(data, "spider")
+	for _, set := range []string{"gold_as_pred", "dailsql_gpt4", "c3_chatgpt", "graphix", "dinsql_gpt4_zero_shot", "spider_pred_example"} {
+		t.Run(set, func(t *testing.T) {
+			pred := sp + "/predictions/" + set + "_no_wta1.txt"
+			if set == "gold_as_pred" {
+				pred = sp + "/dev_gold_no_wta1.sql"
+			}
+			code, out, stderr := runCLI(t, "", "spider", "--etype", "all", "--print-mismatches", "--gold", sp+"/dev_gold_no_wta1.sql",
+				"--pred", pred, "--db", sp+"/database", "--table", sp+"/tables.json")
+			if code != exitOK {
+				t.Fatalf("code %d: %s", code, stderr)
+			}
+			want, err := os.ReadFile(filepath.Join(sp, "oracle", "official_output", set+".all.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != string(want) {
+				gl, wl := strings.Split(out, "\n"), strings.Split(string(want), "\n")
+				for i := 0; i < len(gl) && i < len(wl); i++ {
+					if gl[i] != wl[i] {
+						t.Fatalf("line %d differs from the official printout:\n got %q\nwant %q", i+1, gl[i], wl[i])
+					}
+				}
+				t.Fatalf("%d lines, official %d", len(gl), len(wl))
+			}
+		})
+	}
+}
+
+// --etype match scores without running a query; each item carries its exact verdict and
+// partial scores.
+func TestSpider_MatchItems(t *testing.T) {
+	items := filepath.Join(t.TempDir(), "items.jsonl")
+	code, out, stderr := runCLI(t, "", "spider", "--etype", "match", "--table", exampleDir+"/tables.json", "--gold", exampleDir+"/gold.sql",
+		"--pred", exampleDir+"/pred.txt", "--db", exampleDir+"/database", "--items", items)
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	if strings.Contains(out, "EXECUTION") || !strings.Contains(out, "EXACT MATCHING ACCURACY") {
+		t.Errorf("match table expected without execution rows:\n%s", out)
+	}
+	b, err := os.ReadFile(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 50 {
+		t.Fatalf("%d items, want 50", len(lines))
+	}
+	exact := 0
+	for i, l := range lines {
+		var it struct {
+			Exact   *bool                         `json:"exact"`
+			Exec    *bool                         `json:"exec"`
+			Partial map[string]map[string]float64 `json:"partial"`
+		}
+		if err := json.Unmarshal([]byte(l), &it); err != nil {
+			t.Fatal(err)
+		}
+		if it.Exact == nil || it.Exec != nil || len(it.Partial) != 10 {
+			t.Fatalf("item %d: %s", i, l)
+		}
+		if *it.Exact {
+			exact++
+		}
+	}
+	fields := strings.Fields(strings.Split(strings.Split(out, "exact match")[1], "\n")[0])
+	if got := fields[len(fields)-1]; got != fmtAcc(exact, 50) {
+		t.Errorf("table says %s, items say %d/50", got, exact)
 	}
 }

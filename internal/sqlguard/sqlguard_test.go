@@ -60,3 +60,26 @@ func TestStopped(t *testing.T) {
 		t.Error("a deadline is not a timeout")
 	}
 }
+
+func TestDeniedTable(t *testing.T) {
+	for _, c := range []struct {
+		dialect, table string
+		want           bool
+	}{
+		{"mysql", "mysql.user", true},
+		{"mysql", "MYSQL.User", true},
+		{"mysql", "performance_schema.threads", true},
+		{"mysql", "information_schema.PROCESSLIST", true},
+		{"mysql", "information_schema.tables", false},
+		{"mysql", "user", false},
+		{"mysql", "shop.mysql", false},
+		{"postgres", "pg_stat_activity", true},
+		{"postgres", "pg_catalog.pg_authid", true},
+		{"postgres", "mysql.user", false},
+		{"sqlite", "mysql.user", false},
+	} {
+		if got := sqlguard.DeniedTable(c.dialect, c.table); got != c.want {
+			t.Errorf("DeniedTable(%s, %s) = %v, want %v", c.dialect, c.table, got, c.want)
+		}
+	}
+}
