@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"exactmatch":        {""}, // Spider exact-set-match: pure, schemas come in as qeval.Schema
 	"metric":            {"", "sqlparse", "validate", "kql"},
 	"judge":             {"", "internal/cache"},
-	"internal/cache":    {"", "sqlite"}, // the judge cache is a SQLite file, opened through sqlite/
+	"internal/cache":    {"", "sqlite"}, // the local cache is a SQLite file, opened through sqlite/; the shared one Redis
 	"llm/anthropic":     {""},
 	"llm/openai":        {""},
 	"report":            {"", "metric"},
@@ -66,6 +66,8 @@ var outside = map[string][]string{
 	"llm/anthropic": {"github.com/anthropics/anthropic-sdk-go"},
 	"llm/openai":    {"github.com/openai/openai-go/v3"},
 	"xlsx":          {"github.com/xuri/excelize/v2"},
+	// the shared cache backend beside the SQLite file
+	"internal/cache": {"github.com/redis/go-redis/v9"},
 	// one real parser per SQL dialect (and the protobuf runtime pg_query's tree comes in)
 	"sqlparse": {"github.com/rqlite/sql", "github.com/pganalyze/pg_query_go/v6", "github.com/pingcap/tidb/pkg/parser", "google.golang.org/protobuf"},
 	// the KQL engine's geo functions: S2 cells, H3 cells, and IDNA for URL parsing

@@ -36,4 +36,7 @@ type Verdict struct {
 	// CandidateCapHit is set when the plug-value cap stopped the search.
 	Candidates      int  `json:"candidates,omitempty"`
 	CandidateCapHit bool `json:"candidate_cap_hit,omitempty"`
+	// GoldCached is set when every gold result the verdict used came from the gold
+	// cache rather than from running the gold query.
+	GoldCached bool `json:"gold_cached,omitempty"`
 }

@@ -40,6 +40,17 @@ type Options struct {
 	DiscardResults bool
 	// Now is the clock that times the queries (time.Now when nil).
 	Now func() time.Time
+	// CacheGold keeps each gold result, keyed by the database's content (a SQLite
+	// file's SHA-256, a server's target), the engine, the mode and the query, so a gold
+	// query runs once per database version: across items, and with SharedCache across
+	// runs and machines. Memory holds at most GoldCacheBytes (DefaultGoldCacheBytes).
+	CacheGold      bool
+	GoldCacheBytes int64
+	// SharedCache, with CacheGold, is where gold results are also kept and looked up
+	// (the SQLite cache file or Redis). OnSharedCacheError is told of its first failure;
+	// the evaluation goes on with the memory cache.
+	SharedCache        qeval.Cache
+	OnSharedCacheError func(error)
 }
 
 // Evaluator judges items, keeping each database open once opened. It is safe for
@@ -50,6 +61,8 @@ type Evaluator struct {
 
 	mu    sync.Mutex
 	execs map[execKey]*opened
+
+	gold *goldCache // nil unless Options.CacheGold
 }
 
 func (e *Evaluator) now() time.Time {
@@ -86,7 +99,20 @@ func New(opt Options) (*Evaluator, error) {
 		opt.MaxCandidates = DefaultMaxCandidates
 	}
 	opt.Limits = opt.Limits.WithDefaults()
-	return &Evaluator{opt: opt, mode: mode, execs: map[execKey]*opened{}}, nil
+	e := &Evaluator{opt: opt, mode: mode, execs: map[execKey]*opened{}}
+	if opt.CacheGold {
+		e.gold = newGoldCache(opt.SharedCache, opt.GoldCacheBytes, opt.OnSharedCacheError)
+	}
+	return e, nil
+}
+
+// GoldCacheStats counts the gold results the cache answered and those it did not
+// (zero without Options.CacheGold).
+func (e *Evaluator) GoldCacheStats() GoldCacheStats {
+	if e.gold == nil {
+		return GoldCacheStats{}
+	}
+	return e.gold.stats()
 }
 
 // Mode returns the comparison mode in use.
@@ -228,6 +254,7 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		v.CandidateCapHit = total > e.opt.MaxCandidates
 	}
 	golds := make([]*qeval.ResultSet, len(files))
+	cachedGolds := 0
 	var first *qeval.Verdict
 	for ci, cand := range candidates {
 		cv := v
@@ -246,6 +273,16 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 					return e.trim(cv)
 				}
 			}
+			var goldKey string
+			if golds[fi] == nil && e.gold != nil {
+				if k, err := e.gold.key(goldSrc, file, e.mode.ID(), gold); err == nil {
+					goldKey = k
+					if rs, ok := e.gold.get(ctx, k); ok {
+						golds[fi] = rs
+						cachedGolds++
+					}
+				}
+			}
 			if golds[fi] == nil {
 				start := e.now()
 				rs, err := ex.Query(ctx, gold)
@@ -258,7 +295,11 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 					return goldFailure(cv, err)
 				}
 				golds[fi] = rs
+				if goldKey != "" {
+					e.gold.put(ctx, goldKey, rs)
+				}
 			}
+			cv.GoldCached = cachedGolds == fi+1 // every gold result so far came from the cache
 			start := e.now()
 			rs, err := pex.Query(ctx, cand)
 			v.PredTime += e.now().Sub(start)

@@ -10,11 +10,9 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Store keeps cached verdicts; *cache.Store (internal/cache) is one.
-type Store interface {
-	Get(ctx context.Context, key string) ([]byte, bool, error)
-	Put(ctx context.Context, key string, value []byte) error
-}
+// Store keeps cached verdicts: any qeval.Cache (the SQLite file of internal/cache, or
+// Redis).
+type Store = qeval.Cache
 
 // CachedJudge answers from a store what a Judge already answered. It implements
 // qeval.Judge and is safe for concurrent use.

@@ -215,3 +215,46 @@ func passwordOf(dsn string) string {
 	}
 	return ""
 }
+
+// DatabasesUnder returns the databases of a benchmark folder laid out as Spider and
+// BIRD lay theirs out: DIR/<db_id>/<db_id>.sqlite, or DIR/<db_id>/ holding several
+// SQLite files (a test suite), each under its db_id. Folders with no SQLite file are
+// passed over; a DIR with none at all is an error.
+func DatabasesUnder(dir string) (map[string]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "read --db-root " + dir, Message: err.Error(), Err: err,
+			Hint: "--db-root is a folder holding <db_id>/<db_id>.sqlite"}
+	}
+	out := map[string]string{}
+	for _, en := range entries {
+		if !en.IsDir() || strings.HasPrefix(en.Name(), ".") {
+			continue
+		}
+		id := en.Name()
+		sub := filepath.Join(dir, id)
+		files, err := os.ReadDir(sub)
+		if err != nil {
+			continue
+		}
+		var dbs []string
+		for _, f := range files {
+			if !f.IsDir() && strings.HasSuffix(f.Name(), ".sqlite") {
+				dbs = append(dbs, f.Name())
+			}
+		}
+		switch {
+		case len(dbs) == 0:
+			continue
+		case len(dbs) == 1 && dbs[0] == id+".sqlite":
+			out[id] = filepath.Join(sub, dbs[0])
+		default:
+			out[id] = sub // a test suite: every SQLite file of the folder
+		}
+	}
+	if len(out) == 0 {
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "read --db-root " + dir, Message: "no <db_id>/<db_id>.sqlite in the folder",
+			Hint: "--db-root is a folder holding <db_id>/<db_id>.sqlite, e.g. spider/database"}
+	}
+	return out, nil
+}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/compare"
 )
 
 // Defaults of Config and of the HTTP server.
@@ -56,6 +57,21 @@ type Config struct {
 	// JudgeFor builds a judge for another model than JudgeInfo.Model, when a score
 	// request names one; nil rejects such requests.
 	JudgeFor func(model string) (qeval.Judge, error)
+	// DBRoot is a benchmark folder whose DIR/<db_id>/<db_id>.sqlite (or test-suite
+	// folder) are registered under their db_id, beside Databases (which win).
+	DBRoot string
+	// ExecMatchMode is the comparison mode of POST /api/exec-match pairs that name
+	// none (default spider-ts); Limits bound their queries; MaxPairs bounds a batch
+	// (DefaultMaxPairs); ExecMatchPerDB bounds the pairs running at once on one
+	// database (twice the CPUs when 0).
+	ExecMatchMode  string
+	Limits         qeval.Limits
+	MaxPairs       int
+	ExecMatchPerDB int
+	// GoldCacheBytes bounds the gold results kept in memory; SharedCache, when set,
+	// also keeps them there (the SQLite cache file or Redis), for other replicas.
+	GoldCacheBytes int64
+	SharedCache    qeval.Cache
 	// AllowPrivileged lets runs use a server database as a privileged role
 	// (--unsafe-allow-privileged).
 	AllowPrivileged bool
@@ -92,6 +108,8 @@ type Server struct {
 
 	judgesMu sync.Mutex
 	judges   map[string]qeval.Judge
+
+	rewarder *rewarder // POST /api/exec-match
 }
 
 // New opens the store in cfg.DataDir, checks the configured suites and databases, and
@@ -111,6 +129,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.ExecMatchMode == "" {
+		cfg.ExecMatchMode = "spider-ts"
+	}
+	if _, err := compare.Lookup(cfg.ExecMatchMode); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "--exec-mode", Message: qeval.ErrorMessage(err), Hint: "qeval modes lists them"}
 	}
 	if cfg.Token != "" && strings.TrimSpace(cfg.Token) != cfg.Token {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "the token has spaces at its ends (or is only spaces)",
@@ -133,6 +157,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.store = st
+	s.rewarder = newRewarder(cfg, s.dbs)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.handler = s.routes()
 	return s, nil
@@ -146,6 +171,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
+	s.rewarder.close()
 	return s.store.Close()
 }
 
@@ -213,6 +239,8 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := func(pattern string, m methods) { mux.Handle(pattern, s.api(m)) }
 	api("/api/score-query", methods{http.MethodPost: s.handleScore})
+	api("/api/exec-match", methods{http.MethodPost: s.handleExecMatch})
+	api("/api/exec-match/stats", methods{http.MethodGet: s.handleExecMatchStats})
 	api("/api/suites", methods{http.MethodGet: s.handleSuites})
 	api("/api/runs", methods{http.MethodGet: s.handleListRuns, http.MethodPost: s.handleStartRun})
 	api("/api/runs/{id}", methods{http.MethodGet: s.handleGetRun})

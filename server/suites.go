@@ -23,6 +23,17 @@ import (
 func (s *Server) configure() error {
 	var problems []string
 	direct := map[string]string{}
+	if s.cfg.DBRoot != "" {
+		root, err := registry.DatabasesUnder(s.cfg.DBRoot)
+		if err != nil {
+			return err
+		}
+		for name, t := range root {
+			if abs, err := filepath.Abs(t); err == nil {
+				direct[name] = abs
+			}
+		}
+	}
 	for name, t := range s.cfg.Databases {
 		if registry.EngineOf(t) != "sqlite" {
 			direct[name] = t

@@ -26,6 +26,7 @@ type judgeFlags struct {
 	timeout     time.Duration
 	concurrency int
 	cacheDir    string
+	cacheURL    string
 	noCache     bool
 	cacheTTL    time.Duration
 	temperature float64
@@ -58,6 +59,7 @@ func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
 	fs.DurationVar(&f.timeout, "judge-timeout", judge.DefaultCallTimeout, "deadline of each judge request")
 	fs.IntVar(&f.concurrency, "judge-concurrency", judge.DefaultMaxConcurrency, "judge requests in flight at once")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "judge cache folder (default: the user cache folder/qeval)")
+	fs.StringVar(&f.cacheURL, "cache", "", "a cache shared with other machines: `redis://HOST:PORT/DB` (default: only the local file in --cache-dir); if it goes away the local file is used, with a warning")
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge every time; read and write no cache")
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", cache.DefaultTTL, "how long a cached verdict stays valid")
 	fs.StringVar(&f.onExecMatch, "judge-on-exec-match", qeval.OnExecMatchSkip, "ask the judge about cases whose execution matched (ask), or count them correct without a call (skip)")
@@ -72,7 +74,8 @@ type judgeSetup struct {
 	Provider string
 	Model    string
 	stats    func() qeval.JudgeStats
-	store    *cache.Store
+	store    qeval.Cache
+	closers  []io.Closer
 	// Secrets are the judge's API key (masked in every output).
 	Secrets qeval.Secrets
 }
@@ -87,8 +90,8 @@ func (s *judgeSetup) Stats() qeval.JudgeStats {
 
 // Close closes the cache.
 func (s *judgeSetup) Close() {
-	if s.store != nil {
-		s.store.Close()
+	for _, c := range s.closers {
+		c.Close()
 	}
 }
 
@@ -128,31 +131,61 @@ func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*ju
 		// no disk cache; identical questions within the run are still asked once
 		s.store = cache.Memory(cache.Options{TTL: f.cacheTTL})
 	} else {
-		s.store = f.openCache(ctx, logger)
+		s.store, s.closers = f.openCache(ctx, logger, false)
 	}
 	cj := judge.Cached(j, s.store)
 	s.Judge, s.stats = cj, cj.Stats
 	return s, nil
 }
 
-// openCache opens the disk cache, or warns and keeps the cache in memory.
-func (f *judgeFlags) openCache(ctx context.Context, logger *slog.Logger) *cache.Store {
-	opt := cache.Options{TTL: f.cacheTTL}
+// openCache opens the local cache file (or, when it cannot be opened, warns and
+// keeps the cache in memory) and, with --cache, the shared cache in front of it.
+// noMemory keeps no copy of the file's entries in memory (the gold results have
+// their own bounded memory cache).
+func (f *judgeFlags) openCache(ctx context.Context, logger *slog.Logger, noMemory bool) (qeval.Cache, []io.Closer) {
+	opt := cache.Options{TTL: f.cacheTTL, NoMemory: noMemory}
+	var local *cache.Store
 	dir := f.cacheDir
 	if dir == "" {
-		d, err := cache.DefaultDir()
-		if err != nil {
-			logger.Warn("judge cache kept in memory only", "err", err)
-			return cache.Memory(opt)
+		if d, err := cache.DefaultDir(); err != nil {
+			logger.Warn("cache kept in memory only", "err", err)
+		} else {
+			dir = d
 		}
-		dir = d
 	}
-	s, err := cache.Open(ctx, dir, opt)
+	if dir != "" {
+		s, err := cache.Open(ctx, dir, opt)
+		if err != nil {
+			logger.Warn("cache kept in memory only", "err", err)
+		}
+		local = s
+	}
+	if local == nil {
+		opt.NoMemory = false
+		local = cache.Memory(opt)
+	}
+	closers := []io.Closer{local}
+	if f.cacheURL == "" {
+		return local, closers
+	}
+	r, err := cache.OpenRedis(ctx, f.cacheURL, opt)
 	if err != nil {
-		logger.Warn("judge cache kept in memory only", "err", err)
-		return cache.Memory(opt)
+		logger.Warn("the shared cache is not used; the local cache file is", "err", qeval.ErrorMessage(err))
+		return local, closers
 	}
-	return s
+	fb := &cache.Fallback{Shared: r, Local: local, Warn: func(err error) {
+		logger.Warn("the shared cache failed; the local cache file is used until it answers again", "err", err)
+	}}
+	return fb, append(closers, r)
+}
+
+// openGoldCache is the shared store of gold results (nil with --no-cache: gold
+// results are then kept in this process's memory only).
+func (f *judgeFlags) openGoldCache(ctx context.Context, logger *slog.Logger) (qeval.Cache, []io.Closer) {
+	if f.noCache {
+		return nil, nil
+	}
+	return f.openCache(ctx, logger, true)
 }
 
 // judgeOutput is what 'qeval judge --json' prints.

@@ -19,7 +19,7 @@ import (
 // cmdServe runs the HTTP API and the page until interrupted. Runs in progress are
 // canceled on the way out and recorded as interrupted.
 func cmdServe(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("serve", "[--addr 127.0.0.1:8080] [--data-dir DIR] [--token T] [--suite NAME=PATH ...] [--db NAME=TARGET ...]", e)
+	fs := newFlags("serve", "[--addr 127.0.0.1:8080] [--data-dir DIR] [--token T] [--suite NAME=PATH ...] [--db NAME=TARGET ...] [--db-root DIR] [--cache redis://…]", e)
 	addr := fs.String("addr", server.DefaultAddr, "address to listen on; anything but loopback needs --token")
 	dataDir := fs.String("data-dir", "qeval-data", "folder of the run store (runs.db), created when missing")
 	token := fs.String("token", "", "bearer token every API call must send (default: $QEVAL_TOKEN); required to bind beyond 127.0.0.1")
@@ -27,6 +27,12 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	fs.Var(suites, "suite", "a suite runs may name: `NAME=PATH` (repeat for several)")
 	dbs := namedPaths{}
 	fs.Var(dbs, "db", "a database suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, mysql://…), a Kusto https://cluster/db, or a SQLite file or test-suite folder (repeat); as qeval run --db")
+	dbRoot := fs.String("db-root", "", "a benchmark folder: every `DIR`/<db_id>/<db_id>.sqlite (or test-suite folder) is a database named by its db_id (--db names win)")
+	execMode := fs.String("exec-mode", "spider-ts", "comparison mode of POST /api/exec-match pairs that name none (see qeval modes)")
+	maxPairs := fs.Int("max-pairs", server.DefaultMaxPairs, "largest batch POST /api/exec-match takes")
+	perDB := fs.Int("exec-per-db", 0, "exec-match pairs running at once on one database (default: twice the CPUs)")
+	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "deadline of each query (a pair's timeout_ms can only shorten it)")
+	maxResultBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "largest result one query may fetch, in bytes")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "largest request body, in bytes")
 	maxRuns := fs.Int("max-runs", server.DefaultMaxActiveRuns, "runs in progress at once")
 	concurrency := fs.Int("concurrency", 0, "cases a run runs at once (default: the suite's, else the number of CPUs)")
@@ -51,7 +57,15 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 		return fail(e, err)
 	}
 	defer js.Close()
-	cfg := server.Config{DataDir: *dataDir, Token: *token, Suites: suites, Databases: dbs, Judge: js.Judge,
+	goldCache, closers := jf.openGoldCache(ctx, logger)
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}()
+	cfg := server.Config{DBRoot: *dbRoot, ExecMatchMode: *execMode, MaxPairs: *maxPairs, ExecMatchPerDB: *perDB,
+		Limits: qeval.Limits{Timeout: *timeout, MaxBytes: *maxResultBytes}, SharedCache: goldCache,
+		DataDir: *dataDir, Token: *token, Suites: suites, Databases: dbs, Judge: js.Judge,
 		JudgeSkipped: js.Skipped, JudgeStats: js.Stats, MaxBodyBytes: *maxBody, MaxActiveRuns: *maxRuns,
 		Concurrency: *concurrency, Version: version, Logger: logger, AllowPrivileged: *unsafePriv}
 	if js.Judge != nil {
