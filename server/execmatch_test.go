@@ -1,14 +1,20 @@
 package server_test
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -231,4 +237,95 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return fmt.Sprint(*s)
+}
+
+// BenchmarkExecMatch_Loopback is the reward service as a training loop uses it: the
+// Spider dev (no wta_1) gold queries against the c3_chatgpt predictions, in batches of
+// 64 over a real loopback connection from 4 clients, gold results cached (a warm-up
+// pass runs first). It reports pairs/s and the p99 batch latency.
+//
+//	go test ./server -run '^$' -bench ExecMatch_Loopback -benchtime 200x
+func BenchmarkExecMatch_Loopback(b *testing.B) {
+	data := filepath.Join("..", "..", "shared", "data", "spider")
+	if _, err := os.Stat(filepath.Join(data, "database")); err != nil {
+		b.Skipf("Spider dev data absent (%v)", err)
+	}
+	items := readOracle(b, filepath.Join(data, "oracle", "c3_chatgpt.jsonl"))
+	var bodies [][]byte
+	for start := 0; start+64 <= len(items); start += 64 {
+		var req server.ExecMatchRequest
+		for _, it := range items[start : start+64] {
+			req.Pairs = append(req.Pairs, server.ExecMatchPair{DB: it.DBID, Gold: it.Gold, Pred: it.Pred, TimeoutMS: 5000})
+		}
+		body, _ := json.Marshal(req)
+		bodies = append(bodies, body)
+	}
+	ts := MustServer(b, func(c *server.Config) { c.DBRoot = filepath.Join(data, "database") })
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	post := func(body []byte) time.Duration {
+		start := time.Now()
+		resp, err := client.Post(ts.URL+"/api/exec-match", "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || n == 0 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+		return time.Since(start)
+	}
+	for _, body := range bodies { // warm-up: gold results cached, databases open
+		post(body)
+	}
+	rssBefore := vmRSS(b)
+	const clients = 4
+	var mu sync.Mutex
+	var lat []time.Duration
+	var next atomic.Int64
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				d := post(bodies[i%int64(len(bodies))])
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(b.N*64)/elapsed.Seconds(), "pairs/s")
+	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
+	// the soak's memory: RSS after the run against RSS after the warm-up
+	// (-benchtime 15625x is 1,000,000 pairs)
+	b.ReportMetric(100*float64(vmRSS(b)-rssBefore)/float64(rssBefore), "rss-growth-%")
+}
+
+// vmRSS is this process's resident memory in kB (Linux).
+func vmRSS(tb testing.TB) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Skipf("no /proc/self/status: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			return kb
+		}
+	}
+	tb.Skip("no VmRSS line")
+	return 0
 }
