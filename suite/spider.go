@@ -23,6 +23,9 @@ type Spider struct {
 	// Interaction and Turn give, for each item, its interaction and 0-based turn.
 	Interaction []int
 	Turn        []int
+	// MultiTurn is set for a file of several interactions (SParC, CoSQL): its scores
+	// have turns and joint accuracy. A shard of it stays multi-turn.
+	MultiTurn bool
 }
 
 type line struct {
@@ -118,6 +121,7 @@ func LoadSpider(goldPath, predPath string) (*Spider, error) {
 		}
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: msg}
 	}
+	s.MultiTurn = len(s.Interactions) > 1
 	return s, nil
 }
 

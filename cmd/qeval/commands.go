@@ -49,6 +49,7 @@ var commands = map[string]command{
 	"spider":    {"score predictions against gold SQL by execution, as the official Spider evaluator does", cmdSpider},
 	"bird":      {"score BIRD predictions: EX, soft-F1 and R-VES as the official scripts compute them", cmdBird},
 	"spider2":   {"score Spider 2.0 results (CSV or SQL) as its official evaluate.py does; --strict for the fixed comparison", cmdSpider2},
+	"merge":     {"combine the shards of a sharded run (qeval spider --shard I/N) into the report of the whole run", cmdMerge},
 	"modes":     {"list the result comparison modes", cmdModes},
 	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
 	"validate":  {"say whether SQL queries are valid, safe reads, and why not (JSON per query)", cmdValidate},

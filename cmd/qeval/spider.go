@@ -43,6 +43,7 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	predEngine := fs.String("pred-engine", "", "run the predictions on another engine (duckdb, postgres, mysql, clickhouse): the databases are mirrored there; the gold stays on SQLite")
 	predDSN := fs.String("pred-dsn", "", "with --pred-engine: duckdb:DIR for the copies (default a temporary folder), or the server to mirror into")
 	keep := fs.Bool("keep", false, "with --pred-engine: keep the mirrored databases afterwards")
+	shardFlag := fs.String("shard", "", "judge only part `I/N` of the items (round-robin; interactions stay whole); needs --items, beside which a manifest ITEMS.shard.json is written; combine the parts with qeval merge")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -74,9 +75,21 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeNotFound, Op: "open --db " + *db, Message: "no such folder",
 			Hint: "--db must be a folder holding <db_id>/<db_id>.sqlite"})
 	}
+	sh, err := parseShard(*shardFlag)
+	if err != nil {
+		return fail(e, err)
+	}
+	if sh != nil && (*itemsPath == "" || *itemsPath == "-") {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--shard needs --items FILE",
+			Hint: "each shard writes its items (and ITEMS.shard.json) for qeval merge to combine: --shard 2/4 --items shard2.jsonl"})
+	}
 	set, err := suite.LoadSpider(*gold, *pred)
 	if err != nil {
 		return fail(e, err)
+	}
+	full := set
+	if sh != nil {
+		set = shardSpider(set, sh)
 	}
 	items := set.Items
 	for i := range items {
@@ -113,6 +126,13 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	if *itemsPath != "" {
 		if err := writeSpiderItems(*itemsPath, e, set, verdicts, hardness, cross, em); err != nil {
 			return fail(e, err)
+		}
+		if sh != nil {
+			m := shardManifest{Kind: "spider", Shard: sh.String(), Items: len(full.Items), Interactions: len(full.Interactions),
+				MultiTurn: full.MultiTurn, Etype: *etype, Mode: rep.Mode, Gold: *gold, Pred: *pred, Version: version, WallMS: ms(wall)}
+			if err := writeManifest(*itemsPath, m); err != nil {
+				return fail(e, err)
+			}
 		}
 	}
 	if *jsonOut {
@@ -184,7 +204,7 @@ func buildSpiderReport(set *suite.Spider, vs []qeval.Verdict, hardness []*string
 		rep.Metrics = append(rep.Metrics, spiderEMMetric)
 	}
 	rep.levelOrder = append([]string(nil), spiderLevels...)
-	multi := len(set.Interactions) > 1
+	multi := set.MultiTurn
 	if multi {
 		rep.levelOrder = append(rep.levelOrder, "joint_all")
 		rep.Turns = map[string]*levelScore{}
@@ -356,9 +376,9 @@ func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict
 		w = f
 	}
 	enc := json.NewEncoder(w)
-	multi := len(set.Interactions) > 1
+	multi := set.MultiTurn
 	for i := range set.Items {
-		it := spiderItem{Index: i, DBID: set.Items[i].DBID, Hardness: hardness[i]}
+		it := spiderItem{Index: set.Items[i].Index, DBID: set.Items[i].DBID, Hardness: hardness[i]}
 		if vs != nil {
 			v := vs[i]
 			match, pm, gm := v.Match, ms(v.PredTime), ms(v.GoldTime)

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/exactmatch"
+	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/suite"
+)
+
+// shardManifest is written beside a shard's items (ITEMS.shard.json): what qeval merge
+// needs to check the shards belong together and to rebuild the whole run's report.
+type shardManifest struct {
+	Kind         string  `json:"kind"` // "spider"
+	Shard        string  `json:"shard"`
+	Items        int     `json:"items"`        // in the whole run
+	Interactions int     `json:"interactions"` // in the whole run
+	MultiTurn    bool    `json:"multi_turn"`
+	Etype        string  `json:"etype"`
+	Mode         string  `json:"mode,omitempty"`
+	Gold         string  `json:"gold"`
+	Pred         string  `json:"pred"`
+	Version      string  `json:"qeval_version"`
+	WallMS       float64 `json:"wall_ms"`
+	ItemsFile    string  `json:"items_file"` // relative to the manifest's folder
+	path         string
+}
+
+func manifestPath(itemsPath string) string {
+	base := strings.TrimSuffix(strings.TrimSuffix(itemsPath, ".jsonl"), ".json")
+	return base + ".shard.json"
+}
+
+func writeManifest(itemsPath string, m shardManifest) error {
+	m.ItemsFile = filepath.Base(itemsPath)
+	b, _ := json.MarshalIndent(m, "", "  ")
+	p := manifestPath(itemsPath)
+	if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: "write shard manifest " + p, Message: err.Error(), Err: err}
+	}
+	return nil
+}
+
+// cmdMerge combines the shards of a sharded run into the report of the whole run:
+// the same aggregates and, with --items, the same per-item lines as one unsharded run.
+func cmdMerge(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("merge", "[--json] [--items OUT.jsonl] SHARD…", e)
+	jsonOut := fs.Bool("json", false, "print the summary as JSON instead of the table")
+	itemsPath := fs.String("items", "", "write the items of every shard, in order, to this file (- for stdout)")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "no shards given",
+			Hint: "qeval merge shards/ (a folder of ITEMS.shard.json manifests), or the manifests or items files themselves"})
+	}
+	ms, err := findManifests(fs.Args())
+	if err != nil {
+		return fail(e, err)
+	}
+	set, lines, rep, err := mergeSpider(ms)
+	if err != nil {
+		return fail(e, err)
+	}
+	if *itemsPath != "" {
+		var buf bytes.Buffer
+		for _, l := range lines {
+			buf.Write(l)
+			buf.WriteByte('\n')
+		}
+		if *itemsPath == "-" {
+			e.stdout.Write(buf.Bytes())
+		} else if err := os.WriteFile(*itemsPath, buf.Bytes(), 0o644); err != nil {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + *itemsPath, Message: err.Error(), Err: err})
+		}
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else if *itemsPath != "-" {
+		printSpiderTable(e.stdout, rep)
+	}
+	fmt.Fprintf(e.stderr, "merged %d shards: %d items\n", len(ms), len(set.Items))
+	return exitOK
+}
+
+// findManifests reads the manifests named or found in the folders given.
+func findManifests(args []string) ([]*shardManifest, error) {
+	var paths []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open " + a, Message: "no such file or folder"}
+		}
+		switch {
+		case st.IsDir():
+			found, _ := filepath.Glob(filepath.Join(a, "*.shard.json"))
+			if len(found) == 0 {
+				return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open " + a, Message: "no *.shard.json manifest in the folder",
+					Hint: "each qeval spider --shard I/N --items FILE writes one beside FILE"}
+			}
+			paths = append(paths, found...)
+		case strings.HasSuffix(a, ".shard.json"):
+			paths = append(paths, a)
+		default:
+			paths = append(paths, manifestPath(a))
+		}
+	}
+	var out []*shardManifest
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open " + p, Message: "no shard manifest: " + err.Error()}
+		}
+		m := &shardManifest{}
+		if err := json.Unmarshal(b, m); err != nil || m.Kind == "" {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + p, Message: fmt.Sprintf("not a shard manifest (%v)", err)}
+		}
+		m.path = p
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// mergeSpider checks the shards are the parts 1…N of one run and rebuilds it.
+func mergeSpider(ms []*shardManifest) (*suite.Spider, [][]byte, *spiderReport, error) {
+	first := ms[0]
+	seen := map[string]string{}
+	var n int
+	for _, m := range ms {
+		if m.Kind != "spider" {
+			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "kind " + m.Kind + " cannot be merged"}
+		}
+		sh, err := parseShard(m.Shard)
+		if err != nil || sh == nil {
+			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "bad shard " + m.Shard}
+		}
+		if n == 0 {
+			n = sh.n
+		}
+		if sh.n != n || m.Items != first.Items || m.Interactions != first.Interactions || m.Etype != first.Etype || m.Mode != first.Mode || m.MultiTurn != first.MultiTurn {
+			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + m.path,
+				Message: fmt.Sprintf("shard %s (%d items, etype %s, mode %s) is not of the same run as %s (shard %s, %d items, etype %s, mode %s)",
+					m.Shard, m.Items, m.Etype, m.Mode, first.path, first.Shard, first.Items, first.Etype, first.Mode)}
+		}
+		if other, dup := seen[m.Shard]; dup {
+			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: fmt.Sprintf("shard %s is given twice: %s and %s", m.Shard, other, m.path)}
+		}
+		seen[m.Shard] = m.path
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if _, ok := seen[fmt.Sprintf("%d/%d", i, n)]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: "missing shards: " + strings.Join(missing, ", "),
+			Hint: "a merged report covers every item: run the missing shards, or merge what you have with another N"}
+	}
+
+	items := make([]*spiderItem, first.Items)
+	lines := make([][]byte, first.Items)
+	var wall float64
+	for _, m := range ms {
+		wall += m.WallMS
+		p := filepath.Join(filepath.Dir(m.path), m.ItemsFile)
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, nil, nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open " + p, Message: "the items of shard " + m.Shard + ": " + err.Error()}
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		ln := 0
+		for sc.Scan() {
+			ln++
+			it := &spiderItem{}
+			if err := json.Unmarshal(sc.Bytes(), it); err != nil {
+				f.Close()
+				return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read %s:%d", p, ln), Message: err.Error()}
+			}
+			if it.Index < 0 || it.Index >= len(items) {
+				f.Close()
+				return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read %s:%d", p, ln),
+					Message: fmt.Sprintf("index %d is outside the run's %d items", it.Index, len(items))}
+			}
+			if items[it.Index] != nil {
+				f.Close()
+				return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read %s:%d", p, ln),
+					Message: fmt.Sprintf("item %d is in two shards", it.Index)}
+			}
+			items[it.Index] = it
+			lines[it.Index] = append([]byte(nil), sc.Bytes()...)
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + p, Message: err.Error()}
+		}
+	}
+	var absent []string
+	for i, it := range items {
+		if it == nil && len(absent) < 10 {
+			absent = append(absent, fmt.Sprint(i))
+		}
+	}
+	if len(absent) > 0 {
+		return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge",
+			Message: "items missing from every shard (a shard stopped early?): " + strings.Join(absent, ", ")}
+	}
+
+	set := &suite.Spider{MultiTurn: first.MultiTurn}
+	set.Interactions = make([][]int, max(first.Interactions, 1))
+	doExec, doMatch := first.Etype != "match", first.Etype != "exec"
+	hardness := make([]*string, len(items))
+	var verdicts []qeval.Verdict
+	if doExec {
+		verdicts = make([]qeval.Verdict, len(items))
+	}
+	var em *exactScores
+	if doMatch {
+		em = &exactScores{results: make([]*exactmatch.Result, len(items)), goldErrs: make([]string, len(items))}
+	}
+	for i, it := range items {
+		inter, turn := 0, 0
+		if it.Interaction != nil {
+			inter = *it.Interaction
+		}
+		if it.Turn != nil {
+			turn = *it.Turn
+		}
+		if inter < 0 || inter >= len(set.Interactions) {
+			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: fmt.Sprintf("item %d: interaction %d is outside the run's %d", i, inter, len(set.Interactions))}
+		}
+		set.Items = append(set.Items, qeval.Item{Index: i, ID: fmt.Sprint(i), DBID: it.DBID})
+		set.Interaction, set.Turn = append(set.Interaction, inter), append(set.Turn, turn)
+		set.Interactions[inter] = append(set.Interactions[inter], i)
+		hardness[i] = it.Hardness
+		if doExec {
+			v := qeval.Verdict{Outcome: it.Outcome, Mode: it.Mode, Candidates: it.Candidates, CandidateCapHit: it.CapHit}
+			if it.Exec != nil {
+				v.Match = *it.Exec
+			}
+			if it.Error != nil {
+				v.Error = *it.Error
+			}
+			if it.PredMS != nil {
+				v.PredTime = time.Duration(*it.PredMS * float64(time.Millisecond))
+			}
+			if it.GoldMS != nil {
+				v.GoldTime = time.Duration(*it.GoldMS * float64(time.Millisecond))
+			}
+			verdicts[i] = v
+		}
+		if doMatch {
+			if it.ExactError != "" {
+				em.goldErrs[i] = it.ExactError
+			} else {
+				r := &exactmatch.Result{Partial: it.Partial, ParseError: it.ParseError}
+				if it.Exact != nil {
+					r.Exact = *it.Exact
+				}
+				if it.Hardness != nil {
+					r.Hardness = *it.Hardness
+				}
+				em.results[i] = r
+			}
+		}
+	}
+	for k := range set.Interactions {
+		sort.Ints(set.Interactions[k])
+	}
+	if !set.MultiTurn {
+		set.Interactions = set.Interactions[:1]
+	}
+	var sum execmatch.Summary
+	if doExec {
+		sum = execmatch.Summarize(first.Mode, verdicts)
+	}
+	rep := buildSpiderReport(set, verdicts, hardness, sum, time.Duration(wall*float64(time.Millisecond)), em, first.Etype)
+	return set, lines, rep, nil
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withoutTimings drops what differs between two runs of the same items (the times).
+func withoutTimings(t *testing.T, b []byte, keys ...string) string {
+	t.Helper()
+	var out []string
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		for _, k := range keys {
+			delete(m, k)
+		}
+		c, _ := json.Marshal(m)
+		out = append(out, string(c))
+	}
+	return strings.Join(out, "\n")
+}
+
+// checkShardsMerge runs the files whole and in n shards, merges the shards and checks
+// the per-item verdicts and the report are the same.
+func checkShardsMerge(t *testing.T, n int, gold, pred, db string, extra ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	base := append([]string{"spider", "--gold", gold, "--pred", pred, "--db", db}, extra...)
+	whole := filepath.Join(dir, "whole.jsonl")
+	code, wholeJSON, stderr := runCLI(t, "", append(base, "--json", "--items", whole)...)
+	if code != exitOK {
+		t.Fatalf("whole run: code %d: %s", code, stderr)
+	}
+	shards := filepath.Join(dir, "shards")
+	os.Mkdir(shards, 0o755)
+	for i := 1; i <= n; i++ {
+		code, _, stderr := runCLI(t, "", append(base, "--shard", fmt.Sprintf("%d/%d", i, n), "--items", filepath.Join(shards, fmt.Sprintf("part%d.jsonl", i)))...)
+		if code != exitOK {
+			t.Fatalf("shard %d/%d: code %d: %s", i, n, code, stderr)
+		}
+	}
+	merged := filepath.Join(dir, "merged.jsonl")
+	code, mergedJSON, stderr := runCLI(t, "", "merge", "--json", "--items", merged, shards)
+	if code != exitOK {
+		t.Fatalf("merge: code %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(whole)
+	b, _ := os.ReadFile(merged)
+	if wa, wb := withoutTimings(t, a, "pred_ms", "gold_ms"), withoutTimings(t, b, "pred_ms", "gold_ms"); wa != wb {
+		t.Errorf("the merged items differ from the whole run's:\nwhole:  %.400s\nmerged: %.400s", wa, wb)
+	}
+	if ra, rb := withoutTimings(t, []byte(compactJSON(t, wholeJSON)), "timings_ms"), withoutTimings(t, []byte(compactJSON(t, mergedJSON)), "timings_ms"); ra != rb {
+		t.Errorf("the merged report differs from the whole run's:\nwhole:  %s\nmerged: %s", ra, rb)
+	}
+}
+
+func compactJSON(t *testing.T, s string) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		t.Fatalf("%v: %s", err, s)
+	}
+	return buf.String()
+}
+
+func TestShard_SpiderExampleMerged(t *testing.T) {
+	checkShardsMerge(t, 4, exampleDir+"/gold.sql", exampleDir+"/pred.txt", exampleDir+"/database",
+		"--etype", "all", "--table", exampleDir+"/tables.json")
+	checkShardsMerge(t, 3, exampleDir+"/gold.sql", exampleDir+"/pred.txt", exampleDir+"/database")
+}
+
+// A multi-turn file is sharded by interaction (turns stay together), empty
+// interactions included, and joint accuracy comes out the same.
+func TestShard_InteractionsMerged(t *testing.T) {
+	dir := t.TempDir()
+	g := "SELECT count(*) FROM singer\tconcert_singer\nSELECT name FROM singer\tconcert_singer\n\n" +
+		"SELECT count(*) FROM stadium\tconcert_singer\n\n\nSELECT 1\tconcert_singer\nSELECT 2\tconcert_singer\n\nSELECT 3\tconcert_singer\n"
+	p := "SELECT count(*) FROM singer\nSELECT name FROM singer WHERE 0\n\nSELECT count(*) FROM stadium\n\n\nSELECT 1\nSELECT 2\n\nSELECT 4\n"
+	gold, pred := writeFile(t, dir, "gold.sql", g), writeFile(t, dir, "pred.txt", p)
+	checkShardsMerge(t, 2, gold, pred, exampleDir+"/database")
+	checkShardsMerge(t, 5, gold, pred, exampleDir+"/database")
+}
+
+// The Spider dev set with a real model's predictions, in four shards.
+func TestShard_SpiderDevMerged(t *testing.T) {
+	data := filepath.Join("..", "..", "..", "shared", "data", "spider")
+	if _, err := os.Stat(filepath.Join(data, "database")); err != nil {
+		t.Skipf("Spider dev data absent (%v): ../shared/data/spider is needed for this test", err)
+	}
+	checkShardsMerge(t, 4, filepath.Join(data, "dev_gold_no_wta1.sql"), filepath.Join(data, "predictions", "c3_chatgpt_no_wta1.txt"),
+		filepath.Join(data, "database"), "--etype", "all", "--table", filepath.Join(data, "tables.json"))
+}
+
+func TestShard_BadInput(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"spider", "--gold", exampleDir + "/gold.sql", "--pred", exampleDir + "/pred.txt", "--db", exampleDir + "/database"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(base, "--shard", "5/4", "--items", filepath.Join(dir, "x.jsonl")), "--shard 5/4"},
+		{append(base, "--shard", "a/b", "--items", filepath.Join(dir, "x.jsonl")), "not I/N"},
+		{append(base, "--shard", "1/2"), "--shard needs --items"},
+		{[]string{"merge"}, "no shards given"},
+		{[]string{"merge", dir}, "no *.shard.json manifest"},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code == exitOK || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: code %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+	// a missing shard, and a shard given twice
+	shards := filepath.Join(dir, "shards")
+	os.Mkdir(shards, 0o755)
+	for i := 1; i <= 2; i++ {
+		if code, _, stderr := runCLI(t, "", append(base, "--shard", fmt.Sprintf("%d/3", i), "--items", filepath.Join(shards, fmt.Sprintf("p%d.jsonl", i)))...); code != exitOK {
+			t.Fatalf("shard %d: %s", i, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "merge", shards); code == exitOK || !strings.Contains(stderr, "missing shards: 3/3") {
+		t.Errorf("missing shard: code %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", shards, filepath.Join(shards, "p1.shard.json")); code == exitOK || !strings.Contains(stderr, "given twice") {
+		t.Errorf("shard twice: code %d, %s", code, stderr)
+	}
+	// a torn items file names the file and line
+	if code, _, stderr := runCLI(t, "", append(base, "--shard", "3/3", "--items", filepath.Join(shards, "p3.jsonl"))...); code != exitOK {
+		t.Fatal(stderr)
+	}
+	f, _ := os.OpenFile(filepath.Join(shards, "p3.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"index": 4, "db_`)
+	f.Close()
+	if code, _, stderr := runCLI(t, "", "merge", shards); code == exitOK || !strings.Contains(stderr, "p3.jsonl:") {
+		t.Errorf("torn items: code %d, %s", code, stderr)
+	}
+}
