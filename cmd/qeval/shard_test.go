@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // withoutTimings drops what differs between two runs of the same items (the times).
@@ -139,5 +141,40 @@ func TestShard_BadInput(t *testing.T) {
 	f.Close()
 	if code, _, stderr := runCLI(t, "", "merge", shards); code == exitOK || !strings.Contains(stderr, "p3.jsonl:") {
 		t.Errorf("torn items: code %d, %s", code, stderr)
+	}
+}
+
+// TestSpider_GoldCache: a second run on the same databases runs no gold query and
+// gives the same verdicts; the cache is a folder or Redis.
+func TestSpider_GoldCache(t *testing.T) {
+	caches := []string{t.TempDir()}
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:6379", time.Second); err == nil {
+		c.Close()
+		caches = append(caches, "redis://127.0.0.1:6379/0")
+	} else {
+		t.Logf("no Redis at 127.0.0.1:6379 (%v): only the folder cache is tested", err)
+	}
+	dir := t.TempDir()
+	base := []string{"spider", "--gold", exampleDir + "/gold.sql", "--pred", exampleDir + "/pred.txt", "--db", exampleDir + "/database"}
+	plain := filepath.Join(dir, "plain.jsonl")
+	if code, _, stderr := runCLI(t, "", append(base, "--items", plain)...); code != exitOK {
+		t.Fatal(stderr)
+	}
+	want, _ := os.ReadFile(plain)
+	for _, c := range caches {
+		for run := 1; run <= 2; run++ {
+			items := filepath.Join(dir, fmt.Sprintf("run%d.jsonl", run))
+			code, _, stderr := runCLI(t, "", append(base, "--cache", c, "--items", items)...)
+			if code != exitOK {
+				t.Fatalf("%s run %d: %s", c, run, stderr)
+			}
+			if run == 2 && !strings.Contains(stderr, "50 from the cache, 0 executed") {
+				t.Errorf("%s: the second run executed gold queries: %s", c, stderr)
+			}
+			got, _ := os.ReadFile(items)
+			if withoutTimings(t, got, "pred_ms", "gold_ms") != withoutTimings(t, want, "pred_ms", "gold_ms") {
+				t.Errorf("%s run %d: verdicts differ from a run without the cache", c, run)
+			}
+		}
 	}
 }

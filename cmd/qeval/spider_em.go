@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/exactmatch"
 	"github.com/qeval/qeval/execmatch"
+	"github.com/qeval/qeval/internal/cache"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/suite"
@@ -126,6 +128,7 @@ type spiderExecFlags struct {
 	predEngine, predDSN     string
 	keep                    bool
 	db                      string
+	cache                   string // --cache: a folder or redis:// URL for gold results
 }
 
 // runSpiderExec judges every item by execution. Unless the exact-match pass already
@@ -140,6 +143,23 @@ func runSpiderExec(ctx context.Context, e *env, set *suite.Spider, hardness []*s
 			return nil, execmatch.Summary{}, nil, err
 		}
 		opts.PredCatalog = cross.catalog
+	}
+	if f.cache != "" {
+		jf := &judgeFlags{cacheDir: f.cache, cacheTTL: cache.DefaultTTL}
+		if strings.HasPrefix(f.cache, "redis://") || strings.HasPrefix(f.cache, "rediss://") {
+			jf.cacheDir, jf.cacheURL = "", f.cache
+		}
+		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		shared, closers := jf.openCache(ctx, logger, true)
+		defer func() {
+			for _, c := range closers {
+				c.Close()
+			}
+		}()
+		opts.CacheGold, opts.SharedCache = true, shared
+		opts.OnSharedCacheError = func(err error) {
+			logger.Warn("the gold-result cache failed; gold queries run as usual", "err", err)
+		}
 	}
 	ev, err := execmatch.New(opts)
 	if err != nil {
@@ -158,6 +178,10 @@ func runSpiderExec(ctx context.Context, e *env, set *suite.Spider, hardness []*s
 			hardness[i] = &h
 		}
 	})
+	if f.cache != "" {
+		st := ev.GoldCacheStats()
+		fmt.Fprintf(e.stderr, "gold results: %d from the cache, %d executed\n", st.Hits, st.Misses)
+	}
 	return verdicts, sum, cross, nil
 }
 

@@ -13,6 +13,14 @@ import (
 	"github.com/qeval/qeval"
 )
 
+// quiet drops the client library's own log lines: qeval reports a failing cache
+// once, in its own words (see Fallback).
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+var quietOnce sync.Once
+
 // Redis is a cache on a Redis server, so that CI shards and server replicas share
 // the judge's verdicts and the gold results. Every key is stored under the prefix
 // "qeval:" and expires after the TTL. It is safe for concurrent use.
@@ -35,6 +43,7 @@ func OpenRedis(ctx context.Context, url string, opt Options) (*Redis, error) {
 	}
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = time.Second, time.Second, time.Second
 	o.MaxRetries = -1 // none
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	r := &Redis{c: redis.NewClient(o), ttl: opt.TTL, target: o.Addr}
 	if r.ttl <= 0 {
 		r.ttl = DefaultTTL
