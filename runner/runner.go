@@ -48,6 +48,10 @@ type Config struct {
 	// MaxResultBytes caps the bytes one query may fetch (qeval.DefaultMaxBytes when 0);
 	// a bigger result is too_large.
 	MaxResultBytes int64
+	// GoldCache, when set, keeps gold results keyed by database content, engine, mode
+	// and query (the local cache file or Redis): a second run on the same databases
+	// executes only the generated queries.
+	GoldCache qeval.Cache
 	// MaxResultRows is how many rows results_match compares (metric.DefaultMaxRows).
 	MaxResultRows int
 	// Done holds cases already finished (from a results file): they are not run again
@@ -147,6 +151,9 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt, MaxBytes: cfg.MaxResultBytes}, Now: cfg.Now}
 	if s.PredictionDatabase != "" {
 		opts.PredCatalog = predictionCatalog{cfg.Catalog, s.PredictionDatabase}
+	}
+	if cfg.GoldCache != nil {
+		opts.CacheGold, opts.SharedCache = true, cfg.GoldCache
 	}
 	ev, err := execmatch.New(opts)
 	if err != nil {

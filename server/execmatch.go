@@ -135,15 +135,15 @@ func (rw *rewarder) evaluator(mode string) (*execmatch.Evaluator, error) {
 	if e, ok := rw.evals[mode]; ok {
 		return e, nil
 	}
+	if len(rw.evals) >= 64 { // modes are a small set (and name@version spellings); refuse to grow without bound
+		return nil, fmt.Errorf("too many comparison modes in use")
+	}
 	e, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: rw.catalog, Limits: rw.cfg.Limits, CacheGold: true,
 		GoldCacheBytes: rw.cfg.GoldCacheBytes, SharedCache: rw.cfg.SharedCache, OnSharedCacheError: func(err error) {
 			rw.cfg.Logger.Warn("the shared cache failed; gold results are kept in this process only", "err", err)
 		}})
 	if err != nil {
 		return nil, err
-	}
-	if len(rw.evals) >= 64 { // modes are a small set; refuse to grow without bound
-		return nil, fmt.Errorf("too many comparison modes in use")
 	}
 	rw.evals[mode] = e
 	return e, nil

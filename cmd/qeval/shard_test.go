@@ -178,3 +178,26 @@ func TestSpider_GoldCache(t *testing.T) {
 		}
 	}
 }
+
+// TestRun_GoldCache: qeval run --gold-cache runs no gold query the second time.
+func TestRun_GoldCache(t *testing.T) {
+	cacheDir, dir := t.TempDir(), t.TempDir()
+	var counts [2]int
+	var total int
+	for run := 0; run < 2; run++ {
+		out := filepath.Join(dir, fmt.Sprint(run))
+		code, _, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "--judge", "none", "--gold-cache", "--cache-dir", cacheDir, "-o", out)
+		if code != exitOK && code != exitThreshold {
+			t.Fatalf("run %d: code %d: %s", run, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "results.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total = strings.Count(string(b), "\n")
+		counts[run] = strings.Count(string(b), `"gold_cached":true`)
+	}
+	if total == 0 || counts[1] != total || counts[0] >= total {
+		t.Fatalf("gold results from the cache: first run %d, second run %d, of %d cases", counts[0], counts[1], total)
+	}
+}
