@@ -47,7 +47,7 @@ func TestReleaseStartupPages(t *testing.T) {
 // 512 MiB of peak resident memory.
 func TestHostileResultsMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs three hostile queries in a child process")
+		t.Skip("-short: this test runs three hostile queries in a child process (up to 512 MiB)")
 	}
 	dir := t.TempDir()
 	blob := "randomblob(100000000)"
