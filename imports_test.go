@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"resultcsv":         {""},
 	"spider2":           {"", "compare", "resultcsv"},
 	"testsuite":         {"", "compare"}, // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
+	"audit":             {"", "compare", "testsuite"}, // gold audit: queries through qeval.Source, syntax trees through testsuite
 	"runner":            {"", "compare", "execmatch", "metric", "internal/lines"},
 	"mock":              {""},
 	"qevaltest":         {"", "mock"},

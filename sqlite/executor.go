@@ -52,6 +52,10 @@ type Options struct {
 	// run-time library this way, without importing the driver.
 	Funcs      []Func
 	Aggregates []Aggregate
+	// ReverseScanOrder makes SQLite return the rows of an unordered scan in the
+	// reverse of its usual order (PRAGMA reverse_unordered_selects): a query whose
+	// result changes under it depends on the engine's scan order.
+	ReverseScanOrder bool
 }
 
 // Func is a scalar SQL function implemented in Go. Impl is a Go function whose
@@ -203,6 +207,11 @@ func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
 		maxLen = 1_000_000_000
 	}
 	sc.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, int(maxLen))
+	if c.functions.ReverseScanOrder {
+		if _, err := sc.Exec("PRAGMA reverse_unordered_selects = ON", nil); err != nil {
+			return err
+		}
+	}
 	return c.functions.register(sc)
 }
 

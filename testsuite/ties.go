@@ -13,10 +13,11 @@ import (
 // k+1 with equal sort keys but different values. On such data a correct query that breaks the tie the
 // other way would be judged wrong, so a generated database with a tie is not used.
 type tieCheck struct {
-	query string // the gold with its sort keys as extra result columns, LIMIT k+1
-	keys  []int  // result columns holding the sort keys
-	width int    // result columns of the gold itself
-	limit int    // k, or -1 without LIMIT
+	query  string // the gold with its sort keys as extra result columns, LIMIT k+1
+	source string // the SELECT as written
+	keys   []int  // result columns holding the sort keys
+	width  int    // result columns of the gold itself
+	limit  int    // k, or -1 without LIMIT
 }
 
 // newTieChecks builds the checks for a gold query and each of its subqueries with
@@ -41,7 +42,7 @@ func newTieCheck(s *rq.SelectStatement) *tieCheck {
 		return nil
 	}
 	c := rq.CloneStatement(s).(*rq.SelectStatement)
-	tc := &tieCheck{width: len(s.Columns), limit: -1}
+	tc := &tieCheck{width: len(s.Columns), limit: -1, source: s.String()}
 	if s.LimitExpr != nil {
 		lit, ok := s.LimitExpr.(*rq.NumberLit)
 		if !ok {

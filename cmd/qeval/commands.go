@@ -42,6 +42,7 @@ type command struct {
 // commands is the one list of subcommands. A new subcommand is a file cmd/qeval/<name>.go
 // and one line here.
 var commands = map[string]command{
+	"audit":     {"find gold queries whose verdicts cannot be trusted: failing, order-dependent, tied at a LIMIT, empty, weak, ambiguous, duplicated", cmdAudit},
 	"run":       {"run a suite: generate or read queries, execute, score and report every case", cmdRun},
 	"diff":      {"compare two report.json files: cases fixed and broken, accuracy change with its interval", cmdDiff},
 	"score":     {"compute every metric its inputs allow for one generated query", cmdScore},

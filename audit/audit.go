@@ -1,0 +1,345 @@
+// Package audit checks gold queries before their verdicts are trusted: a gold that
+// fails, whose result depends on the engine's scan order or on a tie at a LIMIT cut,
+// that returns nothing or a value most of its near misses also return, that selects *,
+// returns floats only rounding tells apart, mixes text and numbers in one column, or
+// repeats another item. Each flag comes with its evidence (the engine's message, the
+// two results, the tied rows, the neighbours), so a person can decide whether to fix
+// the gold or set the item aside.
+//
+// The package runs queries only through the qeval.Source of each item; the syntax-tree
+// work (neighbours, tie checks) is testsuite's.
+package audit
+
+import (
+	"context"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/compare"
+)
+
+// The flags an item may carry.
+const (
+	GoldFails      = "gold_fails"      // the gold errs or times out (or cannot be read or opened)
+	OrderDependent = "order_dependent" // its result changes with the engine's scan order
+	TieAtLimit     = "tie_at_limit"    // ORDER BY … LIMIT k with a tie at the cut
+	FloatRounding  = "float_rounding"  // floats that rounding alone tells apart
+	Empty          = "empty"           // no rows on every database
+	Weak           = "weak"            // one value that most near misses also return
+	SelectStar     = "select_star"     // SELECT *: columns and their order come from the schema
+	Duplicate      = "duplicate"       // the same question with another gold, or the same gold under another question
+	MixedTypes     = "mixed_types"     // text and numbers in one result column
+)
+
+// Flag says what one flag means and why it matters.
+type Flag struct {
+	Name string `json:"name"`
+	// Kind groups flags: "broken" (the gold cannot be scored against), "unstable" (a
+	// correct prediction may be scored wrong), "weak" (a wrong prediction may be scored
+	// right), "ambiguous" or "duplicate".
+	Kind string `json:"kind"`
+	Doc  string `json:"doc"`
+}
+
+// Flags lists every flag in report order.
+var Flags = []Flag{
+	{GoldFails, "broken", "the gold query fails (error or timeout) or its database cannot be read: every prediction is scored against nothing"},
+	{OrderDependent, "unstable", "the gold's result changes when SQLite scans tables in reverse order (PRAGMA reverse_unordered_selects): a correct prediction can be scored wrong"},
+	{TieAtLimit, "unstable", "ORDER BY … LIMIT k with a tie at the cut: another correct tie-break returns other rows"},
+	{FloatRounding, "ambiguous", "the result holds computed floats (more than 6 decimals, or digits that change with summation order): a prediction that rounds is scored wrong"},
+	{Empty, "weak", "the gold returns no rows on every database: any prediction returning nothing passes"},
+	{Weak, "weak", "the gold returns a single value that most of its near-miss neighbours also return: wrong predictions pass"},
+	{SelectStar, "ambiguous", "SELECT *: the columns and their order come from the schema, not the question"},
+	{Duplicate, "duplicate", "the same question has another gold, or the same gold answers another question"},
+	{MixedTypes, "ambiguous", "a result column mixes text and numbers: engines and comparisons disagree on their equality and order"},
+}
+
+// Item is one gold query to audit.
+type Item struct {
+	Index    int    // position in the gold set, 0-based
+	Ref      string // names the item in messages, e.g. "dev_gold.sql:12"
+	DBID     string
+	Question string // "" when the gold set has none
+	Gold     string
+	// Source is the resolved database: one file or server, or the files of a test suite.
+	Source *qeval.Source
+	// Err is why the item could not be read or its database resolved; it is flagged
+	// gold_fails with this message and nothing is run.
+	Err error
+}
+
+// Options tune Run. The zero value works.
+type Options struct {
+	// Limits bound each gold query (qeval.DefaultTimeout, rows and bytes when zero).
+	Limits qeval.Limits
+	// NeighbourTimeout bounds each neighbour query of the weak-gold check (2 s).
+	NeighbourTimeout time.Duration
+	// Reversed returns an opener whose scans run in reverse order for a source's
+	// engine, nil when the engine has none (the scan-order check is then skipped).
+	Reversed func(src *qeval.Source) qeval.Opener
+	// Mode compares results (compare.Default): the reversed run against the normal
+	// one, and the neighbours against the gold.
+	Mode compare.Mode
+	// MaxNeighbours caps the neighbours run per single-value gold (24).
+	MaxNeighbours int
+	// WeakShare is the share of neighbours returning the gold's value from which a gold
+	// is weak (0.5); at least 3 neighbours must run.
+	WeakShare float64
+	// Workers is how many databases are audited at once (GOMAXPROCS).
+	Workers int
+	// Progress, when set, is called after each item (from several goroutines).
+	Progress func(done, total int)
+}
+
+func (o *Options) defaults() {
+	if o.NeighbourTimeout <= 0 {
+		o.NeighbourTimeout = 2 * time.Second
+	}
+	if o.Mode.Equal == nil {
+		o.Mode = compare.Default
+	}
+	if o.MaxNeighbours <= 0 {
+		o.MaxNeighbours = 24
+	}
+	if o.WeakShare <= 0 {
+		o.WeakShare = 0.5
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+}
+
+// Finding is the audit of one item: its flags and, per flag, the evidence.
+type Finding struct {
+	Index    int            `json:"index"`
+	DBID     string         `json:"db_id"`
+	Ref      string         `json:"ref,omitempty"`
+	Question string         `json:"question,omitempty"`
+	Gold     string         `json:"gold"`
+	Flags    []string       `json:"flags"`
+	Evidence map[string]any `json:"evidence"`
+}
+
+// Has reports whether the finding carries the flag.
+func (f *Finding) Has(flag string) bool {
+	for _, x := range f.Flags {
+		if x == flag {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Finding) flag(name string, evidence any) {
+	if !f.Has(name) {
+		f.Flags = append(f.Flags, name)
+	}
+	if evidence != nil {
+		f.Evidence[name] = evidence
+	}
+}
+
+// Report is the audit of a gold set.
+type Report struct {
+	Items []Finding `json:"items"`
+	// Counts is the number of items carrying each flag (every flag present, 0 or not).
+	Counts  map[string]int `json:"counts"`
+	Flagged int            `json:"flagged"` // items with at least one flag
+	Total   int            `json:"total"`
+	// Problems are the items that could not be read, resolved or opened, one message each.
+	Problems []string      `json:"problems,omitempty"`
+	Elapsed  time.Duration `json:"-"`
+	Seconds  float64       `json:"seconds"`
+}
+
+// Select returns the findings carrying any of the flags.
+func (r *Report) Select(flags ...string) []Finding {
+	var out []Finding
+	for _, f := range r.Items {
+		for _, x := range flags {
+			if f.Has(x) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Run audits the items. It returns every item's finding, in index order; an item that
+// cannot be run is flagged gold_fails with the reason and the others go on. The error is
+// ctx's when it ended first (the report then holds the items audited so far).
+func Run(ctx context.Context, items []Item, opt Options) (*Report, error) {
+	opt.defaults()
+	start := time.Now()
+	rep := &Report{Items: make([]Finding, len(items)), Total: len(items), Counts: map[string]int{}}
+	groups := map[string][]int{}
+	var order []string
+	for i, it := range items {
+		rep.Items[i] = Finding{Index: it.Index, DBID: it.DBID, Ref: it.Ref, Question: it.Question, Gold: it.Gold, Flags: []string{}, Evidence: map[string]any{}}
+		if it.Err != nil || it.Source == nil {
+			continue
+		}
+		key := it.Source.Engine + "\x00" + strings.Join(it.Source.Files, "\x00")
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	for i, it := range items {
+		if it.Err != nil || it.Source == nil {
+			msg := "no database"
+			if it.Err != nil {
+				msg = qeval.ErrorMessage(it.Err)
+			}
+			rep.Items[i].flag(GoldFails, failure{Stage: "read", Error: msg})
+			rep.Problems = append(rep.Problems, refOf(it)+": "+msg)
+		}
+	}
+	// the biggest databases first, so one slow database does not finish last alone
+	sort.SliceStable(order, func(a, b int) bool { return len(groups[order[a]]) > len(groups[order[b]]) })
+
+	var (
+		mu   sync.Mutex
+		done int
+		wg   sync.WaitGroup
+	)
+	jobs := make(chan string)
+	for w := 0; w < opt.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for key := range jobs {
+				idx := groups[key]
+				db := openDatabase(items[idx[0]].Source, &opt)
+				for _, i := range idx {
+					if ctx.Err() != nil {
+						break
+					}
+					f := &rep.Items[i]
+					if db.err != "" {
+						f.flag(GoldFails, failure{Stage: "open", Error: db.err})
+						mu.Lock()
+						rep.Problems = append(rep.Problems, refOf(items[i])+": "+db.err)
+						mu.Unlock()
+					} else {
+						auditItem(ctx, items[i], db, f, &opt)
+					}
+					if opt.Progress != nil {
+						mu.Lock()
+						done++
+						d := done
+						mu.Unlock()
+						opt.Progress(d, len(items))
+					}
+				}
+				db.close()
+			}
+		}()
+	}
+	for _, key := range order {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- key
+	}
+	close(jobs)
+	wg.Wait()
+	duplicates(items, rep.Items)
+	for i := range rep.Items {
+		f := &rep.Items[i]
+		sortFlags(f.Flags)
+		if len(f.Flags) > 0 {
+			rep.Flagged++
+		}
+		for _, x := range f.Flags {
+			rep.Counts[x]++
+		}
+	}
+	for _, fl := range Flags {
+		rep.Counts[fl.Name] += 0
+	}
+	sort.Strings(rep.Problems)
+	rep.Elapsed = time.Since(start)
+	rep.Seconds = rep.Elapsed.Seconds()
+	return rep, ctx.Err()
+}
+
+func refOf(it Item) string {
+	if it.Ref != "" {
+		return it.Ref
+	}
+	return "item " + strconv.Itoa(it.Index)
+}
+
+// sortFlags puts flags in the order of Flags.
+func sortFlags(fs []string) {
+	rank := func(s string) int {
+		for i, f := range Flags {
+			if f.Name == s {
+				return i
+			}
+		}
+		return len(Flags)
+	}
+	sort.SliceStable(fs, func(a, b int) bool { return rank(fs[a]) < rank(fs[b]) })
+}
+
+// database is one source opened for the audit: an executor per file, and one with
+// reversed scans per file when the engine has them.
+type database struct {
+	files    []string
+	normal   []qeval.Executor
+	reversed []qeval.Executor
+	schema   *qeval.Schema
+	err      string
+}
+
+func openDatabase(src *qeval.Source, opt *Options) *database {
+	db := &database{files: src.Files}
+	var rev qeval.Opener
+	if opt.Reversed != nil {
+		rev = opt.Reversed(src)
+	}
+	for _, f := range src.Files {
+		ex, err := src.Open(f, opt.Limits)
+		if err != nil {
+			db.err = qeval.ErrorMessage(err)
+			if !strings.Contains(db.err, f) {
+				db.err = "cannot open " + f + ": " + db.err
+			}
+			db.close()
+			return db
+		}
+		db.normal = append(db.normal, ex)
+		if rev != nil {
+			r, err := rev(f, opt.Limits)
+			if err != nil {
+				db.err = "cannot open " + f + " with reversed scans: " + qeval.ErrorMessage(err)
+				db.close()
+				return db
+			}
+			db.reversed = append(db.reversed, r)
+		}
+	}
+	if sr, ok := db.normal[0].(qeval.SchemaReader); ok {
+		if s, err := sr.Schema(context.Background()); err == nil {
+			db.schema = s
+		}
+	}
+	return db
+}
+
+func (db *database) close() {
+	for _, ex := range db.normal {
+		ex.Close()
+	}
+	for _, ex := range db.reversed {
+		ex.Close()
+	}
+}

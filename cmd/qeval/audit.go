@@ -1,0 +1,369 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/audit"
+	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/sqlite"
+	"github.com/qeval/qeval/suite"
+)
+
+// auditDB is --db of qeval audit: a database folder (DIR/<db_id>/), or NAME=TARGET
+// connections a suite names.
+type auditDB struct {
+	dir   string
+	conns namedPaths
+}
+
+func (a *auditDB) String() string { return a.dir }
+
+func (a *auditDB) Set(s string) error {
+	if strings.Contains(s, "=") && !isDir(s) {
+		return a.conns.Set(s)
+	}
+	if a.dir != "" {
+		return fmt.Errorf("one database folder only (have %s)", a.dir)
+	}
+	a.dir = s
+	return nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// cmdAudit checks a gold set for golds whose verdicts cannot be trusted.
+func cmdAudit(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("audit", "--gold GOLD --db DIR [--items ITEMS.jsonl] [--json] | SUITE", e)
+	gold := fs.String("gold", "", "gold queries: a Spider or BIRD gold file (`SQL<TAB>db_id` per line), their dev.json, or a suite file (.yaml, .json, .jsonl, .csv)")
+	db := &auditDB{conns: namedPaths{}}
+	fs.Var(db, "db", "database folder DIR/<db_id>/ (a .sqlite file or a test-suite folder per db_id); for a suite, NAME=TARGET connections it names (repeat)")
+	questions := fs.String("questions", "", "Spider or BIRD examples file (dev.json) giving the question of each gold line, for duplicate questions")
+	items := fs.String("items", "", "write one JSON line per item to this file (- for stdout): index, db_id, flags, evidence")
+	asJSON := fs.Bool("json", false, "print the whole audit as JSON instead of tables")
+	show := fs.String("show", "", "list the items with these flags (comma-separated; default every flag but duplicate)")
+	failOn := fs.String("fail-on", "", "exit 3 when an item has one of these flags (comma-separated), e.g. gold_fails,order_dependent")
+	timeout := fs.Duration("timeout", 10*time.Second, "deadline of each gold query")
+	workers := fs.Int("workers", 0, "databases audited at once (default: the number of CPUs)")
+	neighbours := fs.Int("neighbours", 24, "near-miss neighbours run per single-value gold for the weak check")
+	pos, code := parseInterspersed(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if *gold == "" && len(pos) == 1 {
+		*gold = pos[0]
+	} else if len(pos) > 0 {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "unexpected arguments: " + strings.Join(pos, " "),
+			Hint: "qeval audit --gold dev_gold.sql --db database/   or   qeval audit suite.yaml"})
+	}
+	if *gold == "" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --gold",
+			Hint: "qeval audit --gold dev_gold.sql --db database/ [--questions dev.json] [--items audit.jsonl]"})
+	}
+	showFlags, err := flagList("--show", *show)
+	if err != nil {
+		return fail(e, err)
+	}
+	failFlags, err := flagList("--fail-on", *failOn)
+	if err != nil {
+		return fail(e, err)
+	}
+	its, err := readAuditItems(ctx, *gold, db, *questions)
+	if err != nil {
+		return fail(e, err)
+	}
+	rep, err := audit.Run(ctx, its, audit.Options{
+		Limits:        qeval.Limits{Timeout: *timeout},
+		Workers:       *workers,
+		MaxNeighbours: *neighbours,
+		Mode:          compare.Default,
+		Reversed:      reversedOpener,
+	})
+	for _, p := range rep.Problems {
+		fmt.Fprintln(e.stderr, "error:", p)
+	}
+	if *items != "" {
+		if werr := writeAuditItems(*items, e, rep); werr != nil {
+			return fail(e, werr)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if werr := enc.Encode(rep); werr != nil {
+			return fail(e, werr)
+		}
+	} else if *items != "-" {
+		printAudit(e.stdout, rep, showFlags)
+	}
+	if err != nil {
+		return fail(e, err)
+	}
+	if len(failFlags) > 0 && len(rep.Select(failFlags...)) > 0 {
+		fmt.Fprintf(e.stderr, "audit: %d items have %s\n", len(rep.Select(failFlags...)), strings.Join(failFlags, " or "))
+		return exitThreshold
+	}
+	if len(rep.Problems) > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// reversedOpener opens SQLite files with reversed scans; other engines have none.
+func reversedOpener(src *qeval.Source) qeval.Opener {
+	if src.Engine != "sqlite" {
+		return nil
+	}
+	return func(path string, l qeval.Limits) (qeval.Executor, error) {
+		return sqlite.OpenWith(path, l, 1, sqlite.Options{ReverseScanOrder: true})
+	}
+}
+
+// flagList parses a comma-separated list of audit flag names.
+func flagList(name, s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	known := map[string]bool{}
+	var names []string
+	for _, f := range audit.Flags {
+		known[f.Name] = true
+		names = append(names, f.Name)
+	}
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		x = strings.TrimSpace(x)
+		if x == "" {
+			continue
+		}
+		if !known[x] {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("%s: unknown flag %q", name, x), Hint: "flags: " + strings.Join(names, ", ")}
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// readAuditItems reads a gold set: a gold file of `SQL<TAB>db_id` lines, a Spider or
+// BIRD examples file, or a suite. A line or case that cannot be read, or whose database
+// cannot be found, becomes an item with its error; only a file that cannot be read at
+// all is an error.
+func readAuditItems(ctx context.Context, path string, db *auditDB, questions string) ([]audit.Item, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "read --gold " + path, Message: err.Error(), Err: err}
+	}
+	if isSuiteFile(path) {
+		return readAuditSuite(ctx, path, data, db)
+	}
+	if db.dir == "" {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --db: the folder holding <db_id>/<db_id>.sqlite",
+			Hint: "qeval audit --gold dev_gold.sql --db database/"}
+	}
+	if !isDir(db.dir) {
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open --db " + db.dir, Message: "no such folder",
+			Hint: "--db must be a folder holding <db_id>/<db_id>.sqlite"}
+	}
+	var qs []string
+	if questions != "" {
+		if qs, err = readQuestions(questions); err != nil {
+			return nil, err
+		}
+	}
+	cat := &registry.Catalog{Dir: db.dir}
+	var out []audit.Item
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" {
+			continue // interactions of SParC and CoSQL are separated by blank lines
+		}
+		it := audit.Item{Index: len(out), Ref: fmt.Sprintf("%s:%d", path, line)}
+		fields := strings.Split(text, "\t")
+		if len(fields) != 2 {
+			it.Gold = text
+			it.Err = fmt.Errorf("want `SQL<TAB>db_id`, found %d TAB-separated fields", len(fields))
+			out = append(out, it)
+			continue
+		}
+		it.Gold, it.DBID = strings.TrimSpace(fields[0]), strings.TrimSpace(fields[1])
+		if it.Index < len(qs) {
+			it.Question = qs[it.Index]
+		}
+		it.Source, it.Err = cat.Resolve(ctx, it.DBID, "sql")
+		out = append(out, it)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read --gold " + path, Message: fmt.Sprintf("line %d: %v", line+1, err), Err: err}
+	}
+	if len(qs) > 0 && len(qs) != len(out) {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--questions %s has %d examples but --gold %s has %d queries", questions, len(qs), path, len(out)),
+			Hint: "example i of --questions must be the question of gold line i"}
+	}
+	return out, nil
+}
+
+// readQuestions reads the questions of a Spider or BIRD examples file, in order.
+func readQuestions(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "read --questions " + path, Message: err.Error(), Err: err}
+	}
+	var ex []struct {
+		Question string `json:"question"`
+	}
+	if err := json.Unmarshal(data, &ex); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read --questions " + path, Message: "want a JSON array of examples with \"question\": " + err.Error(), Err: err}
+	}
+	out := make([]string, len(ex))
+	for i, x := range ex {
+		out[i] = x.Question
+	}
+	return out, nil
+}
+
+// readAuditSuite reads the cases of a suite (or a Spider/BIRD examples file with --db
+// DIR) as audit items.
+func readAuditSuite(ctx context.Context, path string, data []byte, db *auditDB) ([]audit.Item, error) {
+	s, err := suite.Load(path, suite.Options{SpiderDB: db.dir})
+	if err != nil {
+		return nil, err
+	}
+	if strings.EqualFold(s.Dialect, "kql") {
+		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + path, Message: "the audit checks SQL gold queries; this suite is KQL"}
+	}
+	dir := suite.Dir(s)
+	cat := &registry.Catalog{Dir: dir, Connections: db.conns}
+	out := make([]audit.Item, 0, len(s.Cases))
+	for i, c := range s.Cases {
+		name := c.Database
+		if name == "" {
+			name = s.Database
+		}
+		ref := fmt.Sprintf("%s case %q", path, c.ID)
+		if c.Line > 0 {
+			ref = fmt.Sprintf("%s:%d (case %q)", path, c.Line, c.ID)
+		}
+		it := audit.Item{Index: i, Ref: ref, DBID: filepath.Base(name), Question: c.Question, Gold: c.ExpectedQuery}
+		if len(c.Tags) == 1 && filepath.Base(name) == c.Tags[0] {
+			it.DBID = c.Tags[0]
+		}
+		if strings.TrimSpace(c.ExpectedQuery) == "" {
+			it.Err = fmt.Errorf("case %q has no expected query", c.ID)
+		} else {
+			it.Source, it.Err = cat.Resolve(ctx, name, s.Dialect)
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// auditLine is one line of --items.
+type auditLine struct {
+	Index    int            `json:"index"`
+	DBID     string         `json:"db_id"`
+	Flags    []string       `json:"flags"`
+	Evidence map[string]any `json:"evidence"`
+	Ref      string         `json:"ref,omitempty"`
+	Question string         `json:"question,omitempty"`
+	Gold     string         `json:"gold"`
+}
+
+func writeAuditItems(path string, e *env, rep *audit.Report) error {
+	var w io.Writer = e.stdout
+	if path != "-" {
+		f, err := os.Create(path)
+		if err != nil {
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + path, Message: err.Error(), Err: err}
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		w = bw
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, f := range rep.Items {
+		if err := enc.Encode(auditLine{Index: f.Index, DBID: f.DBID, Flags: f.Flags, Evidence: f.Evidence, Ref: f.Ref, Question: f.Question, Gold: f.Gold}); err != nil {
+			return &qeval.Error{Code: qeval.CodeInternal, Op: "write --items " + path, Message: err.Error(), Err: err}
+		}
+	}
+	return nil
+}
+
+// printAudit prints the counts per flag, then one line per listed item.
+func printAudit(w io.Writer, rep *audit.Report, show []string) {
+	fmt.Fprintf(w, "Gold audit: %d items, %d flagged, %.2f s\n\n", rep.Total, rep.Flagged, rep.Seconds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "flag\titems\tkind\tmeaning")
+	for _, f := range audit.Flags {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", f.Name, rep.Counts[f.Name], f.Kind, f.Doc)
+	}
+	tw.Flush()
+	listed := show
+	if len(listed) == 0 {
+		for _, f := range audit.Flags {
+			if f.Name != audit.Duplicate {
+				listed = append(listed, f.Name)
+			}
+		}
+	}
+	sel := rep.Select(listed...)
+	if len(sel) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nItems with %s:\n", strings.Join(listed, ", "))
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "index\tdb_id\tflags\tevidence")
+	for _, f := range sel {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.Index, f.DBID, strings.Join(f.Flags, ","), evidenceLine(f, listed))
+	}
+	tw.Flush()
+	if len(show) == 0 && rep.Counts[audit.Duplicate] > 0 {
+		fmt.Fprintf(w, "\n%d items are duplicates (--show duplicate lists them; --items has the evidence of every flag)\n", rep.Counts[audit.Duplicate])
+	}
+}
+
+// evidenceLine summarises the evidence of the first listed flag of an item on one line.
+func evidenceLine(f audit.Finding, listed []string) string {
+	for _, name := range listed {
+		ev, ok := f.Evidence[name]
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(ev) != nil {
+			continue
+		}
+		s := strings.TrimSpace(b.String())
+		if len(s) > 120 {
+			s = s[:117] + "..."
+		}
+		return name + " " + s
+	}
+	keys := make([]string, 0, len(f.Evidence))
+	for k := range f.Evidence {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
