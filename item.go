@@ -36,6 +36,9 @@ type Verdict struct {
 	// CandidateCapHit is set when the plug-value cap stopped the search.
 	Candidates      int  `json:"candidates,omitempty"`
 	CandidateCapHit bool `json:"candidate_cap_hit,omitempty"`
+	// Databases is the number of databases the queries were compared on when more
+	// than one (a test suite); Database then names the one that decided.
+	Databases int `json:"databases,omitempty"`
 	// GoldCached is set when every gold result the verdict used came from the gold
 	// cache rather than from running the gold query.
 	GoldCached bool `json:"gold_cached,omitempty"`

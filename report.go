@@ -98,6 +98,8 @@ type Report struct {
 	Run           RunInfo      `json:"run"`
 	Summary       Summary      `json:"summary"`
 	Cases         []CaseResult `json:"cases"`
+	// Audit is the gold audit, when the run asked for one (--audit, --exclude-flagged).
+	Audit *GoldAudit `json:"audit,omitempty"`
 }
 
 // Summary aggregates a run. Accuracies carry 95% bootstrap intervals.
@@ -128,6 +130,9 @@ type Summary struct {
 	// Disagreements counts the cases whose composite verdict (total reaches the
 	// threshold) and execution verdict (results match) disagree, among those that ran.
 	Disagreements *Disagreements `json:"score_execution_disagreements,omitempty"`
+	// JudgeAgreement compares the LLM judge with execution match on the cases where the
+	// judge was asked and both queries ran.
+	JudgeAgreement *JudgeAgreement `json:"judge_execution_agreement,omitempty"`
 	// Warnings are things a person must see (e.g. CRITICAL safety recall).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -138,6 +143,63 @@ type Disagreements struct {
 	ScoreWithoutMatch int `json:"score_passes_results_differ"`
 	// MatchWithoutScore: the results match but the total fell short.
 	MatchWithoutScore int `json:"results_match_score_fails"`
+}
+
+// JudgeAgreement is the 2×2 table of the LLM judge's verdict (query_correctness:
+// correct, or not) against execution match, with Cohen's κ and the cases where they
+// disagree.
+type JudgeAgreement struct {
+	N               int `json:"n"`
+	CorrectMatch    int `json:"judge_correct_exec_match"`
+	CorrectMismatch int `json:"judge_correct_exec_mismatch"` // suspect gold, or results equivalent
+	WrongMatch      int `json:"judge_wrong_exec_match"`      // suspect a lucky match
+	WrongMismatch   int `json:"judge_wrong_exec_mismatch"`
+	// Agreement is the share of cases where both say the same; Kappa is Cohen's κ, nil
+	// when it is undefined (both raters put every case in one class).
+	Agreement     float64             `json:"agreement"`
+	Kappa         *float64            `json:"kappa"`
+	Disagreements []JudgeDisagreement `json:"disagreements,omitempty"`
+}
+
+// Kinds of JudgeDisagreement.
+const (
+	SuspectGold       = "suspect_gold"        // the judge says correct, the results differ
+	SuspectLuckyMatch = "suspect_lucky_match" // the judge says wrong, the results match
+)
+
+// JudgeDisagreement is one case where the judge and execution match disagree.
+type JudgeDisagreement struct {
+	ID        string  `json:"id"`
+	Kind      string  `json:"kind"`
+	Question  string  `json:"question,omitempty"`
+	Verdict   string  `json:"judge_verdict"`
+	Reasoning string  `json:"judge_reasoning,omitempty"`
+	Outcome   Outcome `json:"execution"`
+	Expected  string  `json:"expected_query"`
+	Generated string  `json:"generated_query"`
+	// Suite, when the case ran on a test suite, says what the suite adds: whether the
+	// original database alone gives the same verdict.
+	Suite string `json:"test_suite,omitempty"`
+}
+
+// GoldAudit is the audit of a run's gold queries (see qeval audit): the flags found
+// and the cases set aside because of them.
+type GoldAudit struct {
+	Total   int            `json:"total"`
+	Flagged int            `json:"flagged"`
+	Counts  map[string]int `json:"counts"`
+	// ExcludeFlags are the flags whose cases were set aside; Excluded how many were.
+	ExcludeFlags []string      `json:"exclude_flags,omitempty"`
+	Excluded     int           `json:"excluded"`
+	Cases        []AuditedCase `json:"cases,omitempty"` // the flagged cases
+}
+
+// AuditedCase is one flagged gold of a run.
+type AuditedCase struct {
+	ID       string         `json:"id"`
+	Flags    []string       `json:"flags"`
+	Excluded bool           `json:"excluded,omitempty"`
+	Evidence map[string]any `json:"evidence,omitempty"`
 }
 
 // Interval is an estimate with its 95% confidence interval.

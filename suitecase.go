@@ -29,9 +29,12 @@ type Suite struct {
 	PassRequires []string `json:"pass_requires,omitempty" yaml:"pass_requires"`
 	// LenientResults makes results_match normalise values (trim and fold text, read
 	// numbers in text, round floats); by default values compare as exact strings.
-	LenientResults bool    `json:"lenient_results,omitempty" yaml:"lenient_results"`
-	Target         *Target `json:"target,omitempty" yaml:"target"`
-	Cases          []Case  `json:"cases" yaml:"cases"`
+	LenientResults bool `json:"lenient_results,omitempty" yaml:"lenient_results"`
+	// ExcludeFlagged sets aside the cases whose gold the audit (qeval audit) flags with
+	// one of these flags, e.g. [gold_fails, order_dependent]; reports say how many.
+	ExcludeFlagged []string `json:"exclude_flagged,omitempty" yaml:"exclude_flagged"`
+	Target         *Target  `json:"target,omitempty" yaml:"target"`
+	Cases          []Case   `json:"cases" yaml:"cases"`
 	// Path is the file the suite was read from ("" when built in memory); relative
 	// database paths are resolved against its folder.
 	Path string `json:"-" yaml:"-"`

@@ -246,6 +246,9 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		return v
 	}
 	files := goldSrc.Files
+	if len(files) > 1 {
+		v.Databases = len(files)
+	}
 	candidates := []string{pred}
 	if e.opt.PlugValue {
 		more, total := PlugValues(gold, pred, e.opt.MaxCandidates)

@@ -27,6 +27,7 @@ var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct":      pct,
+	"join":     strings.Join,
 	"pctPtr":   pctPtr,
 	"score":    score,
 	"scorePtr": scorePtr,

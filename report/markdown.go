@@ -71,7 +71,28 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 	if c := s.Calibration; c != nil && c.ECE != nil {
 		p("| Calibration error (ECE) | %s | | |\n", score(*c.ECE))
 	}
+	if a := s.JudgeAgreement; a != nil {
+		p("| Judge vs execution agreement (Cohen's κ %s) | %s | | %d |\n", scorePtr(a.Kappa), pct(a.Agreement), a.N)
+	}
 	p("\n")
+	if a := s.JudgeAgreement; a != nil && len(a.Disagreements) > 0 {
+		p("<details><summary>Judge and execution disagree (%d)</summary>\n\n| Case | Suspect | Judge | Execution | Judge's reasoning |\n|---|---|---|---|---|\n", len(a.Disagreements))
+		for _, d := range a.Disagreements {
+			kind := "lucky match"
+			if d.Kind == qeval.SuspectGold {
+				kind = "gold, or equivalent results"
+			}
+			p("| %s | %s | %s | %s | %s |\n", mdEscape(d.ID), kind, mdEscape(d.Verdict), mdEscape(string(d.Outcome)), mdEscape(clip(d.Reasoning, 200)))
+		}
+		p("\n</details>\n\n")
+	}
+	if au := r.Audit; au != nil {
+		p("Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, mdEscape(auditCounts(au)))
+		if len(au.ExcludeFlags) > 0 {
+			p("; **%d cases set aside** (%s): the numbers above are on the audited subset", au.Excluded, mdEscape(strings.Join(au.ExcludeFlags, ", ")))
+		}
+		p(".\n\n")
+	}
 
 	if names := componentNames(r); len(names) > 0 {
 		p("| Component | Weight | Mean |\n|---|--:|--:|\n")

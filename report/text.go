@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -119,6 +120,17 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	if a := s.JudgeAgreement; a != nil {
+		fmt.Fprintf(bw, "Judge vs execution: agreement %s on %d cases, Cohen's κ %s; %d judged correct with results that differ (suspect gold), %d judged wrong with results that match (suspect lucky match)\n",
+			pct(a.Agreement), a.N, scorePtr(a.Kappa), a.CorrectMismatch, a.WrongMatch)
+	}
+	if au := r.Audit; au != nil {
+		fmt.Fprintf(bw, "Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, auditCounts(au))
+		if len(au.ExcludeFlags) > 0 {
+			fmt.Fprintf(bw, "; %d cases set aside (%s): these numbers are on the audited subset", au.Excluded, strings.Join(au.ExcludeFlags, ", "))
+		}
+		fmt.Fprintln(bw)
+	}
 	if len(s.Slowest) > 0 {
 		fmt.Fprintln(bw, "\nSlowest cases:")
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
@@ -154,4 +166,18 @@ func termText(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// auditCounts lists the flags found, " (order_dependent 2, empty 5)", "" when none.
+func auditCounts(a *qeval.GoldAudit) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(a.Counts)) {
+		if a.Counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, a.Counts[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

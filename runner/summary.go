@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/metric"
@@ -31,7 +34,77 @@ func Summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 	if d.ScoreWithoutMatch+d.MatchWithoutScore > 0 {
 		s.Disagreements = &d
 	}
+	s.JudgeAgreement = JudgeAgreement(cases)
 	return s
+}
+
+// JudgeAgreement compares the judge's query_correctness verdict with execution match
+// on the cases where the model was asked (not answered by a shortcut) and both queries
+// ran: the 2×2 table, Cohen's κ and the disagreeing cases. Nil when there are none.
+func JudgeAgreement(cases []qeval.CaseResult) *qeval.JudgeAgreement {
+	a := &qeval.JudgeAgreement{}
+	for _, c := range cases {
+		verdict, reasoning, ok := judgeVerdict(c)
+		if !ok || c.Verdict == nil || (c.Verdict.Outcome != qeval.OutcomeMatch && c.Verdict.Outcome != qeval.OutcomeMismatch) {
+			continue
+		}
+		a.N++
+		correct, match := verdict == qeval.JudgeCorrect, c.Verdict.Match
+		switch {
+		case correct && match:
+			a.CorrectMatch++
+		case correct:
+			a.CorrectMismatch++
+		case match:
+			a.WrongMatch++
+		default:
+			a.WrongMismatch++
+		}
+		if correct == match {
+			continue
+		}
+		kind := qeval.SuspectGold
+		if match {
+			kind = qeval.SuspectLuckyMatch
+		}
+		a.Disagreements = append(a.Disagreements, qeval.JudgeDisagreement{ID: c.ID, Kind: kind, Question: c.Question,
+			Verdict: verdict, Reasoning: reasoning, Outcome: c.Verdict.Outcome, Expected: c.ExpectedQuery,
+			Generated: c.GeneratedQuery, Suite: suiteNote(c.Verdict)})
+	}
+	if a.N == 0 {
+		return nil
+	}
+	a.Agreement, a.Kappa = metric.CohenKappa(a.CorrectMatch, a.CorrectMismatch, a.WrongMatch, a.WrongMismatch)
+	return a
+}
+
+// judgeVerdict is the verdict the model gave on a case, if it was asked.
+func judgeVerdict(c qeval.CaseResult) (verdict, reasoning string, ok bool) {
+	r, found := c.Metrics[metric.NameQueryCorrectness]
+	if !found || r.Score == nil || r.Error != nil {
+		return "", "", false
+	}
+	called, _ := r.Details["llm_called"].(bool)
+	cached, _ := r.Details["cached"].(bool)
+	verdict, _ = r.Details["verdict"].(string)
+	reasoning, _ = r.Details["reasoning"].(string)
+	return verdict, reasoning, (called || cached) && verdict != ""
+}
+
+// suiteNote says, for a verdict decided on a test suite, whether the original database
+// (DIR/<db_id>/<db_id>.sqlite: the file named after its folder) alone gives it.
+func suiteNote(v *qeval.Verdict) string {
+	if v.Databases < 2 {
+		return ""
+	}
+	if v.Match {
+		return fmt.Sprintf("the results match on all %d databases of the test suite", v.Databases)
+	}
+	base := filepath.Base(v.Database)
+	if strings.TrimSuffix(base, filepath.Ext(base)) != filepath.Base(filepath.Dir(v.Database)) {
+		return fmt.Sprintf("the results match on the original database but differ on %s, a generated database of the test suite", base)
+	}
+	return fmt.Sprintf("the results differ on the original database (%s); the test suite has %d databases", base, v.Databases)
 }
 
 func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {

@@ -148,6 +148,25 @@ func writeSummary(f *excelize.File, r *qeval.Report, st *styles) error {
 		measure("Calibration AUROC", c.AUROC, st.score)
 	}
 
+	if a := sum.JudgeAgreement; a != nil {
+		measure("Judge vs execution agreement", a.Agreement, st.percent)
+		s.put(5, a.N, 0)
+		measure("Judge vs execution Cohen's κ", a.Kappa, st.score)
+		measure("Judge correct, results differ (suspect gold)", a.CorrectMismatch, 0)
+		measure("Judge wrong, results match (suspect lucky match)", a.WrongMatch, 0)
+	}
+	if au := r.Audit; au != nil {
+		measure("Gold queries flagged by the audit", au.Flagged, 0)
+		s.put(5, au.Total, 0)
+		if len(au.ExcludeFlags) > 0 {
+			measure("Cases set aside ("+strings.Join(au.ExcludeFlags, ", ")+")", au.Excluded, 0)
+		}
+		for _, k := range slices.Sorted(maps.Keys(au.Counts)) {
+			if au.Counts[k] > 0 {
+				measure("Audit: "+k, au.Counts[k], 0)
+			}
+		}
+	}
 	if len(sum.ComponentMeans) > 0 || len(run.Weights) > 0 {
 		s.header(st, "Component", "Weight", "Mean")
 		for _, n := range componentOrder(sum.ComponentMeans, run.Weights) {

@@ -249,8 +249,12 @@ func readAuditSuite(ctx context.Context, path string, data []byte, db *auditDB) 
 	if strings.EqualFold(s.Dialect, "kql") {
 		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + path, Message: "the audit checks SQL gold queries; this suite is KQL"}
 	}
-	dir := suite.Dir(s)
-	cat := &registry.Catalog{Dir: dir, Connections: db.conns}
+	return suiteAuditItems(ctx, s, &registry.Catalog{Dir: suite.Dir(s), Connections: db.conns}, path), nil
+}
+
+// suiteAuditItems turns the cases of a suite into audit items, each database resolved
+// through cat (a case whose database cannot be resolved carries the error).
+func suiteAuditItems(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, path string) []audit.Item {
 	out := make([]audit.Item, 0, len(s.Cases))
 	for i, c := range s.Cases {
 		name := c.Database
@@ -272,7 +276,47 @@ func readAuditSuite(ctx context.Context, path string, data []byte, db *auditDB) 
 		}
 		out = append(out, it)
 	}
-	return out, nil
+	return out
+}
+
+// auditRun audits the gold queries of a suite before it runs and sets aside the cases
+// flagged with one of exclude; the returned section goes into the run's reports.
+func auditRun(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, exclude []string, timeout time.Duration) (*qeval.GoldAudit, error) {
+	if strings.EqualFold(s.Dialect, "kql") {
+		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + s.Path, Message: "the gold audit checks SQL suites; this suite is KQL",
+			Hint: "drop --audit, --exclude-flagged and the suite's exclude_flagged"}
+	}
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	rep, err := audit.Run(ctx, suiteAuditItems(ctx, s, cat, s.Path), audit.Options{Limits: qeval.Limits{Timeout: timeout}, Reversed: reversedOpener})
+	if err != nil {
+		return nil, err
+	}
+	ga := &qeval.GoldAudit{Total: rep.Total, Flagged: rep.Flagged, Counts: rep.Counts, ExcludeFlags: exclude}
+	kept := make([]qeval.Case, 0, len(s.Cases))
+	for i, f := range rep.Items {
+		excluded := hasAny(f, exclude)
+		if len(f.Flags) > 0 {
+			ga.Cases = append(ga.Cases, qeval.AuditedCase{ID: s.Cases[i].ID, Flags: f.Flags, Excluded: excluded, Evidence: f.Evidence})
+		}
+		if excluded {
+			ga.Excluded++
+			continue
+		}
+		kept = append(kept, s.Cases[i])
+	}
+	s.Cases = kept
+	return ga, nil
+}
+
+func hasAny(f audit.Finding, flags []string) bool {
+	for _, x := range flags {
+		if f.Has(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // auditLine is one line of --items.

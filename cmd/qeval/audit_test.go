@@ -2,12 +2,20 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qeval/qeval"
 )
 
 // auditFixture writes DIR/shop/shop.sqlite and DIR/broken/broken.sqlite (not a database).
@@ -138,5 +146,142 @@ cases:
 	code, _, errOut = runCLI(t, "", "audit", suitePath, "--fail-on", "nonsense")
 	if code != exitUsage && code != exitFailed || !strings.Contains(errOut, `unknown flag "nonsense"`) {
 		t.Errorf("unknown flag name: exit %d\n%s", code, errOut)
+	}
+}
+
+// fakeJudge answers the Messages API as fakeAnthropic does, but says "incorrect" when
+// the request holds wrong_marker, so the judge and execution match can disagree.
+func fakeJudge(t *testing.T) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Model string `json:"model"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil || len(req.Tools) == 0 {
+			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
+			return
+		}
+		input := map[string]any{"reasoning": "Reads the right table with the right filter.", "verdict": "correct"}
+		if bytes.Contains(body, []byte("wrong_marker")) {
+			input = map[string]any{"reasoning": "It answers another question.", "verdict": "incorrect"}
+		}
+		if strings.Contains(req.Tools[0].Name, "grade") {
+			input = map[string]any{"reasoning": "Close.", "score": 0.5}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
+			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": input}},
+			"stop_reason": "tool_use", "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
+		})
+	}))
+}
+
+// TestRun_JudgeAgreementAndExclusions: a run with the judge asked on every case
+// reports the 2×2 table of judge against execution, Cohen's κ and the disagreeing
+// cases; exclude_flagged sets aside the case whose gold is empty and every report
+// says so.
+func TestRun_JudgeAgreementAndExclusions(t *testing.T) {
+	srv := fakeJudge(t)
+	defer srv.Close()
+	dir := t.TempDir()
+	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")
+	suitePath := writeFile(t, dir, "s.yaml", `name: agreement
+database: `+db+`
+judge:
+  on_exec_match: ask
+exclude_flagged: [empty]
+cases:
+  - id: match-correct
+    question: How many singers are there?
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT COUNT(Singer_ID) FROM singer
+  - id: match-correct-2
+    question: Count the singers.
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT COUNT(*) FROM singer AS s
+  - id: mismatch-correct
+    question: List the singers' names.
+    expected_query: SELECT Name FROM singer
+    generated_query: SELECT Name FROM singer WHERE Singer_ID > 3
+  - id: match-wrong
+    question: How many singers?
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT count(*) AS wrong_marker FROM singer
+  - id: mismatch-wrong
+    question: Names of all singers.
+    expected_query: SELECT Name FROM singer
+    generated_query: SELECT Name AS wrong_marker FROM singer WHERE Singer_ID = 1
+  - id: identical
+    question: Number of singers?
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT count(*) FROM singer
+  - id: empty-gold
+    question: Who is singer 999?
+    expected_query: SELECT Name FROM singer WHERE Singer_ID = 999
+    generated_query: SELECT Name FROM singer WHERE Singer_ID = 998
+`)
+	vars := map[string]string{"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": srv.URL}
+	var out, errb bytes.Buffer
+	jsonPath, mdPath, htmlPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md"), filepath.Join(dir, "r.html")
+	code := run(context.Background(), []string{"run", suitePath, "--quiet", "--cache-dir", filepath.Join(dir, "cache"),
+		"--json", jsonPath, "--md", mdPath, "--html", htmlPath},
+		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }})
+	if code != exitOK && code != exitFailed {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	var rep qeval.Report
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	a := rep.Summary.JudgeAgreement
+	if a == nil {
+		t.Fatalf("no judge agreement in the report:\n%s", out.String())
+	}
+	if a.N != 5 || a.CorrectMatch != 2 || a.CorrectMismatch != 1 || a.WrongMatch != 1 || a.WrongMismatch != 1 {
+		t.Errorf("2×2 %+v: want n 5 (identical queries are not a judge's opinion), 2/1/1/1", a)
+	}
+	// po = 3/5, pe = (3·3 + 2·2)/25 = 13/25, κ = (0.6 − 0.52)/0.48 = 1/6
+	if a.Kappa == nil || math.Abs(*a.Kappa-1.0/6) > 1e-9 || math.Abs(a.Agreement-0.6) > 1e-9 {
+		t.Errorf("agreement %v κ %v, want 0.6 and 1/6", a.Agreement, a.Kappa)
+	}
+	kinds := map[string]string{}
+	for _, d := range a.Disagreements {
+		kinds[d.ID] = d.Kind
+		if d.Reasoning == "" || d.Question == "" {
+			t.Errorf("disagreement %+v: want the question and the judge's reasoning", d)
+		}
+	}
+	if kinds["mismatch-correct"] != qeval.SuspectGold || kinds["match-wrong"] != qeval.SuspectLuckyMatch || len(kinds) != 2 {
+		t.Errorf("disagreements %v", kinds)
+	}
+	if rep.Audit == nil || rep.Audit.Excluded != 1 || rep.Audit.Counts["empty"] != 1 || len(rep.Cases) != 6 || rep.Summary.Total != 6 {
+		t.Fatalf("audit %+v, %d cases: want the empty gold set aside", rep.Audit, len(rep.Cases))
+	}
+	for _, c := range rep.Cases {
+		if c.ID == "empty-gold" {
+			t.Error("the excluded case was scored")
+		}
+	}
+	md, _ := os.ReadFile(mdPath)
+	html, _ := os.ReadFile(htmlPath)
+	for name, text := range map[string]string{"terminal": out.String(), "markdown": string(md), "html": string(html)} {
+		if !strings.Contains(text, "1 cases set aside") && !strings.Contains(text, "1 cases set aside</strong>") && !strings.Contains(text, "**1 cases set aside**") {
+			t.Errorf("%s report does not say how many cases were set aside:\n%s", name, text)
+		}
+		if !strings.Contains(text, "κ") {
+			t.Errorf("%s report has no Cohen's κ", name)
+		}
+	}
+	if !strings.Contains(errb.String(), "1 of 7 cases set aside (empty)") {
+		t.Errorf("stderr: %s", errb.String())
 	}
 }

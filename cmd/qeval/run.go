@@ -47,6 +47,8 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
 	verbose := fs.Bool("verbose", false, "log each failed metric as it happens (otherwise they are counted after the run and detailed in the reports)")
+	doAudit := fs.Bool("audit", false, "audit the gold queries first (as qeval audit does) and add the audit to the reports")
+	excludeFlagged := fs.String("exclude-flagged", "", "audit the gold queries first and set aside the cases flagged with these (comma-separated, e.g. gold_fails,order_dependent; default: the suite's exclude_flagged); the reports say how many and why")
 	spiderDB := fs.String("spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
 	conns := namedPaths{}
 	fs.Var(conns, "db", "a database connection suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, user@tcp(host)/db), a Kusto https://cluster/db or a SQLite path (repeat)")
@@ -80,6 +82,26 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	for _, name := range suiteDatabases(s) {
 		if err := catalog.Probe(ctx, name, s.Dialect); err != nil {
 			return fail(e, err)
+		}
+	}
+	exclude := s.ExcludeFlagged
+	if flagSet(fs, "exclude-flagged") {
+		exclude = strings.Split(*excludeFlagged, ",")
+	}
+	if exclude, err = flagList("exclude_flagged", strings.Join(exclude, ",")); err != nil {
+		return fail(e, err)
+	}
+	var goldAudit *qeval.GoldAudit
+	if *doAudit || len(exclude) > 0 {
+		qt := *timeout
+		if qt <= 0 {
+			qt = time.Duration(s.Timeout)
+		}
+		if goldAudit, err = auditRun(ctx, s, catalog, exclude, qt); err != nil {
+			return fail(e, err)
+		}
+		if goldAudit.Excluded > 0 {
+			fmt.Fprintf(e.stderr, "audit: %d of %d cases set aside (%s); the reports say which and why\n", goldAudit.Excluded, goldAudit.Total, strings.Join(exclude, ", "))
 		}
 	}
 	if *mode != "" {
@@ -197,6 +219,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	if *resume != "" {
 		rep.Run.ResumedFrom = *resume
 	}
+	rep.Audit = goldAudit
 	if rep, err = maskReport(rep, secrets); err != nil {
 		return fail(e, err)
 	}
