@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"bird":              {"", "compare"}, // executors come in through a qeval.Opener
 	"resultcsv":         {""},
 	"spider2":           {"", "compare", "resultcsv"},
-	"testsuite":         {"", "compare"}, // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
+	"testsuite":         {"", "compare"},              // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
 	"audit":             {"", "compare", "testsuite"}, // gold audit: queries through qeval.Source, syntax trees through testsuite
 	"runner":            {"", "compare", "execmatch", "metric", "internal/lines"},
 	"mock":              {""},

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/qeval/qeval"
