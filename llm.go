@@ -155,6 +155,9 @@ type JudgeInput struct {
 	Schema          string     `json:"schema,omitempty"` // DDL
 	GeneratedResult *ResultSet `json:"generated_result,omitempty"`
 	ExpectedResult  *ResultSet `json:"expected_result,omitempty"`
+	// Sample numbers a repeated question (judge.samples): sample k > 0 has a cache
+	// entry of its own, so that N samples are N answers, not one answer N times.
+	Sample int `json:"sample,omitempty"`
 }
 
 // JudgeVerdict is a judge's answer about one case.
@@ -171,6 +174,32 @@ type JudgeVerdict struct {
 	Provider      string        `json:"provider"`
 	Model         string        `json:"model"`
 	PromptVersion string        `json:"prompt_version"`
+	// Samples, when the question was asked several times, is how the answers spread;
+	// Verdict and Score are then the majority's.
+	Samples *JudgeSamples `json:"samples,omitempty"`
+	// Panel are the answers of the other judges of a panel (judge.panel) to the same
+	// question; Verdict and Score stay the first judge's.
+	Panel []PanelVerdict `json:"panel,omitempty"`
+}
+
+// JudgeSamples is the spread of the answers to one question asked N times.
+type JudgeSamples struct {
+	N        int       `json:"n"`
+	Verdicts []string  `json:"verdicts,omitempty"` // query correctness: each sample's verdict
+	Scores   []float64 `json:"scores"`
+	// Agreement is the share of samples that gave the majority's verdict (for a grade:
+	// within 0.25 of the median score); Spread is the highest score minus the lowest.
+	Agreement float64 `json:"agreement"`
+	Spread    float64 `json:"spread"`
+}
+
+// PanelVerdict is one other judge's answer.
+type PanelVerdict struct {
+	Provider string  `json:"provider"`
+	Model    string  `json:"model"`
+	Verdict  string  `json:"verdict,omitempty"`
+	Score    float64 `json:"score"`
+	Error    string  `json:"error,omitempty"`
 }
 
 // JudgeStats counts what a judge did during a run; every report states it.

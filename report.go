@@ -88,6 +88,10 @@ type JudgeInfo struct {
 	CacheHits   int    `json:"cache_hits"`
 	TokensIn    int    `json:"tokens_in"`
 	TokensOut   int    `json:"tokens_out"`
+	// Samples is how many times each question was asked (judge.samples; 0 or 1: once);
+	// Panel the other judge models asked (judge.panel).
+	Samples int      `json:"samples,omitempty"`
+	Panel   []string `json:"panel,omitempty"`
 	// Skipped says why no judge ran ("" when one did).
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -133,6 +137,11 @@ type Summary struct {
 	// JudgeAgreement compares the LLM judge with execution match on the cases where the
 	// judge was asked and both queries ran.
 	JudgeAgreement *JudgeAgreement `json:"judge_execution_agreement,omitempty"`
+	// JudgeConsistency is how often the judge agreed with itself when asked several
+	// times (judge.samples); PanelAgreement how the other judges of a panel
+	// (judge.panel) agreed with the first.
+	JudgeConsistency *JudgeConsistency `json:"judge_self_consistency,omitempty"`
+	PanelAgreement   []PanelAgreement  `json:"judge_panel_agreement,omitempty"`
 	// Warnings are things a person must see (e.g. CRITICAL safety recall).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -159,6 +168,31 @@ type JudgeAgreement struct {
 	Agreement     float64             `json:"agreement"`
 	Kappa         *float64            `json:"kappa"`
 	Disagreements []JudgeDisagreement `json:"disagreements,omitempty"`
+}
+
+// JudgeConsistency sums up the samples of query correctness over a run.
+type JudgeConsistency struct {
+	Samples int `json:"samples"` // answers per question
+	Cases   int `json:"cases"`
+	// MeanAgreement is the mean share of samples agreeing with the majority; Unanimous
+	// the cases where every sample agreed; MeanSpread the mean score range.
+	MeanAgreement float64 `json:"mean_agreement"`
+	Unanimous     int     `json:"unanimous"`
+	MeanSpread    float64 `json:"mean_spread"`
+}
+
+// PanelAgreement is how one other judge agreed with the first on query correctness
+// (correct, or not): the 2×2 counts, the agreement and Cohen's κ.
+type PanelAgreement struct {
+	Model       string   `json:"model"`
+	N           int      `json:"n"`
+	BothCorrect int      `json:"both_correct"`
+	FirstOnly   int      `json:"first_correct_only"`
+	OtherOnly   int      `json:"other_correct_only"`
+	BothWrong   int      `json:"both_not_correct"`
+	Agreement   float64  `json:"agreement"`
+	Kappa       *float64 `json:"kappa"`
+	Errors      int      `json:"errors,omitempty"` // questions the other judge failed on
 }
 
 // Kinds of JudgeDisagreement.

@@ -48,6 +48,12 @@ type JudgeConfig struct {
 	// OnExecMatch says whether the judge is asked about a case whose execution already
 	// matched: "skip" (the default: the verdict is correct without a call) or "ask".
 	OnExecMatch string `json:"on_exec_match,omitempty" yaml:"on_exec_match"`
+	// Samples asks each question this many times and keeps the majority (off: 1).
+	Samples int `json:"samples,omitempty" yaml:"samples"`
+	// Panel names other judge models (MODEL or PROVIDER:MODEL) asked the same questions.
+	Panel []string `json:"panel,omitempty" yaml:"panel"`
+	// Temperature is the judge's sampling temperature (0 when unset).
+	Temperature *float64 `json:"temperature,omitempty" yaml:"temperature"`
 }
 
 // Values of JudgeConfig.OnExecMatch.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -130,7 +131,11 @@ func (j *Judge) request(in qeval.JudgeInput) (*prompt, qeval.CompletionRequest, 
 	}
 	t := j.temperature
 	req.Temperature = &t
-	return p, req, cacheKey(j.provider, j.model, p, req), nil
+	key := cacheKey(j.provider, j.model, p, req)
+	if in.Sample > 0 {
+		key += "#" + strconv.Itoa(in.Sample)
+	}
+	return p, req, key, nil
 }
 
 // Judge asks the model about in. See qeval.Judge for the contract.

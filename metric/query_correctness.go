@@ -122,6 +122,30 @@ func askJudge(ctx context.Context, name string, j qeval.Judge, in qeval.JudgeInp
 		d["verdict"] = v.Verdict
 	}
 	d["reasoning"] = v.Reasoning
+	if sm := v.Samples; sm != nil {
+		d["samples"] = sm.N
+		d["sample_scores"] = sm.Scores
+		if len(sm.Verdicts) > 0 {
+			d["sample_verdicts"] = sm.Verdicts
+		}
+		d["sample_agreement"] = sm.Agreement
+		d["sample_spread"] = sm.Spread
+	}
+	if len(v.Panel) > 0 {
+		// plain maps, so that a report read back (--resume, qeval diff) has the same shape
+		panel := make([]any, len(v.Panel))
+		for i, p := range v.Panel {
+			m := map[string]any{"provider": p.Provider, "model": p.Model, "score": p.Score}
+			if p.Verdict != "" {
+				m["verdict"] = p.Verdict
+			}
+			if p.Error != "" {
+				m["error"] = p.Error
+			}
+			panel[i] = m
+		}
+		d["panel"] = panel
+	}
 	return Scored(v.Score, d)
 }
 

@@ -71,6 +71,12 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 	if c := s.Calibration; c != nil && c.ECE != nil {
 		p("| Calibration error (ECE) | %s | | |\n", score(*c.ECE))
 	}
+	if c := s.JudgeConsistency; c != nil {
+		p("| Judge self-consistency (%d samples; unanimous on %d) | %s | | %d |\n", c.Samples, c.Unanimous, pct(c.MeanAgreement), c.Cases)
+	}
+	for _, pa := range s.PanelAgreement {
+		p("| Judge panel: %s agrees (Cohen's κ %s) | %s | | %d |\n", mdEscape(pa.Model), scorePtr(pa.Kappa), pct(pa.Agreement), pa.N)
+	}
 	if a := s.JudgeAgreement; a != nil {
 		p("| Judge vs execution agreement (Cohen's κ %s) | %s | | %d |\n", scorePtr(a.Kappa), pct(a.Agreement), a.N)
 	}

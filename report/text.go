@@ -124,6 +124,17 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 		fmt.Fprintf(bw, "Judge vs execution: agreement %s on %d cases, Cohen's κ %s; %d judged correct with results that differ (suspect gold), %d judged wrong with results that match (suspect lucky match)\n",
 			pct(a.Agreement), a.N, scorePtr(a.Kappa), a.CorrectMismatch, a.WrongMatch)
 	}
+	if c := s.JudgeConsistency; c != nil {
+		fmt.Fprintf(bw, "Judge self-consistency: %d samples per question, mean agreement %s, unanimous on %d of %d cases, mean score spread %s\n",
+			c.Samples, pct(c.MeanAgreement), c.Unanimous, c.Cases, score(c.MeanSpread))
+	}
+	for _, p := range s.PanelAgreement {
+		fmt.Fprintf(bw, "Judge panel: %s agrees with the first judge on %s of %d cases, Cohen's κ %s", termText(p.Model), pct(p.Agreement), p.N, scorePtr(p.Kappa))
+		if p.Errors > 0 {
+			fmt.Fprintf(bw, " (%d not answered)", p.Errors)
+		}
+		fmt.Fprintln(bw)
+	}
 	if au := r.Audit; au != nil {
 		fmt.Fprintf(bw, "Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, auditCounts(au))
 		if len(au.ExcludeFlags) > 0 {

@@ -35,7 +35,85 @@ func Summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 		s.Disagreements = &d
 	}
 	s.JudgeAgreement = JudgeAgreement(cases)
+	s.JudgeConsistency, s.PanelAgreement = judgeEnsembles(cases)
 	return s
+}
+
+// judgeEnsembles sums up the samples and the panel answers of query correctness.
+func judgeEnsembles(cases []qeval.CaseResult) (*qeval.JudgeConsistency, []qeval.PanelAgreement) {
+	var jc qeval.JudgeConsistency
+	var agree, spread float64
+	panels := map[string]*qeval.PanelAgreement{}
+	var order []string
+	for _, c := range cases {
+		r, ok := c.Metrics[metric.NameQueryCorrectness]
+		if !ok || r.Score == nil || r.Error != nil {
+			continue
+		}
+		if n, ok := number(r.Details["samples"]); ok && n > 1 {
+			a, _ := number(r.Details["sample_agreement"])
+			sp, _ := number(r.Details["sample_spread"])
+			jc.Cases++
+			jc.Samples = max(jc.Samples, int(n))
+			agree += a
+			spread += sp
+			if a >= 1 {
+				jc.Unanimous++
+			}
+		}
+		first, _ := r.Details["verdict"].(string)
+		list, _ := r.Details["panel"].([]any)
+		for _, x := range list {
+			m, _ := x.(map[string]any)
+			model, _ := m["model"].(string)
+			other, _ := m["verdict"].(string)
+			p := panels[model]
+			if p == nil {
+				p = &qeval.PanelAgreement{Model: model}
+				panels[model] = p
+				order = append(order, model)
+			}
+			if msg, _ := m["error"].(string); msg != "" || other == "" || first == "" {
+				p.Errors++
+				continue
+			}
+			a, b := first == qeval.JudgeCorrect, other == qeval.JudgeCorrect
+			p.N++
+			switch {
+			case a && b:
+				p.BothCorrect++
+			case a:
+				p.FirstOnly++
+			case b:
+				p.OtherOnly++
+			default:
+				p.BothWrong++
+			}
+		}
+	}
+	var out []qeval.PanelAgreement
+	for _, m := range order {
+		p := panels[m]
+		p.Agreement, p.Kappa = metric.CohenKappa(p.BothCorrect, p.FirstOnly, p.OtherOnly, p.BothWrong)
+		out = append(out, *p)
+	}
+	if jc.Cases == 0 {
+		return nil, out
+	}
+	jc.MeanAgreement = agree / float64(jc.Cases)
+	jc.MeanSpread = spread / float64(jc.Cases)
+	return &jc, out
+}
+
+// number reads a detail that is an int (fresh) or a float64 (read back from JSON).
+func number(x any) (float64, bool) {
+	switch v := x.(type) {
+	case int:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
 }
 
 // JudgeAgreement compares the judge's query_correctness verdict with execution match

@@ -3,6 +3,7 @@ package xlsx
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval"
@@ -154,6 +155,15 @@ func writeSummary(f *excelize.File, r *qeval.Report, st *styles) error {
 		measure("Judge vs execution Cohen's κ", a.Kappa, st.score)
 		measure("Judge correct, results differ (suspect gold)", a.CorrectMismatch, 0)
 		measure("Judge wrong, results match (suspect lucky match)", a.WrongMatch, 0)
+	}
+	if c := sum.JudgeConsistency; c != nil {
+		measure("Judge self-agreement ("+strconv.Itoa(c.Samples)+" samples)", c.MeanAgreement, st.percent)
+		s.put(5, c.Cases, 0)
+	}
+	for _, p := range sum.PanelAgreement {
+		measure("Judge panel "+p.Model+": agreement", p.Agreement, st.percent)
+		s.put(5, p.N, 0)
+		measure("Judge panel "+p.Model+": Cohen's κ", p.Kappa, st.score)
 	}
 	if au := r.Audit; au != nil {
 		measure("Gold queries flagged by the audit", au.Flagged, 0)

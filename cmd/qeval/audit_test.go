@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/qeval/qeval"
@@ -283,5 +284,121 @@ cases:
 	}
 	if !strings.Contains(errb.String(), "1 of 7 cases set aside (empty)") {
 		t.Errorf("stderr: %s", errb.String())
+	}
+}
+
+// TestRun_JudgeSamplesAndPanel: --judge-samples 3 asks each question three times and
+// the report states the judge's self-consistency; --judge-panel asks another model and
+// the report states its agreement with the first judge and Cohen's κ.
+func TestRun_JudgeSamplesAndPanel(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	models := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Model string `json:"model"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil || len(req.Tools) == 0 {
+			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
+			return
+		}
+		mu.Lock()
+		seen[string(body)]++
+		n := seen[string(body)]
+		models[req.Model]++
+		mu.Unlock()
+		verdict := "correct"
+		switch {
+		case bytes.Contains(body, []byte("wrong_marker")):
+			verdict = "incorrect"
+		case bytes.Contains(body, []byte("Singer_ID IN (4")) && (req.Model == "claude-panel" || n == 3):
+			verdict = "incorrect" // the panel disagrees; the first judge does once in three
+		}
+		input := map[string]any{"reasoning": "judged", "verdict": verdict}
+		if strings.Contains(req.Tools[0].Name, "grade") {
+			input = map[string]any{"reasoning": "graded", "score": 0.5}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
+			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": input}},
+			"stop_reason": "tool_use", "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
+		})
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")
+	suitePath := writeFile(t, dir, "s.yaml", `name: ensembles
+database: `+db+`
+judge:
+  on_exec_match: ask
+cases:
+  - id: "a"
+    question: "How many singers are there?"
+    expected_query: "SELECT count(*) FROM singer"
+    generated_query: "SELECT COUNT(Singer_ID) FROM singer"
+  - id: "b"
+    question: "Count the singers."
+    expected_query: "SELECT count(*) FROM singer"
+    generated_query: "SELECT COUNT(*) FROM singer AS s"
+  - id: "c"
+    question: "List the singers' names."
+    expected_query: "SELECT Name FROM singer"
+    generated_query: "SELECT Name FROM singer WHERE Singer_ID IN (4, 5, 6)"
+  - id: "d"
+    question: "How many singers?"
+    expected_query: "SELECT count(*) FROM singer"
+    generated_query: "SELECT count(*) AS wrong_marker FROM singer"
+  - id: "e"
+    question: "Names of all singers."
+    expected_query: "SELECT Name FROM singer"
+    generated_query: "SELECT Name AS wrong_marker FROM singer WHERE Singer_ID = 1"
+  - id: "f"
+    question: "Number of singers?"
+    expected_query: "SELECT count(*) FROM singer"
+    generated_query: "SELECT count(*) FROM singer"
+`)
+	vars := map[string]string{"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": srv.URL}
+	var out, errb bytes.Buffer
+	jsonPath := filepath.Join(dir, "r.json")
+	code := run(context.Background(), []string{"run", suitePath, "--quiet", "--no-cache", "--json", jsonPath,
+		"--judge-samples", "3", "--judge-temperature", "0.7", "--judge-panel", "anthropic:claude-panel"},
+		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }})
+	if code != exitOK && code != exitFailed {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	var rep qeval.Report
+	b, _ := os.ReadFile(jsonPath)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Summary.JudgeConsistency
+	if c == nil || c.Samples != 3 || c.Cases != 5 || c.Unanimous != 4 || math.Abs(c.MeanAgreement-(4+2.0/3)/5) > 1e-9 {
+		t.Errorf("self-consistency %+v: want 3 samples on 5 cases, 4 unanimous, mean agreement 14/15", c)
+	}
+	if len(rep.Summary.PanelAgreement) != 1 {
+		t.Fatalf("panel agreement %+v", rep.Summary.PanelAgreement)
+	}
+	p := rep.Summary.PanelAgreement[0]
+	// first judge C C C I I, panel C C I I I: po 4/5, pe 12/25, κ = 0.32/0.52
+	if p.Model != "claude-panel" || p.N != 5 || p.BothCorrect != 2 || p.FirstOnly != 1 || p.OtherOnly != 0 || p.BothWrong != 2 ||
+		p.Kappa == nil || math.Abs(*p.Kappa-0.32/0.52) > 1e-9 {
+		t.Errorf("panel %+v", p)
+	}
+	if j := rep.Run.Judge; j == nil || j.Samples != 3 || len(j.Panel) != 1 {
+		t.Errorf("run judge info %+v", rep.Run.Judge)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if models["claude-panel"] == 0 || models["claude-panel"]*3 != models[rep.Run.Judge.Model] {
+		t.Errorf("requests per model %v: want three per question for the first judge, one for the panel", models)
+	}
+	if !strings.Contains(out.String(), "Judge self-consistency") || !strings.Contains(out.String(), "Judge panel: claude-panel") {
+		t.Errorf("terminal report:\n%s", out.String())
 	}
 }

@@ -31,6 +31,8 @@ type judgeFlags struct {
 	cacheTTL    time.Duration
 	temperature float64
 	onExecMatch string
+	samples     int
+	panel       string
 }
 
 // askOnExecMatch reads --judge-on-exec-match (else the suite's judge.on_exec_match).
@@ -63,6 +65,8 @@ func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge every time; read and write no cache")
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", cache.DefaultTTL, "how long a cached verdict stays valid")
 	fs.StringVar(&f.onExecMatch, "judge-on-exec-match", qeval.OnExecMatchSkip, "ask the judge about cases whose execution matched (ask), or count them correct without a call (skip)")
+	fs.IntVar(&f.samples, "judge-samples", 1, "ask the judge each question N times and keep the majority; reports show its self-consistency (N times the cost; use a --judge-temperature above 0)")
+	fs.StringVar(&f.panel, "judge-panel", "", "other judge models asked the same questions (comma-separated MODEL or PROVIDER:MODEL); reports show their agreement with the first judge (Cohen's κ)")
 	fs.Float64Var(&f.temperature, "judge-temperature", 0, "sampling temperature of the judge (0: the same question gets the same verdict; not sent to OpenAI reasoning models, which accept only their default)")
 	return f
 }
@@ -135,6 +139,61 @@ func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*ju
 	}
 	cj := judge.Cached(j, s.store)
 	s.Judge, s.stats = cj, cj.Stats
+	if f.samples > 1 {
+		if f.temperature == 0 {
+			logger.Warn("--judge-samples with --judge-temperature 0: the samples will mostly repeat one answer")
+		}
+		s.Judge = judge.Sampled(cj, f.samples)
+	}
+	if strings.TrimSpace(f.panel) == "" {
+		return s, nil
+	}
+	stats := []func() qeval.JudgeStats{cj.Stats}
+	var members []qeval.Judge
+	for _, spec := range strings.Split(f.panel, ",") {
+		spec = strings.TrimSpace(spec)
+		if spec == "" {
+			continue
+		}
+		prov, model, ok := strings.Cut(spec, ":")
+		if !ok {
+			model = spec
+			if prov, ok = registry.ProviderForModel(model); !ok {
+				prov = f.provider
+			}
+		}
+		pcfg := registry.ProviderConfig{Model: model, Getenv: e.getenv}
+		if prov == f.provider {
+			pcfg.BaseURL = f.baseURL
+		}
+		rc, err := registry.ResolveProvider(prov, pcfg)
+		if err != nil {
+			return nil, err
+		}
+		c, err := registry.NewCompleter(prov, rc)
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.ErrorCode(err), Op: "--judge-panel " + spec, Message: qeval.ErrorMessage(err), Hint: qeval.ErrorHint(err), Err: err}
+		}
+		s.Secrets = append(s.Secrets, rc.APIKey)
+		pc := judge.Cached(judge.New(c, judge.Config{Provider: prov, Model: rc.Model, CallTimeout: f.timeout,
+			MaxConcurrency: f.concurrency, Logger: logger, Secrets: s.Secrets, Temperature: &f.temperature}), s.store)
+		members = append(members, pc)
+		stats = append(stats, pc.Stats)
+	}
+	s.Judge = judge.Panel(s.Judge, members...)
+	s.stats = func() qeval.JudgeStats {
+		var t qeval.JudgeStats
+		for _, st := range stats {
+			x := st()
+			t.Calls += x.Calls
+			t.CacheHits += x.CacheHits
+			t.InputTokens += x.InputTokens
+			t.OutputTokens += x.OutputTokens
+			t.Errors += x.Errors
+			t.Timeouts += x.Timeouts
+		}
+		return t
+	}
 	return s, nil
 }
 

@@ -132,6 +132,15 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	suiteOnMatch := ""
 	if s.Judge != nil {
 		suiteOnMatch = s.Judge.OnExecMatch
+		if s.Judge.Samples > 0 && !flagSet(fs, "judge-samples") {
+			jf.samples = s.Judge.Samples
+		}
+		if len(s.Judge.Panel) > 0 && !flagSet(fs, "judge-panel") {
+			jf.panel = strings.Join(s.Judge.Panel, ",")
+		}
+		if s.Judge.Temperature != nil && !flagSet(fs, "judge-temperature") {
+			jf.temperature = *s.Judge.Temperature
+		}
 	}
 	askOnMatch, err := jf.askOnExecMatch(suiteOnMatch, flagSet(fs, "judge-on-exec-match"))
 	if err != nil {
@@ -158,6 +167,14 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature,
 			OnExecMatch: map[bool]string{true: qeval.OnExecMatchAsk, false: qeval.OnExecMatchSkip}[askOnMatch]}
+		if jf.samples > 1 {
+			cfg.JudgeInfo.Samples = jf.samples
+		}
+		for _, m := range strings.Split(jf.panel, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				cfg.JudgeInfo.Panel = append(cfg.JudgeInfo.Panel, m)
+			}
+		}
 	}
 	if *threshold >= 0 {
 		cfg.Threshold = threshold
