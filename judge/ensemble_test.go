@@ -76,7 +76,9 @@ type fixed struct {
 	err error
 }
 
-func (f fixed) Judge(context.Context, qeval.JudgeInput) (qeval.JudgeVerdict, error) { return f.v, f.err }
+func (f fixed) Judge(context.Context, qeval.JudgeInput) (qeval.JudgeVerdict, error) {
+	return f.v, f.err
+}
 
 // TestPanel: the first judge decides; the others' answers and failures are attached.
 func TestPanel(t *testing.T) {
