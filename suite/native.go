@@ -13,11 +13,16 @@ import (
 	"github.com/qeval/qeval"
 )
 
-// spiderExample is one entry of Spider's dev.json / train.json.
+// spiderExample is one entry of Spider's dev.json / train.json, or of BIRD's dev.json
+// (its gold in "SQL", its hint in "evidence").
 type spiderExample struct {
 	DBID     string `json:"db_id"`
 	Question string `json:"question"`
 	Query    string `json:"query"`
+	// SQL is BIRD's gold; Spider's "sql" (its parsed form, an object) lands here too,
+	// since encoding/json matches keys without case, so it is read only as a string.
+	SQL      json.RawMessage `json:"SQL"`
+	Evidence string          `json:"evidence"`
 }
 
 // isSpiderJSON reports whether data is a Spider examples file: a JSON array of objects
@@ -34,7 +39,8 @@ func isSpiderJSON(data []byte) bool {
 	}
 	_, a := probe[0]["db_id"]
 	_, b := probe[0]["query"]
-	return a && b
+	_, c := probe[0]["SQL"]
+	return a && (b || c)
 }
 
 // parseSpider reads Spider's examples file as a suite: one case per example (id = its
@@ -59,6 +65,13 @@ func parseSpider(data []byte, p *problems, opt Options) *qeval.Suite {
 	}
 	s.Dialect = "sql"
 	for i, e := range ex {
+		if e.Query == "" {
+			json.Unmarshal(e.SQL, &e.Query) // a string, or left empty
+		}
+		if e.Evidence != "" {
+			// BIRD's external knowledge is part of the question the system was given
+			e.Question = strings.TrimSpace(e.Question + " Hint: " + e.Evidence)
+		}
 		if e.DBID == "" || e.Query == "" {
 			p.add(0, strconv.Itoa(i), "example %d lacks db_id or query", i)
 			continue
