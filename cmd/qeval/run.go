@@ -47,6 +47,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
 	verbose := fs.Bool("verbose", false, "log each failed metric as it happens (otherwise they are counted after the run and detailed in the reports)")
+	shardSpec := fs.String("shard", "", "run only part I of N of the cases (`I/N`, by a hash of each case id); write the report with -o or --json and combine the parts with qeval merge")
 	doAudit := fs.Bool("audit", false, "audit the gold queries first (as qeval audit does) and add the audit to the reports")
 	excludeFlagged := fs.String("exclude-flagged", "", "audit the gold queries first and set aside the cases flagged with these (comma-separated, e.g. gold_fails,order_dependent; default: the suite's exclude_flagged); the reports say how many and why")
 	spiderDB := fs.String("spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
@@ -83,6 +84,18 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		if err := catalog.Probe(ctx, name, s.Dialect); err != nil {
 			return fail(e, err)
 		}
+	}
+	sh, err := parseShard(*shardSpec)
+	if err != nil {
+		return fail(e, err)
+	}
+	var allIDs []string
+	if sh != nil {
+		if *outDir == "" && *files["json"] == "" {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "--shard " + sh.String(), Message: "a shard's report must be written for qeval merge",
+				Hint: "qeval run suite.yaml --shard 1/4 -o out/shard1   (then: qeval merge out/shard* -o out/all)"})
+		}
+		allIDs = shardSuite(s, sh)
 	}
 	exclude := s.ExcludeFlagged
 	if flagSet(fs, "exclude-flagged") {
@@ -263,6 +276,15 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 			return fail(e, err)
 		}
 		written = append(written, path)
+	}
+	if sh != nil {
+		jsonPath := targets["json"]
+		m := shardManifest{Kind: "run", Shard: sh.String(), Items: len(allIDs), Gold: s.Path, Mode: rep.Run.Mode, Version: version,
+			WallMS: rep.Run.DurationMS, CaseIDs: allIDs}
+		if err := writeManifest(jsonPath, m); err != nil {
+			return fail(e, err)
+		}
+		written = append(written, manifestPath(jsonPath))
 	}
 	report.Text{}.Write(e.stdout, rep)
 	if n := failedMetrics(rep); n > 0 && !*verbose {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,29 @@ func (s *shard) String() string { return fmt.Sprintf("%d/%d", s.i, s.n) }
 // the shard: round-robin by its position, so parts are even and the same for every
 // run of the same file.
 func (s *shard) owns(k int) bool { return k%s.n == s.i-1 }
+
+// ownsID says whether the case with this id is in the shard: by a hash of the id, so
+// a case stays in its shard when cases are added, removed or reordered.
+func (s *shard) ownsID(id string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32()%uint32(s.n)) == s.i-1
+}
+
+// shardSuite keeps the cases of one shard and returns the ids of every case, in the
+// suite's order, for qeval merge to put the shards' cases back in that order.
+func shardSuite(st *qeval.Suite, s *shard) []string {
+	ids := make([]string, len(st.Cases))
+	kept := st.Cases[:0:0]
+	for i, c := range st.Cases {
+		ids[i] = c.ID
+		if s.ownsID(c.ID) {
+			kept = append(kept, c)
+		}
+	}
+	st.Cases = kept
+	return ids
+}
 
 // shardSpider keeps the items of one shard. A Spider file is one interaction, sharded
 // by item; a SParC/CoSQL file is sharded by interaction, so that an interaction's

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qeval/qeval/report"
 )
 
 // withoutTimings drops what differs between two runs of the same items (the times).
@@ -200,4 +202,76 @@ func TestRun_GoldCache(t *testing.T) {
 	if total == 0 || counts[1] != total || counts[0] >= total {
 		t.Fatalf("gold results from the cache: first run %d, second run %d, of %d cases", counts[0], counts[1], total)
 	}
+}
+
+// TestRun_ShardsMerged: qeval run --shard 1/3 … 3/3 and qeval merge give the cases,
+// verdicts and aggregates (bootstrap intervals included) of one unsharded run.
+func TestRun_ShardsMerged(t *testing.T) {
+	dir := t.TempDir()
+	suitePath := "../../examples/chinook/suite.yaml"
+	whole := filepath.Join(dir, "whole.json")
+	if code, _, errOut := runCLI(t, "", "run", suitePath, "--quiet", "--judge", "none", "--json", whole); code != exitOK && code != exitThreshold && code != exitFailed {
+		t.Fatalf("unsharded run: exit %d\n%s", code, errOut)
+	}
+	var shardDirs []string
+	total := 0
+	for i := 1; i <= 3; i++ {
+		d := filepath.Join(dir, fmt.Sprintf("shard%d", i))
+		code, _, errOut := runCLI(t, "", "run", suitePath, "--quiet", "--judge", "none", "--shard", fmt.Sprintf("%d/3", i), "-o", d)
+		if code != exitOK && code != exitThreshold && code != exitFailed {
+			t.Fatalf("shard %d: exit %d\n%s", i, code, errOut)
+		}
+		r, err := report.ReadFile(filepath.Join(d, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Cases) == 0 {
+			t.Errorf("shard %d has no cases: the hash should spread 56 cases over 3 shards", i)
+		}
+		total += len(r.Cases)
+		shardDirs = append(shardDirs, d)
+	}
+	out := filepath.Join(dir, "merged")
+	code, _, errOut := runCLI(t, "", append([]string{"merge", "-o", out}, shardDirs...)...)
+	if code != exitOK && code != exitThreshold {
+		t.Fatalf("merge: exit %d\n%s", code, errOut)
+	}
+	a, err := report.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := report.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Cases) != len(b.Cases) || total != len(a.Cases) {
+		t.Fatalf("%d cases merged from %d in the shards, %d unsharded", len(b.Cases), total, len(a.Cases))
+	}
+	for i := range a.Cases {
+		x, y := a.Cases[i], b.Cases[i]
+		if x.ID != y.ID || x.Status != y.Status || !sameScore(x.TotalScore, y.TotalScore) || (x.Verdict == nil) != (y.Verdict == nil) ||
+			x.Verdict != nil && x.Verdict.Outcome != y.Verdict.Outcome {
+			t.Errorf("case %d: unsharded %s %s, merged %s %s", i, x.ID, x.Status, y.ID, y.Status)
+		}
+	}
+	a.Summary.Slowest, b.Summary.Slowest = nil, nil // durations differ from run to run
+	sa, _ := json.Marshal(a.Summary)
+	sb, _ := json.Marshal(b.Summary)
+	if string(sa) != string(sb) {
+		t.Errorf("summaries differ:\nunsharded %s\nmerged    %s", sa, sb)
+	}
+	// a shard given twice, or one missing, is refused with the reason
+	if code, _, errOut := runCLI(t, "", "merge", shardDirs[0], shardDirs[0], shardDirs[1]); code == exitOK || !strings.Contains(errOut, "given twice") {
+		t.Errorf("shard twice: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "merge", shardDirs[0], shardDirs[1]); code == exitOK || !strings.Contains(errOut, "missing shards: 3/3") {
+		t.Errorf("shard missing: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "run", suitePath, "--shard", "1/3"); code != exitUsage || !strings.Contains(errOut, "must be written") {
+		t.Errorf("shard without a report: exit %d %s", code, errOut)
+	}
+}
+
+func sameScore(a, b *float64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
