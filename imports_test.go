@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"internal/lines":    {},
 	"execmatch":         {"", "compare"},
 	"exactmatch":        {""}, // Spider exact-set-match: pure, schemas come in as qeval.Schema
-	"metric":            {"", "sqlparse", "validate", "kql"},
+	"metric":            {"", "sqlparse", "validate", "kql", "exactmatch"},
 	"judge":             {"", "internal/cache"},
 	"internal/cache":    {"", "sqlite"}, // the local cache is a SQLite file, opened through sqlite/; the shared one Redis
 	"llm/anthropic":     {""},

@@ -56,6 +56,12 @@ var Metrics = []Metric{
 	{NameLLMGrading, "an LLM judge's grade of the generated query in [0,1]", llmGrading},
 }
 
+// Benchmark are the metrics of the official benchmark scorers that a run adds for SQL
+// suites beside Metrics (qeval score keeps to Metrics).
+var Benchmark = []Metric{
+	{NameExactMatch, "Spider's exact-set match (spider-em@1): 1 when every clause matches as a set, values masked", exactMatch},
+}
+
 // Names returns the names of Metrics in table order.
 func Names() []string {
 	names := make([]string, len(Metrics))

@@ -178,6 +178,10 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	r.metrics = metric.Config{Weights: r.weights, Threshold: &th, JudgeSkipped: cfg.JudgeSkipped,
 		RequireExecutionMatch: slices.Contains(s.PassRequires, "execution"),
 		Options:               metric.Options{Judge: cfg.Judge, JudgeOnExecMatch: cfg.JudgeOnExecMatch, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
+	if r.dialect != "kql" {
+		// the benchmark scorers' own numbers (Spider's exact-set match) beside the metrics
+		r.metrics.Options.Metrics = append(slices.Clone(metric.Metrics), metric.Benchmark...)
+	}
 	if s.Target != nil && s.Target.Concurrency > 0 {
 		r.targetSlots = make(chan struct{}, s.Target.Concurrency)
 	}
