@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/exactmatch"
 )
 
@@ -15,8 +14,6 @@ const NameExactMatch = "exact_match"
 // emSchemas keeps the official parser's schema of each database schema seen, so that
 // it is built once per database, not once per case.
 var emSchemas sync.Map // *qeval.Schema → *exactmatch.Schema
-
-var _ = (*qeval.Schema)(nil)
 
 // exactMatch scores the case with the official Spider exact-set match: 1 when every
 // clause matches as a set with values masked. Details: hardness, the partial F1 of
