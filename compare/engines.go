@@ -107,6 +107,7 @@ var EngineRules = []EngineRule{
 	{"tie-order", "rows that tie on the ORDER BY keys come back in whatever order each engine meets them"},
 	{"integer-division", "SQLite and PostgreSQL truncate integer division (7/2 = 3); DuckDB and MySQL return 3.5"},
 	{"aggregate-over-text", "an aggregate over a text or date column: SQLite reads the text as a number, the other engines aggregate the typed value"},
+	{"subquery-alias", "SQLite accepts a subquery in FROM without an alias; PostgreSQL (before 16) requires one"},
 	{"unexplained", "no known engine rule explains the difference"},
 }
 
@@ -118,6 +119,7 @@ var (
 	reAggregate  = regexp.MustCompile(`(?i)\b(avg|sum)\s*\(`)
 	reSyntaxNear = regexp.MustCompile(`syntax error at or near "(\w+)"`)
 	reJoinNoOn   = regexp.MustCompile(`(?is)\bJOIN\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+(?:WHERE|GROUP|ORDER|JOIN|LIMIT|$)`)
+	reAggText    = regexp.MustCompile(`function (avg|sum)\((text|character varying|timestamp[^)]*|date)\) does not exist`)
 	reNotFound   = regexp.MustCompile(`(?i)(?:column|identifier) "([^"]+)" (?:not found|does not exist)`)
 )
 
@@ -141,9 +143,14 @@ func ExplainEngineDifference(query string, v qeval.Verdict) EngineRule {
 	case reNotFound.MatchString(msg) && strings.Contains(query, `"`+reNotFound.FindStringSubmatch(msg)[1]+`"`):
 		return rule("double-quoted-string")
 	case strings.Contains(msg, "VARCHAR") && (strings.Contains(msg, "No function matches") || strings.Contains(msg, "Cannot compare") || strings.Contains(msg, "explicit cast")),
-		strings.Contains(msg, "Could not convert string"), strings.Contains(msg, "operator does not exist: text"),
+		strings.Contains(msg, "Could not convert string"),
+		strings.Contains(msg, "operator does not exist") && strings.Contains(msg, "text"),
 		strings.Contains(msg, "invalid input syntax for type"):
 		return rule("text-as-number")
+	case reAggText.MatchString(msg):
+		return rule("aggregate-over-text")
+	case strings.Contains(msg, "subquery in FROM must have an alias"):
+		return rule("subquery-alias")
 	case reSyntaxNear.MatchString(msg) && reJoinNoOn.MatchString(query):
 		return rule("join-without-on")
 	case reSyntaxNear.MatchString(msg) && regexp.MustCompile(`(?i)\b(FROM|JOIN)\s+`+reSyntaxNear.FindStringSubmatch(msg)[1]+`\b`).MatchString(query):

@@ -11,6 +11,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/clickhouse"
 	"github.com/qeval/qeval/duckdb"
+	"github.com/qeval/qeval/postgres"
 	"github.com/qeval/qeval/sqlite"
 )
 
@@ -120,10 +121,18 @@ func Mirror(ctx context.Context, dest string, srcs []MirrorSource, opt MirrorOpt
 			}
 			return w, w.Target(), nil
 		}
+	case "postgres":
+		open = func(src MirrorSource) (qeval.TableSink, string, error) {
+			w, err := postgres.CreateSchema(ctx, dest, src.DBID, opt.Replace)
+			if err != nil {
+				return nil, "", err
+			}
+			return w, w.Target(), nil
+		}
 	default:
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror into " + e.Show(dest),
 			Message: fmt.Sprintf("cannot mirror into a %s target", e.Name),
-			Hint:    "mirror into duckdb:PATH or clickhouse://host:9000/db"}
+			Hint:    "mirror into duckdb:PATH, postgres://…, or clickhouse://host:9000/db"}
 	}
 	var out []Mirrored
 	var failed []string
@@ -192,6 +201,13 @@ func mirrorOne(ctx context.Context, src MirrorSource, open func(MirrorSource) (q
 // the caller's to remove.
 func Unmirror(ctx context.Context, dest string, done []Mirrored) error {
 	var first error
+	if EngineFor(dest).Name == "postgres" {
+		for _, m := range done {
+			if err := postgres.DropSchema(ctx, dest, m.DBID); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
 	if EngineFor(dest).Name == "clickhouse" {
 		for _, m := range done {
 			if err := clickhouse.DropDatabase(ctx, dest, m.DBID); err != nil && first == nil {
