@@ -150,9 +150,11 @@ cases:
 	}
 }
 
-// fakeJudge answers the Messages API as fakeAnthropic does, but says "incorrect" when
-// the request holds wrong_marker, so the judge and execution match can disagree.
-func fakeJudge(t *testing.T) *httptest.Server {
+// messagesServer is a fake of Anthropic's Messages API: for each request to
+// /v1/messages forcing a tool (and carrying key as X-Api-Key, when key is set) it
+// replies with a tool_use block whose input answer returns (given the model, the raw
+// body and the tool's name); anything else gets the API's 400.
+func messagesServer(key string, answer func(model string, body []byte, tool string) map[string]any) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
@@ -161,25 +163,32 @@ func fakeJudge(t *testing.T) *httptest.Server {
 				Name string `json:"name"`
 			} `json:"tools"`
 		}
-		if err := json.Unmarshal(body, &req); err != nil || len(req.Tools) == 0 {
+		if err := json.Unmarshal(body, &req); err != nil || len(req.Tools) == 0 || r.URL.Path != "/v1/messages" || key != "" && r.Header.Get("X-Api-Key") != key {
 			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
 			return
-		}
-		input := map[string]any{"reasoning": "Reads the right table with the right filter.", "verdict": "correct"}
-		if bytes.Contains(body, []byte("wrong_marker")) {
-			input = map[string]any{"reasoning": "It answers another question.", "verdict": "incorrect"}
-		}
-		if strings.Contains(req.Tools[0].Name, "grade") {
-			input = map[string]any{"reasoning": "Close.", "score": 0.5}
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
-			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": input}},
+			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": answer(req.Model, body, req.Tools[0].Name)}},
 			"stop_reason": "tool_use", "stop_sequence": nil,
 			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
 		})
 	}))
+}
+
+// fakeJudge says "incorrect" when the request holds wrong_marker, so the judge and
+// execution match can disagree.
+func fakeJudge(t *testing.T) *httptest.Server {
+	return messagesServer("", func(_ string, body []byte, tool string) map[string]any {
+		if strings.Contains(tool, "grade") {
+			return map[string]any{"reasoning": "Close.", "score": 0.5}
+		}
+		if bytes.Contains(body, []byte("wrong_marker")) {
+			return map[string]any{"reasoning": "It answers another question.", "verdict": "incorrect"}
+		}
+		return map[string]any{"reasoning": "Reads the right table with the right filter.", "verdict": "correct"}
+	})
 }
 
 // TestRun_JudgeAgreementAndExclusions: a run with the judge asked on every case
@@ -294,42 +303,24 @@ func TestRun_JudgeSamplesAndPanel(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]int{}
 	models := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req struct {
-			Model string `json:"model"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(body, &req); err != nil || len(req.Tools) == 0 {
-			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
-			return
-		}
+	srv := messagesServer("", func(model string, body []byte, tool string) map[string]any {
 		mu.Lock()
 		seen[string(body)]++
 		n := seen[string(body)]
-		models[req.Model]++
+		models[model]++
 		mu.Unlock()
+		if strings.Contains(tool, "grade") {
+			return map[string]any{"reasoning": "graded", "score": 0.5}
+		}
 		verdict := "correct"
 		switch {
 		case bytes.Contains(body, []byte("wrong_marker")):
 			verdict = "incorrect"
-		case bytes.Contains(body, []byte("Singer_ID IN (4")) && (req.Model == "claude-panel" || n == 3):
+		case bytes.Contains(body, []byte("Singer_ID IN (4")) && (model == "claude-panel" || n == 3):
 			verdict = "incorrect" // the panel disagrees; the first judge does once in three
 		}
-		input := map[string]any{"reasoning": "judged", "verdict": verdict}
-		if strings.Contains(req.Tools[0].Name, "grade") {
-			input = map[string]any{"reasoning": "graded", "score": 0.5}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
-			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": input}},
-			"stop_reason": "tool_use", "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
-		})
-	}))
+		return map[string]any{"reasoning": "judged", "verdict": verdict}
+	})
 	defer srv.Close()
 	dir := t.TempDir()
 	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")

@@ -18,33 +18,14 @@ import (
 // fakeAnthropic answers the Messages API with a tool_use block for whichever tool the
 // request forces: a verdict for query correctness, a grade for LLM grading.
 func fakeAnthropic(t *testing.T, calls *atomic.Int32) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := messagesServer("sk-test-secret", func(_ string, _ []byte, tool string) map[string]any {
 		calls.Add(1)
-		body, _ := io.ReadAll(r.Body)
-		var req struct {
-			Model string `json:"model"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
+		if strings.Contains(tool, "grade") {
+			return map[string]any{"reasoning": "Same tables, filters and aggregation.", "score": 0.8}
 		}
-		json.Unmarshal(body, &req)
-		if r.URL.Path != "/v1/messages" || len(req.Tools) == 0 || r.Header.Get("X-Api-Key") != "sk-test-secret" {
-			t.Logf("rejected: path %s tools %d key %q body %.300s", r.URL.Path, len(req.Tools), r.Header.Get("X-Api-Key"), body)
-			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
-			return
-		}
-		input := map[string]any{"reasoning": "The query reads the right table and filter.", "verdict": "correct"}
-		if strings.Contains(req.Tools[0].Name, "grade") {
-			input = map[string]any{"reasoning": "Same tables, filters and aggregation.", "score": 0.8}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
-			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": input}},
-			"stop_reason": "tool_use", "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": 100, "output_tokens": 20},
-		})
-	}))
+		return map[string]any{"reasoning": "The query reads the right table and filter.", "verdict": "correct"}
+	})
+	return srv
 }
 
 // With a judge configured, qeval run fills query correctness and LLM grading, counts
