@@ -100,27 +100,36 @@ var EngineRules = []EngineRule{
 	{"text-as-number", "SQLite compares, sums and averages text (and dates stored as text) as the numbers they start with; the other engines need an explicit cast or compute on the real type"},
 	{"keyword-as-name", "SQLite accepts some keywords (SHOW, …) as table or column names; DuckDB and PostgreSQL need them quoted"},
 	{"join-without-on", "SQLite accepts JOIN without ON as a cross join; DuckDB and PostgreSQL require a join condition"},
-	{"case-sensitive-names", "table and column names are case-sensitive in ClickHouse; SQLite, DuckDB and MySQL (on most systems) match them in any case"},
+	{"case-sensitive-names", "table names and aliases are case-sensitive in ClickHouse and in MySQL on Linux (lower_case_table_names=0); SQLite, DuckDB and PostgreSQL (unquoted) match them in any case"},
 	{"not-implemented", "the engine does not implement this construct (ClickHouse 18 runs one JOIN per SELECT)"},
 	{"like-case", "LIKE ignores ASCII case in SQLite and MySQL, not in DuckDB or PostgreSQL"},
 	{"tie-at-limit", "rows that tie on the ORDER BY keys are cut by LIMIT in whatever order each engine meets them"},
 	{"tie-order", "rows that tie on the ORDER BY keys come back in whatever order each engine meets them"},
 	{"integer-division", "SQLite and PostgreSQL truncate integer division (7/2 = 3); DuckDB and MySQL return 3.5"},
 	{"aggregate-over-text", "an aggregate over a text or date column: SQLite reads the text as a number, the other engines aggregate the typed value"},
-	{"subquery-alias", "SQLite accepts a subquery in FROM without an alias; PostgreSQL (before 16) requires one"},
+	{"subquery-alias", "SQLite accepts a subquery in FROM without an alias; PostgreSQL (before 16) and MySQL require one"},
+	{"space-before-paren", "MySQL reads a function name followed by a space (COUNT (*)) as a name, not a call, unless sql_mode has IGNORE_SPACE; SQLite allows the space"},
 	{"unexplained", "no known engine rule explains the difference"},
 }
 
 var (
-	reLike       = regexp.MustCompile(`(?i)\bLIKE\b`)
-	reOrderLimit = regexp.MustCompile(`(?is)\bORDER\s+BY\b.*\bLIMIT\b`)
-	reOrder      = regexp.MustCompile(`(?i)\bORDER\s+BY\b`)
-	reDivision   = regexp.MustCompile(`[\w)]\s*/\s*[\w(]`)
-	reAggregate  = regexp.MustCompile(`(?i)\b(avg|sum)\s*\(`)
-	reSyntaxNear = regexp.MustCompile(`syntax error at or near "(\w+)"`)
-	reJoinNoOn   = regexp.MustCompile(`(?is)\bJOIN\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+(?:WHERE|GROUP|ORDER|JOIN|LIMIT|$)`)
-	reAggText    = regexp.MustCompile(`function (avg|sum)\((text|character varying|timestamp[^)]*|date)\) does not exist`)
-	reNotFound   = regexp.MustCompile(`(?i)(?:column|identifier) "([^"]+)" (?:not found|does not exist)`)
+	reLike             = regexp.MustCompile(`(?i)\bLIKE\b`)
+	reOrderLimit       = regexp.MustCompile(`(?is)\bORDER\s+BY\b.*\bLIMIT\b`)
+	reOrder            = regexp.MustCompile(`(?i)\bORDER\s+BY\b`)
+	reDivision         = regexp.MustCompile(`[\w)]\s*/\s*[\w(]`)
+	reAggregate        = regexp.MustCompile(`(?i)\b(avg|sum)\s*\(`)
+	reSyntaxNear       = regexp.MustCompile(`syntax error at or near "(\w+)"`)
+	reJoinNoOn         = regexp.MustCompile(`(?is)\bJOIN\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+(?:WHERE|GROUP|ORDER|JOIN|LIMIT|$)`)
+	reAggText          = regexp.MustCompile(`function (avg|sum)\((text|character varying|timestamp[^)]*|date)\) does not exist`)
+	reFromSubquery     = regexp.MustCompile(`(?is)\bFROM\s*\(.*\)\s*;?\s*$`)
+	reSpaceParen       = regexp.MustCompile(`(?i)\b(count|sum|avg|min|max)\s+\(`)
+	reUnknownQualified = regexp.MustCompile(`Unknown column '(\w+)\.`)
+	reMyNear           = regexp.MustCompile(`near '(\w+)`)
+	reSelectList       = regexp.MustCompile(`(?is)^\s*SELECT\s+(?:DISTINCT\s+)?(.*?)\s+FROM\s`)
+	reAggCall          = regexp.MustCompile(`(?i)^(count|sum|avg|min|max)\s*\(`)
+	reBareName         = regexp.MustCompile(`^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$`)
+	reGroupBy          = regexp.MustCompile(`(?is)\bGROUP\s+BY\s+(.*?)(?:\bHAVING\b|\bORDER\b|\bLIMIT\b|$)`)
+	reNotFound         = regexp.MustCompile(`(?i)(?:column|identifier) "([^"]+)" (?:not found|does not exist)`)
 )
 
 // ExplainEngineDifference names the rule that most likely explains why query, which
@@ -149,8 +158,16 @@ func ExplainEngineDifference(query string, v qeval.Verdict) EngineRule {
 		return rule("text-as-number")
 	case reAggText.MatchString(msg):
 		return rule("aggregate-over-text")
-	case strings.Contains(msg, "subquery in FROM must have an alias"):
+	case strings.Contains(msg, "subquery in FROM must have an alias"),
+		strings.Contains(msg, "Every derived table must have its own alias"),
+		strings.Contains(msg, "near '' at line") && reFromSubquery.MatchString(query):
 		return rule("subquery-alias")
+	case strings.Contains(msg, "near '*)") && reSpaceParen.MatchString(query):
+		return rule("space-before-paren")
+	case reUnknownQualified.MatchString(msg) && aliasCaseDiffers(query, reUnknownQualified.FindStringSubmatch(msg)[1]):
+		return rule("case-sensitive-names")
+	case reMyNear.MatchString(msg) && regexp.MustCompile(`(?i)\b(FROM|JOIN)\s+`+reMyNear.FindStringSubmatch(msg)[1]+`\b`).MatchString(query):
+		return rule("keyword-as-name")
 	case reSyntaxNear.MatchString(msg) && reJoinNoOn.MatchString(query):
 		return rule("join-without-on")
 	case reSyntaxNear.MatchString(msg) && regexp.MustCompile(`(?i)\b(FROM|JOIN)\s+`+reSyntaxNear.FindStringSubmatch(msg)[1]+`\b`).MatchString(query):
@@ -161,6 +178,8 @@ func ExplainEngineDifference(query string, v qeval.Verdict) EngineRule {
 		return rule("not-implemented")
 	case v.Outcome != qeval.OutcomeMismatch:
 		return rule("unexplained")
+	case bareColumn(query):
+		return rule("bare-column")
 	case reLike.MatchString(query):
 		return rule("like-case")
 	case reOrderLimit.MatchString(query):
@@ -173,4 +192,58 @@ func ExplainEngineDifference(query string, v qeval.Verdict) EngineRule {
 		return rule("aggregate-over-text")
 	}
 	return rule("unexplained")
+}
+
+// aliasCaseDiffers reports whether query declares the alias q in another case only
+// (AS t2, then T2.x): MySQL on Linux tells them apart.
+func aliasCaseDiffers(query, q string) bool {
+	m := regexp.MustCompile(`(?i)\bAS\s+(`+regexp.QuoteMeta(q)+`)\b`).FindAllStringSubmatch(query, -1)
+	for _, x := range m {
+		if x[1] != q {
+			return true
+		}
+	}
+	return false
+}
+
+// bareColumn reports whether the outer SELECT mixes an aggregate with a plain column
+// that its GROUP BY does not list (or has no GROUP BY): each engine then picks the
+// plain column's value from a row of its choosing.
+func bareColumn(query string) bool {
+	m := reSelectList.FindStringSubmatch(query)
+	if m == nil {
+		return false
+	}
+	var items []string
+	depth, start := 0, 0
+	for i, c := range m[1] {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				items = append(items, strings.TrimSpace(m[1][start:i]))
+				start = i + 1
+			}
+		}
+	}
+	items = append(items, strings.TrimSpace(m[1][start:]))
+	grouped := map[string]bool{}
+	if g := reGroupBy.FindStringSubmatch(query); g != nil {
+		for _, x := range strings.Split(g[1], ",") {
+			grouped[strings.ToLower(strings.TrimSpace(x))] = true
+		}
+	}
+	agg, bare := false, false
+	for _, it := range items {
+		switch {
+		case reAggCall.MatchString(it):
+			agg = true
+		case reBareName.MatchString(it) && !grouped[strings.ToLower(it)]:
+			bare = true
+		}
+	}
+	return agg && bare
 }

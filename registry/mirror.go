@@ -11,6 +11,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/clickhouse"
 	"github.com/qeval/qeval/duckdb"
+	"github.com/qeval/qeval/mysql"
 	"github.com/qeval/qeval/postgres"
 	"github.com/qeval/qeval/sqlite"
 )
@@ -129,10 +130,18 @@ func Mirror(ctx context.Context, dest string, srcs []MirrorSource, opt MirrorOpt
 			}
 			return w, w.Target(), nil
 		}
+	case "mysql":
+		open = func(src MirrorSource) (qeval.TableSink, string, error) {
+			w, err := mysql.CreateDatabase(ctx, dest, src.DBID, opt.Replace)
+			if err != nil {
+				return nil, "", err
+			}
+			return w, w.Target(), nil
+		}
 	default:
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror into " + e.Show(dest),
 			Message: fmt.Sprintf("cannot mirror into a %s target", e.Name),
-			Hint:    "mirror into duckdb:PATH, postgres://…, or clickhouse://host:9000/db"}
+			Hint:    "mirror into duckdb:PATH, postgres://…, mysql://…, or clickhouse://host:9000/db"}
 	}
 	var out []Mirrored
 	var failed []string
@@ -204,6 +213,13 @@ func Unmirror(ctx context.Context, dest string, done []Mirrored) error {
 	if EngineFor(dest).Name == "postgres" {
 		for _, m := range done {
 			if err := postgres.DropSchema(ctx, dest, m.DBID); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	if EngineFor(dest).Name == "mysql" {
+		for _, m := range done {
+			if err := mysql.DropDatabase(ctx, dest, m.DBID); err != nil && first == nil {
 				first = err
 			}
 		}
