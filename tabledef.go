@@ -1,6 +1,9 @@
 package qeval
 
-import "context"
+import (
+	"context"
+	"strconv"
+)
 
 // Portable column types of a copied table (qeval mirror): each engine maps them to its
 // own (INTEGER is BIGINT on PostgreSQL, Int64 on ClickHouse, …).
@@ -46,4 +49,43 @@ type TableSink interface {
 	Insert(ctx context.Context, t TableDef, rows [][]Value) error
 	Close() error
 	Abort() error
+}
+
+// GoValue is v as the Go value a database driver takes for a column of this type: nil
+// for NULL, else int64, float64, string, []byte, bool or time.Time. A value the type
+// does not hold (SQLite keeps any value in any column) is converted as the column
+// would read it: a number in a TEXT column as its text, an integer in a DOUBLE or
+// DECIMAL column as a float, an integer in a BOOLEAN column as a bool, text in a BLOB
+// column as its bytes.
+func (c ColumnDef) GoValue(v Value) any {
+	switch v.Kind {
+	case KindNull:
+		return nil
+	case KindInt, KindBool:
+		switch c.Type {
+		case TypeDouble, TypeDecimal:
+			return float64(v.Int)
+		case TypeBoolean:
+			return v.Int != 0
+		case TypeText:
+			return strconv.FormatInt(v.Int, 10)
+		}
+		return v.Int
+	case KindFloat:
+		if c.Type == TypeText {
+			return strconv.FormatFloat(v.Float, 'g', -1, 64)
+		}
+		return v.Float
+	case KindTime:
+		return v.AsTime()
+	case KindBytes:
+		if c.Type == TypeText {
+			return v.Str
+		}
+		return []byte(v.Str)
+	}
+	if c.Type == TypeBlob {
+		return []byte(v.Str)
+	}
+	return v.Str
 }

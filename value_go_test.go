@@ -1,6 +1,7 @@
 package qeval
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"testing"
@@ -23,5 +24,30 @@ func TestFromGo(t *testing.T) {
 	}
 	if _, ok := FromGo(struct{}{}); ok {
 		t.Errorf("FromGo(struct{}{}) converted a kind it does not know")
+	}
+}
+
+func TestColumnDef_GoValue(t *testing.T) {
+	at := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tt := range []struct {
+		typ  string
+		v    Value
+		want any
+	}{
+		{TypeInteger, Int(7), int64(7)},
+		{TypeDouble, Int(7), float64(7)},
+		{TypeDecimal, Float(1.25), 1.25},
+		{TypeText, Int(7), "7"},
+		{TypeText, Float(0.1), "0.1"},
+		{TypeText, Bytes([]byte("ab")), "ab"},
+		{TypeBoolean, Int(1), true},
+		{TypeBlob, Text("ab"), []byte("ab")},
+		{TypeTimestamp, Time(at), at},
+		{TypeText, Value{}, nil},
+	} {
+		got := ColumnDef{Type: tt.typ}.GoValue(tt.v)
+		if fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", tt.want, tt.want) {
+			t.Errorf("%s %v: got %T %v, want %T %v", tt.typ, tt.v, got, got, tt.want, tt.want)
+		}
 	}
 }

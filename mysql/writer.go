@@ -162,7 +162,7 @@ func (w *Writer) Insert(ctx context.Context, t qeval.TableDef, rows [][]qeval.Va
 			}
 			b.WriteString(one)
 			for j, v := range r {
-				args = append(args, goValue(t.Columns[j], v))
+				args = append(args, t.Columns[j].GoValue(v))
 			}
 		}
 		if _, err := w.db.ExecContext(ctx, b.String(), args...); err != nil {
@@ -170,35 +170,6 @@ func (w *Writer) Insert(ctx context.Context, t qeval.TableDef, rows [][]qeval.Va
 		}
 	}
 	return nil
-}
-
-// goValue is the argument sent for a value of a column of the given type.
-func goValue(c qeval.ColumnDef, v qeval.Value) any {
-	switch v.Kind {
-	case qeval.KindNull:
-		return nil
-	case qeval.KindInt, qeval.KindBool:
-		if c.Type == qeval.TypeText {
-			return strconv.FormatInt(v.Int, 10)
-		}
-		return v.Int
-	case qeval.KindFloat:
-		if c.Type == qeval.TypeText {
-			return strconv.FormatFloat(v.Float, 'g', -1, 64)
-		}
-		return v.Float
-	case qeval.KindTime:
-		return v.AsTime()
-	case qeval.KindBytes:
-		if c.Type == qeval.TypeText {
-			return v.Str
-		}
-		return []byte(v.Str)
-	}
-	if c.Type == qeval.TypeBlob {
-		return []byte(v.Str)
-	}
-	return v.Str
 }
 
 // Close grants ReaderUser read access to the database (creating the account if it does

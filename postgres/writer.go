@@ -155,7 +155,7 @@ func (w *Writer) Insert(ctx context.Context, t qeval.TableDef, rows [][]qeval.Va
 	for i, r := range rows {
 		out := make([]any, len(r))
 		for j, v := range r {
-			out[j] = goValue(t.Columns[j], v)
+			out[j] = t.Columns[j].GoValue(v)
 		}
 		src[i] = out
 	}
@@ -163,42 +163,6 @@ func (w *Writer) Insert(ctx context.Context, t qeval.TableDef, rows [][]qeval.Va
 		return &qeval.Error{Code: qeval.CodeInvalid, Op: "copy table " + t.Name + " into schema " + w.schema, Message: err.Error(), Err: err}
 	}
 	return nil
-}
-
-// goValue is the value COPY sends for a column of the given type.
-func goValue(c qeval.ColumnDef, v qeval.Value) any {
-	switch v.Kind {
-	case qeval.KindNull:
-		return nil
-	case qeval.KindInt:
-		switch c.Type {
-		case qeval.TypeDouble, qeval.TypeDecimal:
-			return float64(v.Int)
-		case qeval.TypeBoolean:
-			return v.Int != 0
-		case qeval.TypeText:
-			return strconv.FormatInt(v.Int, 10)
-		}
-		return v.Int
-	case qeval.KindFloat:
-		if c.Type == qeval.TypeText {
-			return strconv.FormatFloat(v.Float, 'g', -1, 64)
-		}
-		return v.Float
-	case qeval.KindBool:
-		return v.Int != 0
-	case qeval.KindTime:
-		return v.AsTime()
-	case qeval.KindBytes:
-		if c.Type == qeval.TypeText {
-			return v.Str
-		}
-		return []byte(v.Str)
-	}
-	if c.Type == qeval.TypeBlob {
-		return []byte(v.Str)
-	}
-	return v.Str
 }
 
 // Close grants ReaderRole read access to the schema (creating the role if it does not
