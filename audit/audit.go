@@ -135,6 +135,16 @@ func (f *Finding) Has(flag string) bool {
 	return false
 }
 
+// HasAny reports whether the finding carries one of the flags.
+func (f *Finding) HasAny(flags ...string) bool {
+	for _, x := range flags {
+		if f.Has(x) {
+			return true
+		}
+	}
+	return false
+}
+
 func (f *Finding) flag(name string, evidence any) {
 	if !f.Has(name) {
 		f.Flags = append(f.Flags, name)
@@ -161,11 +171,8 @@ type Report struct {
 func (r *Report) Select(flags ...string) []Finding {
 	var out []Finding
 	for _, f := range r.Items {
-		for _, x := range flags {
-			if f.Has(x) {
-				out = append(out, f)
-				break
-			}
+		if f.HasAny(flags...) {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -296,7 +296,7 @@ func auditRun(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, exclude []
 	ga := &qeval.GoldAudit{Total: rep.Total, Flagged: rep.Flagged, Counts: rep.Counts, ExcludeFlags: exclude}
 	kept := make([]qeval.Case, 0, len(s.Cases))
 	for i, f := range rep.Items {
-		excluded := hasAny(f, exclude)
+		excluded := f.HasAny(exclude...)
 		if len(f.Flags) > 0 {
 			ga.Cases = append(ga.Cases, qeval.AuditedCase{ID: s.Cases[i].ID, Flags: f.Flags, Excluded: excluded, Evidence: f.Evidence})
 		}
@@ -308,15 +308,6 @@ func auditRun(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, exclude []
 	}
 	s.Cases = kept
 	return ga, nil
-}
-
-func hasAny(f audit.Finding, flags []string) bool {
-	for _, x := range flags {
-		if f.Has(x) {
-			return true
-		}
-	}
-	return false
 }
 
 // auditLine is one line of --items.

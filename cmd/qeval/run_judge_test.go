@@ -111,27 +111,13 @@ cases:
 // anything qeval writes: results.jsonl, every report, the judge cache (issue 23).
 func TestRun_KeyEchoedByProviderIsMasked(t *testing.T) {
 	const key = "sk-test-secret"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req struct {
-			Model string `json:"model"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
+	srv := messagesServer(key, func(_ string, _ []byte, tool string) map[string]any {
+		echo := "I was called with the key " + key + "." // the server checks it is the key sent
+		if strings.Contains(tool, "grade") {
+			return map[string]any{"reasoning": echo, "score": 0.8}
 		}
-		json.Unmarshal(body, &req)
-		echo := "I was called with the key " + r.Header.Get("X-Api-Key") + "."
-		input := map[string]any{"reasoning": echo, "verdict": "correct"}
-		if len(req.Tools) > 0 && strings.Contains(req.Tools[0].Name, "grade") {
-			input = map[string]any{"reasoning": echo, "score": 0.8}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
-			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": req.Tools[0].Name, "input": input}},
-			"stop_reason": "tool_use", "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
-		})
-	}))
+		return map[string]any{"reasoning": echo, "verdict": "correct"}
+	})
 	defer srv.Close()
 	dir := t.TempDir()
 	db, _ := filepath.Abs(exampleDir + "/database/singer/singer.sqlite")
