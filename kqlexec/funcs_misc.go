@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/bits"
@@ -54,11 +55,21 @@ func convertUnit(kind string) *fnDef {
 	}, TReal, TString, TString)
 }
 
+// maxRangeRows is the most rows the range operator makes; rangeTooLong is the internal
+// function that fails a query whose range would make more.
+const (
+	maxRangeRows = 10_000_000
+	rangeTooLong = "_range_too_long"
+)
+
 // miscFuncs defines this file's functions (see library in funcs.go).
 func miscFuncs(def func(string, *fnDef)) {
 	for _, k := range []string{"angle", "mass", "speed", "volume", "length"} {
 		def("convert_"+k, convertUnit(k))
 	}
+	def(rangeTooLong, fixed(TBool, func([]any) any {
+		return fmt.Errorf("range: more than %d rows; narrow the range or raise the step", maxRangeRows)
+	}))
 	def("assert", fixed(TBool, func(a []any) any {
 		if b, _ := a[0].(bool); !b {
 			return errors.New("assertion failed: " + str(a, 1))

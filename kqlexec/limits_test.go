@@ -3,6 +3,7 @@ package kqlexec_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -102,5 +103,19 @@ func TestExecutor_CloseRemovesTables(t *testing.T) {
 	entries, _ := osReadDir(dir)
 	if len(entries) != 0 {
 		t.Errorf("temp dir holds %v after Close", entries)
+	}
+}
+
+// A range longer than the engine makes fails the query; it is never cut short into a
+// wrong answer (it once summed the first 10,000,001 values of a 500,000,000-row range).
+func TestLimits_RangeTooLongFails(t *testing.T) {
+	e := mustOpen(t, "")
+	_, err := e.Query(context.Background(), "range x from 1 to 500000000 step 1 | summarize sum(x)")
+	if err == nil || !strings.Contains(qeval.ErrorMessage(err), "range: more than 10000000 rows") {
+		t.Fatalf("got %v, want the range refused", err)
+	}
+	rs, err := e.Query(context.Background(), "range x from 10 to 1 step -3 | summarize count(), sum(x)")
+	if err != nil || fmt.Sprint(rs.Rows) != "[[4 22]]" {
+		t.Fatalf("short descending range: %v, %v", rs, err)
 	}
 }

@@ -313,10 +313,13 @@ func (t *translator) rangeOp(r *kql.RangeOp, e *env) (*rel, error) {
 	}
 	t.n++
 	name := "s" + strconv.Itoa(t.n)
-	// The recursion stops at the bound in either direction and after 10 million rows.
+	// The recursion stops at the bound in either direction. A range longer than
+	// maxRangeRows fails the query (rangeTooLong) rather than being cut short: a
+	// truncated range would be a wrong answer, not a slow one.
 	sel := "SELECT " + from.sql + ", 0 WHERE " + from.sql + " IS NOT NULL AND " + step.sql + " != 0 AND ((" + step.sql + " > 0 AND " + from.sql + " <= " + to.sql + ") OR (" + step.sql + " < 0 AND " + from.sql + " >= " + to.sql + "))" +
 		" UNION ALL SELECT c0 + " + step.sql + ", _o + 1 FROM " + name +
-		" WHERE _o < 10000000 AND ((" + step.sql + " > 0 AND c0 + " + step.sql + " <= " + to.sql + ") OR (" + step.sql + " < 0 AND c0 + " + step.sql + " >= " + to.sql + "))"
+		" WHERE ((" + step.sql + " > 0 AND c0 + " + step.sql + " <= " + to.sql + ") OR (" + step.sql + " < 0 AND c0 + " + step.sql + " >= " + to.sql + "))" +
+		" AND (_o < " + strconv.Itoa(maxRangeRows-1) + " OR kf('" + rangeTooLong + "', 'b'))"
 	t.ctes = append(t.ctes, name+"(c0,_o) AS ("+sel+")")
 	return &rel{from: name, cols: []column{{r.Column.Name, ty}}}, nil
 }
