@@ -17,6 +17,9 @@ type fnDef struct {
 	ret      Type
 	retf     func(args []expr) Type
 	fn       func(a []any) any
+	// partly says what the function does not compute (Support lists it); empty when
+	// it computes every input Kusto does.
+	partly string
 }
 
 func (d *fnDef) argType(i int) Type {

@@ -232,20 +232,21 @@ func geoFuncs(def func(string, *fnDef)) {
 		return false
 	}, TDynamic, TDynamic))
 	def("geo_from_wkt", fixed(TDynamic, func(a []any) any { return fromWKT(str(a, 0)) }, TString))
-	def("geo_line_densify", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TReal, TLong}, ret: TDynamic, fn: func(a []any) any {
-		s, ok := parseShape(a[0])
-		if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
-			return nil
-		}
-		tol := 10.0
-		if len(a) > 1 && a[1] != nil {
-			tol, _ = toReal(a[1])
-		}
-		if tol <= 0 || math.IsNaN(tol) {
-			return nil
-		}
-		return unsupportedError("geo_line_densify() of a valid line")
-	}})
+	def("geo_line_densify", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TReal, TLong}, ret: TDynamic,
+		partly: "only invalid input is answered (null); a valid line is refused as unsupported", fn: func(a []any) any {
+			s, ok := parseShape(a[0])
+			if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
+				return nil
+			}
+			tol := 10.0
+			if len(a) > 1 && a[1] != nil {
+				tol, _ = toReal(a[1])
+			}
+			if tol <= 0 || math.IsNaN(tol) {
+				return nil
+			}
+			return unsupportedError("geo_line_densify() of a valid line")
+		}})
 	// Functions computed only for invalid input (null), as Kusto returns; valid input
 	// needs geometry the local engine does not have, so it is refused.
 	guarded := map[string]func(a []any) bool{
@@ -271,7 +272,7 @@ func geoFuncs(def func(string, *fnDef)) {
 	}
 	for name, valid := range guarded {
 		name, valid := name, valid
-		def(name, &fnDef{min: 1, max: -1, ret: TDynamic, retf: func(a []expr) Type {
+		def(name, &fnDef{min: 1, max: -1, ret: TDynamic, partly: "only invalid input is answered (null); valid geometry is refused as unsupported", retf: func(a []expr) Type {
 			switch name {
 			case "geo_distance_point_to_polygon", "geo_distance_point_to_line":
 				return TReal

@@ -60,6 +60,7 @@ var commands = map[string]command{
 	"mirror":    {"copy SQLite databases into DuckDB, PostgreSQL, MySQL or ClickHouse, keeping types, keys and row order", cmdMirror},
 	"explain":   {"say why a predicted query is wrong: the differences and a minimal counterexample database", cmdExplain},
 	"testsuite": {"build a test suite of generated databases that tell gold queries from their near misses", cmdTestsuite},
+	"kql":       {"kql support: every name of the KQL reference and whether the local KQL engine runs it, and why not", cmdKQL},
 	"serve":     {"serve the HTTP API and the web page: score queries, run suites with live results", cmdServe},
 }
 
