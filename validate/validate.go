@@ -28,7 +28,8 @@ const (
 
 // Options configure a check.
 type Options struct {
-	// Dialect is sqlite (the default, ""), postgres or mysql.
+	// Dialect is sqlite (the default, ""), postgres, mysql or kql (Kusto Query
+	// Language, checked by the rules of KQLRules).
 	Dialect string
 	// Schema, when set, enables the schema checks (unknown tables and columns).
 	Schema *qeval.Schema
@@ -40,6 +41,11 @@ type Options struct {
 // Problem is one reason a query is not valid. Line and Col are 1-based, 0 when unknown.
 type Problem struct {
 	Category string `json:"category"`
+	// Rule is the id and name of the rule that found the problem ("KQL002
+	// external-data"); Level is LevelError or LevelWarning. Both are set by the KQL
+	// rules only; a problem without a level is an error.
+	Rule     string `json:"rule,omitempty"`
+	Level    string `json:"level,omitempty"`
 	Message  string `json:"message"`
 	Line     int    `json:"line,omitempty"`
 	Col      int    `json:"col,omitempty"`
@@ -51,6 +57,9 @@ type Verdict struct {
 	// Category is the category of the first problem, "" when valid.
 	Category string    `json:"category,omitempty"`
 	Problems []Problem `json:"problems"`
+	// Warnings are findings that do not make the query invalid (KQL's advisory rules:
+	// no time filter, unscoped search, unbounded mv-expand, a raw table dump).
+	Warnings []Problem `json:"warnings,omitempty"`
 	// Kind is the kind of the (first) statement: "select", "insert", "pragma", ...
 	Kind string `json:"kind,omitempty"`
 }
@@ -58,6 +67,9 @@ type Verdict struct {
 // Check validates sql. It never fails: whatever is wrong with the input is a problem
 // in the verdict.
 func Check(sql string, opt Options) Verdict {
+	if strings.EqualFold(strings.TrimSpace(opt.Dialect), KQL) {
+		return checkKQL(sql, opt)
+	}
 	v := Verdict{Problems: []Problem{}}
 	pieces := sqlparse.Split(opt.Dialect, sql)
 	if len(pieces) == 0 {

@@ -3,25 +3,48 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/kqlexec"
 	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/sqlparse"
 	"github.com/qeval/qeval/validate"
 )
 
 func cmdValidate(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("validate", "[--dialect sqlite|postgres|mysql] [--db FILE] [--allow-tables T1,T2] [FILE|-]", e)
-	dialect := fs.String("dialect", sqlparse.SQLite, "SQL dialect: sqlite, postgres or mysql")
-	db := fs.String("db", "", "SQLite database whose schema enables the schema checks (unknown tables and columns)")
+	fs := newFlags("validate", "[--dialect sqlite|postgres|mysql|kql] [--db FILE | --data DIR] [--allow-tables T1,T2] [--format json|sarif] [--rules] [FILE|-]", e)
+	dialect := fs.String("dialect", sqlparse.SQLite, "query language: sqlite, postgres, mysql, or kql (Kusto Query Language, checked by the KQL rules)")
+	db := fs.String("db", "", "a database whose schema enables the schema checks (SQLite file; for kql a SQLite file or data file)")
+	data := fs.String("data", "", "kql: a folder of data files (Table.csv, schema.kql) whose tables and datetime columns the KQL rules read")
 	allow := fs.String("allow-tables", "", "comma-separated tables the queries may read (default: any)")
 	field := fs.String("field", "query", "for a .jsonl FILE: the string field holding the query")
+	format := fs.String("format", "json", "output: json (a verdict per line) or sarif (a SARIF 2.1.0 log for code-scanning tools)")
+	listRules := fs.Bool("rules", false, "print the KQL rules (id, name, level, description) and exit")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	if _, err := sqlparse.Parse(*dialect, "SELECT 1"); qeval.ErrorCode(err) == qeval.CodeInvalid {
-		return fail(e, err)
+	if *listRules {
+		enc := json.NewEncoder(e.stdout)
+		for _, r := range validate.KQLRules {
+			if err := enc.Encode(r); err != nil {
+				return fail(e, err)
+			}
+		}
+		return exitOK
+	}
+	if *format != "json" && *format != "sarif" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--format %q: want json or sarif", *format)})
+	}
+	isKQL := strings.EqualFold(*dialect, validate.KQL)
+	if !isKQL {
+		if _, err := sqlparse.Parse(*dialect, "SELECT 1"); qeval.ErrorCode(err) == qeval.CodeInvalid {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: qeval.ErrorMessage(err) + " or kql"})
+		}
+		if *data != "" {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data is for --dialect kql"})
+		}
 	}
 	opt := validate.Options{Dialect: *dialect}
 	for _, t := range strings.Split(*allow, ",") {
@@ -29,7 +52,14 @@ func cmdValidate(ctx context.Context, args []string, e *env) int {
 			opt.AllowTables = append(opt.AllowTables, t)
 		}
 	}
-	if *db != "" {
+	switch {
+	case isKQL && (*data != "" || *db != ""):
+		s, err := readKQLSchema(ctx, *data+*db)
+		if err != nil {
+			return fail(e, err)
+		}
+		opt.Schema = s
+	case *db != "":
 		s, err := readSchema(ctx, *db)
 		if err != nil {
 			return fail(e, err)
@@ -42,6 +72,11 @@ func cmdValidate(ctx context.Context, args []string, e *env) int {
 	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
+	file := fs.Arg(0)
+	if file == "" || file == "-" {
+		file = "stdin"
+	}
+	var located []validate.Located
 	for _, in := range inputs {
 		if ctx.Err() != nil {
 			return fail(e, ctx.Err())
@@ -52,11 +87,31 @@ func cmdValidate(ctx context.Context, args []string, e *env) int {
 		} else {
 			out.Verdict = validate.Check(in.query, opt)
 		}
+		if *format == "sarif" {
+			located = append(located, validate.Located{File: file, Line: in.index + 1, Verdict: out.Verdict})
+			continue
+		}
 		if err := enc.Encode(out); err != nil {
 			return fail(e, &qeval.Error{Code: qeval.CodeInternal, Op: "write output", Message: err.Error(), Err: err})
 		}
 	}
+	if *format == "sarif" {
+		if err := validate.WriteSARIF(e.stdout, version, located); err != nil {
+			return fail(e, &qeval.Error{Code: qeval.CodeInternal, Op: "write SARIF", Message: err.Error(), Err: err})
+		}
+	}
 	return exitOK
+}
+
+// readKQLSchema reads the tables and column types of a KQL source (a data folder, a
+// data file or a SQLite file) through the local KQL engine.
+func readKQLSchema(ctx context.Context, source string) (*qeval.Schema, error) {
+	ex, err := kqlexec.Open(source, kqlexec.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer ex.Close()
+	return ex.Schema(ctx)
 }
 
 // validateOutput is one line of qeval validate's output: the verdict and its input's index.
