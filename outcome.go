@@ -22,10 +22,30 @@ const (
 	OutcomeCanceled Outcome = "canceled"
 	// OutcomeSkipped: the item was not run (for example no generated query).
 	OutcomeSkipped Outcome = "skipped"
+	// OutcomeUnscorable: the gold query uses something the engine does not support
+	// (a KQL function the local engine lacks): the item cannot be scored here, which
+	// is not the model's failure. It is counted apart and left out of accuracy.
+	OutcomeUnscorable Outcome = "unscorable"
+	// OutcomeUnsupported: the generated query uses something the engine does not
+	// support: its results could not be compared. The case is scored on its other
+	// components and flagged.
+	OutcomeUnsupported Outcome = "unsupported"
 )
 
 // Outcomes lists every outcome in report order.
 var Outcomes = []Outcome{
 	OutcomeMatch, OutcomeMismatch, OutcomePredError, OutcomeGoldError,
 	OutcomeTimeout, OutcomeTooLarge, OutcomeCanceled, OutcomeSkipped,
+	OutcomeUnscorable, OutcomeUnsupported,
+}
+
+// Judged says whether an outcome is a verdict on the generated query: false for a
+// gold query that failed or is unscorable, a canceled item and an unsupported
+// generated query, which are counted apart and left out of accuracy.
+func (o Outcome) Judged() bool {
+	switch o {
+	case OutcomeGoldError, OutcomeCanceled, OutcomeUnscorable, OutcomeUnsupported:
+		return false
+	}
+	return true
 }

@@ -14,6 +14,9 @@ const (
 	StatusPass  = "PASS"
 	StatusFail  = "FAIL"
 	StatusError = "ERROR"
+	// StatusUnscorable: the gold query uses what the engine does not support; the case
+	// is counted apart and left out of the pass rate.
+	StatusUnscorable = "UNSCORABLE"
 )
 
 // CaseResult is everything qeval found about one case.
@@ -112,6 +115,12 @@ type Summary struct {
 	Passed int `json:"passed"`
 	Failed int `json:"failed"`
 	Errors int `json:"errors"`
+	// Unscorable counts the cases whose gold query the engine does not support; they
+	// are left out of the pass rate (PassRate = Passed / (Total - Unscorable)).
+	Unscorable int `json:"unscorable,omitempty"`
+	// Unsupported counts the cases whose generated query the engine does not support:
+	// scored on their other components, left out of execution accuracy.
+	Unsupported int `json:"unsupported,omitempty"`
 	// JudgeErrors counts the cases the LLM judge failed on: the run is incomplete.
 	JudgeErrors int     `json:"judge_errors,omitempty"`
 	PassRate    float64 `json:"pass_rate"`

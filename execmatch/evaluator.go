@@ -358,6 +358,8 @@ func predFailure(err error) (qeval.Outcome, string) {
 		return qeval.OutcomeTooLarge, qeval.ErrorMessage(err)
 	case qeval.CodeCanceled:
 		return qeval.OutcomeCanceled, qeval.ErrorMessage(err)
+	case qeval.CodeUnsupported:
+		return qeval.OutcomeUnsupported, qeval.ErrorMessage(err)
 	}
 	return qeval.OutcomePredError, qeval.ErrorMessage(err)
 }
@@ -365,6 +367,9 @@ func predFailure(err error) (qeval.Outcome, string) {
 func goldFailure(v qeval.Verdict, err error) qeval.Verdict {
 	v.Match = false
 	v.Outcome = qeval.OutcomeGoldError
+	if qeval.ErrorCode(err) == qeval.CodeUnsupported {
+		v.Outcome = qeval.OutcomeUnscorable
+	}
 	v.Error = "gold query: " + qeval.ErrorMessage(err)
 	v.Gold, v.Pred = nil, nil
 	return v

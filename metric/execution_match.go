@@ -55,6 +55,10 @@ func executionMatch(_ context.Context, c *Case, _ *Options) (Result, error) {
 		return Skip(reason), nil
 	case qeval.OutcomeGoldError:
 		return Result{}, &qeval.Error{Code: qeval.CodeQuery, Op: "run expected query", Message: v.Error}
+	case qeval.OutcomeUnscorable:
+		return Skip("the expected query cannot be run here: " + v.Error), nil
+	case qeval.OutcomeUnsupported:
+		return Skip("the engine does not support the generated query: " + v.Error), nil
 	case qeval.OutcomeCanceled:
 		return Result{}, &qeval.Error{Code: qeval.CodeCanceled, Op: "execution", Message: "canceled before the case finished"}
 	}

@@ -72,7 +72,7 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 	}
 	v := c.Execution
 	out.Executed = v != nil && (v.Outcome == qeval.OutcomeMatch || v.Outcome == qeval.OutcomeMismatch)
-	if v != nil && !out.Executed && v.Outcome != qeval.OutcomeGoldError && v.Outcome != qeval.OutcomeCanceled {
+	if v != nil && !out.Executed && v.Outcome.Judged() {
 		for _, n := range resultBased {
 			if _, ok := out.Metrics[n]; ok {
 				out.Metrics[n] = Scored(0, map[string]any{"reason": fmt.Sprintf("the generated query did not execute (%s)", v.Outcome)})
@@ -90,9 +90,11 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 	switch {
 	case v != nil && v.Outcome == qeval.OutcomeGoldError:
 		out.Status, out.Reason = qeval.StatusError, v.Error
+	case v != nil && v.Outcome == qeval.OutcomeUnscorable:
+		out.Status, out.Reason = qeval.StatusUnscorable, "the expected query cannot be run by this engine, so the case cannot be scored: "+v.Error
 	case ctx.Err() != nil:
 		out.Status, out.Reason = qeval.StatusError, "the case ran past its deadline"
-	case !out.Executed && (v != nil || c.ExecutionSkipped != ""):
+	case !out.Executed && (v != nil && v.Outcome != qeval.OutcomeUnsupported || v == nil && c.ExecutionSkipped != ""):
 		out.Status = qeval.StatusFail
 		if v != nil {
 			out.Reason = fmt.Sprintf("the generated query did not execute (%s): %s", v.Outcome, v.Error)
@@ -113,6 +115,13 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 	default:
 		out.Status = qeval.StatusFail
 		out.Reason = fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**total, 100*threshold)
+	}
+	if v != nil && v.Outcome == qeval.OutcomeUnsupported {
+		flag := "flagged: the engine does not support the generated query (" + v.Error + "); it is scored on its other components"
+		if out.Reason != "" {
+			flag = out.Reason + "; " + flag
+		}
+		out.Reason = flag
 	}
 	return out
 }

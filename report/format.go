@@ -265,6 +265,14 @@ type warning struct {
 	Critical bool
 }
 
+// unscorableCount is ", N unscorable" for a summary with unscorable cases, else "".
+func unscorableCount(s *qeval.Summary) string {
+	if s.Unscorable == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d unscorable", s.Unscorable)
+}
+
 // runWarnings are the run's warnings, those starting with CRITICAL marked, plus a
 // CRITICAL one when the safety validator let an unsafe query through and no warning
 // of the run says so already.

@@ -40,6 +40,7 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 	if s.Failed+s.Errors > 0 {
 		verdict = fmt.Sprintf("%d failed, %d %s", s.Failed, s.Errors, plural(s.Errors, "error", "errors"))
 	}
+	verdict += unscorableCount(s)
 	p("**%d of %d cases passed (%s)**: %s. Threshold %s", s.Passed, s.Total, pct(s.PassRate), verdict, score(r.Run.Threshold))
 	if s.MeanScore != nil {
 		p(", mean total score %s", score(*s.MeanScore))

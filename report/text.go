@@ -59,8 +59,8 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 	if s.Failed+s.Errors > 0 {
 		verdict = t.paint(ansiRed, "FAIL")
 	}
-	fmt.Fprintf(bw, "\n%s  %d passed, %d failed, %d %s: pass rate %s (threshold %s)\n", verdict,
-		s.Passed, s.Failed, s.Errors, plural(s.Errors, "error", "errors"), pct(s.PassRate), score(r.Run.Threshold))
+	fmt.Fprintf(bw, "\n%s  %d passed, %d failed, %d %s%s: pass rate %s (threshold %s)\n", verdict,
+		s.Passed, s.Failed, s.Errors, plural(s.Errors, "error", "errors"), unscorableCount(s), pct(s.PassRate), score(r.Run.Threshold))
 	if s.MeanScore != nil {
 		fmt.Fprintf(bw, "      mean total score %s\n", score(*s.MeanScore))
 	}

@@ -200,8 +200,13 @@ func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 			s.Passed++
 		case qeval.StatusFail:
 			s.Failed++
+		case qeval.StatusUnscorable:
+			s.Unscorable++
 		default:
 			s.Errors++
+		}
+		if c.Verdict != nil && c.Verdict.Outcome == qeval.OutcomeUnsupported {
+			s.Unsupported++
 		}
 		if c.TotalScore != nil {
 			scores = append(scores, *c.TotalScore)
@@ -220,7 +225,7 @@ func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 		matched, judged := false, false
 		if c.Verdict != nil {
 			s.Outcomes[c.Verdict.Outcome]++
-			if c.Verdict.Outcome != qeval.OutcomeGoldError && c.Verdict.Outcome != qeval.OutcomeCanceled {
+			if c.Verdict.Outcome.Judged() {
 				judged, matched = true, c.Verdict.Match
 				execN++
 				if matched {
@@ -258,8 +263,8 @@ func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 			calib = append(calib, cc)
 		}
 	}
-	if s.Total > 0 {
-		s.PassRate = float64(s.Passed) / float64(s.Total)
+	if n := s.Total - s.Unscorable; n > 0 {
+		s.PassRate = float64(s.Passed) / float64(n)
 	}
 	s.MeanScore = mean(scores)
 	for name, rs := range byMetric {
@@ -316,6 +321,9 @@ func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 			s.Warnings = append(s.Warnings, rep.Warnings...)
 		}
 	}
+	if s.Unscorable > 0 || s.Unsupported > 0 {
+		s.Warnings = append(s.Warnings, unsupportedWarning(cases, s.Unscorable, s.Unsupported))
+	}
 	slow := append([]qeval.CaseResult(nil), cases...)
 	sort.SliceStable(slow, func(i, j int) bool { return slow[i].DurationMS > slow[j].DurationMS })
 	for i := 0; i < len(slow) && i < 5 && slow[i].DurationMS > 0; i++ {
@@ -352,4 +360,45 @@ func mean(v []float64) *float64 {
 	}
 	m := s / float64(len(v))
 	return &m
+}
+
+// unsupportedWarning says which cases the engine could not score: the unscorable ones
+// (their gold query uses what it does not support; left out of the pass rate) and the
+// flagged ones (their generated query does; scored on their other components), with
+// the first few ids of each.
+func unsupportedWarning(cases []qeval.CaseResult, unscorable, unsupported int) string {
+	var gold, pred []string
+	for _, c := range cases {
+		switch {
+		case c.Status == qeval.StatusUnscorable && len(gold) < 5:
+			gold = append(gold, c.ID)
+		case c.Verdict != nil && c.Verdict.Outcome == qeval.OutcomeUnsupported && len(pred) < 5:
+			pred = append(pred, c.ID)
+		}
+	}
+	var parts []string
+	if unscorable > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s unscorable: the gold query uses what the engine does not support, so %s left out of the pass rate and execution accuracy (%s)",
+			unscorable, plural(unscorable, "case is", "cases are"), plural(unscorable, "it is", "they are"), idList(gold, unscorable)))
+	}
+	if unsupported > 0 {
+		parts = append(parts, fmt.Sprintf("%d generated %s what the engine does not support: scored on the other components, left out of execution accuracy (%s)",
+			unsupported, plural(unsupported, "query uses", "queries use"), idList(pred, unsupported)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func idList(ids []string, n int) string {
+	s := strings.Join(ids, ", ")
+	if n > len(ids) {
+		s += ", …"
+	}
+	return s
 }

@@ -29,6 +29,8 @@ type Counts struct {
 	Passed int `json:"passed"`
 	Failed int `json:"failed"`
 	Errors int `json:"errors"`
+	// Unscorable are the cases whose gold query the engine does not support.
+	Unscorable int `json:"unscorable,omitempty"`
 }
 
 func (c *Counts) add(status string) {
@@ -38,6 +40,8 @@ func (c *Counts) add(status string) {
 		c.Passed++
 	case qeval.StatusFail:
 		c.Failed++
+	case qeval.StatusUnscorable:
+		c.Unscorable++
 	default:
 		c.Errors++
 	}

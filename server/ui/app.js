@@ -145,7 +145,7 @@ function setProgress(p) {
   bar.max = Math.max(p.total, 1);
   bar.value = p.done;
   $("progress-text").textContent = p.done + " of " + p.total + " cases — " + p.passed + " passed, " +
-    p.failed + " failed, " + p.errors + " errors";
+    p.failed + " failed, " + p.errors + " errors" + (p.unscorable ? ", " + p.unscorable + " unscorable" : "");
   $("run-status").textContent = "Status: " + p.status;
   $("cancel").disabled = p.status !== "running";
 }
@@ -159,7 +159,7 @@ function follow(run) {
   $("live").replaceChildren();
   $("live").dataset.run = run.id;
   $("run-title").textContent = "Run " + run.id + " — " + run.suite;
-  setProgress({ done: run.done || 0, total: run.total, passed: run.passed || 0, failed: run.failed || 0, errors: run.errors || 0, status: run.status });
+  setProgress({ done: run.done || 0, total: run.total, passed: run.passed || 0, failed: run.failed || 0, errors: run.errors || 0, unscorable: run.unscorable || 0, status: run.status });
   let url = "/api/runs/" + run.id + "/events";
   if (state.token) url += "?token=" + encodeURIComponent(state.token);
   const es = new EventSource(url);
@@ -206,13 +206,18 @@ function renderSummary(v) {
   $("summary-title").textContent = "Summary of run " + v.id + " — " + v.suite;
   const cases = v.cases || [];
   const ok = cases.filter(passed);
+  // an unscorable case (its gold query uses what the engine does not support) is
+  // neither a pass nor a failure: it is listed with the failures and left out of the rate
+  const unscorable = cases.filter((c) => c.status === "UNSCORABLE");
   const bad = cases.filter((c) => !passed(c));
   $("success-count").textContent = ok.length;
   $("error-count").textContent = bad.length;
   $("success-list").replaceChildren(...ok.map((c) => caseItem(c, true)));
   $("error-list").replaceChildren(...bad.map((c) => caseItem(c, true)));
-  let text = ok.length + " passed, " + bad.length + " failed or errored, of " + cases.length + " cases. Pass rate " +
-    pct(cases.length ? ok.length / cases.length : 0) + ". Threshold " + pct(v.threshold) + ".";
+  const scorable = cases.length - unscorable.length;
+  let text = ok.length + " passed, " + (bad.length - unscorable.length) + " failed or errored, of " + cases.length + " cases";
+  if (unscorable.length) text += " (" + unscorable.length + " unscorable: the engine does not support their gold query)";
+  text += ". Pass rate " + pct(scorable ? ok.length / scorable : 0) + ". Threshold " + pct(v.threshold) + ".";
   if (v.summary && v.summary.mean_score != null) text += " Mean score " + pct(v.summary.mean_score) + ".";
   if (v.status !== "finished") text += " The run " + v.status + (v.error ? ": " + v.error : "") + ".";
   $("summary-counts").textContent = text;
