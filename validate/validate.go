@@ -44,11 +44,11 @@ type Problem struct {
 	// Rule is the id and name of the rule that found the problem ("KQL002
 	// external-data"); Level is LevelError or LevelWarning. Both are set by the KQL
 	// rules only; a problem without a level is an error.
-	Rule     string `json:"rule,omitempty"`
-	Level    string `json:"level,omitempty"`
-	Message  string `json:"message"`
-	Line     int    `json:"line,omitempty"`
-	Col      int    `json:"col,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Level   string `json:"level,omitempty"`
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
 }
 
 // Verdict is the validator's answer for one query.
