@@ -46,6 +46,8 @@ func MustBrowser(t *testing.T) *browserSession {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// back and forward load the page again, as the tests of deep links expect
+		chromedp.Flag("disable-back-forward-cache", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	}

@@ -260,6 +260,11 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 		end.withReport(&rep.Run, &rep.Summary)
 	}
 	msg, _ := json.Marshal(end)
+	if rep != nil && status != StatusFailed {
+		// the page asks for the run's table next: it is ready without reading the store
+		e := *end
+		s.loadedRuns.put(loadedOf(&e, rep))
+	}
 	r.mu.Lock()
 	r.end, r.endMsg = end, msg
 	r.notifyLocked()

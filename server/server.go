@@ -110,6 +110,8 @@ type Server struct {
 	judges   map[string]qeval.Judge
 
 	rewarder *rewarder // POST /api/exec-match
+
+	loadedRuns loadedRuns // the last ended runs read, for the table and comparisons
 }
 
 // New opens the store in cfg.DataDir, checks the configured suites and databases, and
@@ -247,9 +249,14 @@ func (s *Server) routes() http.Handler {
 	api("/api/runs/{id}/events", methods{http.MethodGet: s.handleEvents})
 	api("/api/runs/{id}/cancel", methods{http.MethodPost: s.handleCancel})
 	api("/api/runs/{id}/{file}", methods{http.MethodGet: s.handleDownload})
+	api("/api/runs/{id}/rows", methods{http.MethodGet: s.handleRows})
+	api("/api/runs/{id}/cases/{case}", methods{http.MethodGet: s.handleCase})
+	api("/api/compare", methods{http.MethodGet: s.handleCompare})
 	mux.HandleFunc("GET /api/health", s.handleHealth) // public: the page asks it whether to ask for a token
 	mux.Handle("/api/", s.api(nil))
 	mux.HandleFunc("GET /{$}", s.handlePage)
+	mux.HandleFunc("GET /runs/{id}", s.handlePage) // deep links: the page reads its path
+	mux.HandleFunc("GET /compare", s.handlePage)
 	mux.Handle("GET /ui/", uiFiles())
 	return s.guard(mux)
 }

@@ -33,6 +33,8 @@ type RunView struct {
 	Summary   *qeval.Summary    `json:"summary,omitempty"`
 	Charts    []ChartView       `json:"charts,omitempty"`
 	Cases     []json.RawMessage `json:"cases,omitempty"`
+
+	audit *qeval.GoldAudit // the run's gold audit, when it has one
 }
 
 // ChartView is one chart of a run's summary: the same SVG as the HTML report's.
@@ -125,22 +127,36 @@ func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// handleGetRun answers a run with its cases; with ?cases=none, without them (the page
+// reads the rows, and a case when it is opened).
 func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 	id, err := s.runID(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	withCases := r.URL.Query().Get("cases") != "none"
 	if a := s.activeRun(id); a != nil {
 		events, c, end, _ := a.snapshot(0)
 		if end == nil {
 			v := viewOf(&a.row)
 			v.Counts = c
 			v.setPassRate()
-			v.Cases = rawCases(events)
+			if withCases {
+				v.Cases = rawCases(events)
+			}
 			writeJSON(w, http.StatusOK, v)
 			return
 		}
+	}
+	if !withCases {
+		l, err := s.load(r.Context(), id) // read once, kept for the rows and cases that follow
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, l.view)
+		return
 	}
 	v, err := s.storedView(r.Context(), id)
 	if err != nil {
@@ -163,6 +179,7 @@ type storedReport struct {
 	Run     qeval.RunInfo     `json:"run"`
 	Summary qeval.Summary     `json:"summary"`
 	Cases   []json.RawMessage `json:"cases"`
+	Audit   *qeval.GoldAudit  `json:"audit"`
 }
 
 // storedView reads an ended (or interrupted) run from the store. A run without a
@@ -190,7 +207,7 @@ func (s *Server) storedView(ctx context.Context, id string) (*RunView, error) {
 			return nil, err
 		}
 		v.withReport(&rep.Run, &rep.Summary)
-		v.Cases = rep.Cases
+		v.Cases, v.audit = rep.Cases, rep.Audit
 		return v, nil
 	}
 	rep, err := s.rebuild(ctx, row)
