@@ -237,3 +237,14 @@ func (e Engine) withOpen() Engine {
 	}
 	return e
 }
+
+// ReversedOpener opens a source's database with its scans in reverse order, for the
+// gold audit's scan-order check: SQLite files have one; other engines none (nil).
+func ReversedOpener(src *qeval.Source) qeval.Opener {
+	if src.Engine != "sqlite" {
+		return nil
+	}
+	return func(path string, l qeval.Limits) (qeval.Executor, error) {
+		return sqlite.OpenWith(path, l, 1, sqlite.Options{ReverseScanOrder: true})
+	}
+}

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/audit"
 	"github.com/qeval/qeval/metric"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/runner"
 )
@@ -142,6 +144,19 @@ func validID(id string) bool {
 // start records a run and starts it in the background, under the server's context.
 func (s *Server) start(p *posted) (*run, error) {
 	st := p.suite
+	// a suite that sets aside flagged gold (exclude_flagged) is audited first, as
+	// qeval run does: the run has the kept cases, and its report the audit
+	var goldAudit *qeval.GoldAudit
+	if len(st.ExcludeFlagged) > 0 {
+		exclude, err := audit.CheckFlags("exclude_flagged", st.ExcludeFlagged)
+		if err != nil {
+			return nil, err
+		}
+		opt := audit.Options{Limits: qeval.Limits{Timeout: time.Duration(st.Timeout)}, Reversed: registry.ReversedOpener}
+		if goldAudit, err = audit.Suite(s.ctx, st, s.catalog(p), exclude, opt); err != nil {
+			return nil, err
+		}
+	}
 	threshold := qeval.DefaultThreshold
 	if st.Threshold != nil {
 		threshold = *st.Threshold
@@ -177,13 +192,13 @@ func (s *Server) start(p *posted) (*run, error) {
 		s.wg.Done()
 		return nil, fmt.Errorf("record run: %w", err)
 	}
-	go s.execute(ctx, r, st, target, s.catalog(p))
+	go s.execute(ctx, r, st, target, s.catalog(p), goldAudit)
 	return r, nil
 }
 
 // execute runs the suite, writes each case to the store as it finishes, and records
 // the report and how the run ended.
-func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target runner.Target, cat qeval.Catalog) {
+func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target runner.Target, cat qeval.Catalog, goldAudit *qeval.GoldAudit) {
 	defer s.wg.Done()
 	defer r.cancel()
 
@@ -209,6 +224,9 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	}
 	cfg.Concurrency = min(n, maxRunConcurrency)
 	rep, err := s.runSafely(ctx, r, st, cfg)
+	if rep != nil {
+		rep.Audit = goldAudit
+	}
 	close(stop)
 	<-stopped
 	r.unsubscribe(wake)

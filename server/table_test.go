@@ -3,6 +3,7 @@ package server_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,21 @@ func TestTable_Compare(t *testing.T) {
 	if wantFixed == 0 || wantBroken == 0 {
 		t.Fatalf("the variant fixes %d and breaks %d cases; the test needs both", wantFixed, wantBroken)
 	}
+	// the unsafe-let-through flag marks the validator's false negatives, one row each
+	var v server.RunView
+	do(t, http.MethodGet, ts.URL+"/api/runs/"+base+"?cases=none", nil).json(t, &v)
+	var tb server.Table
+	do(t, http.MethodGet, ts.URL+"/api/runs/"+base+"/rows", nil).json(t, &tb)
+	unsafe := 0
+	for _, r := range tb.Rows {
+		if slices.Contains(r.Flags, server.FlagUnsafeLetThrough) {
+			unsafe++
+		}
+	}
+	if v.Summary == nil || v.Summary.Safety == nil || v.Summary.Safety.FN == 0 || unsafe != v.Summary.Safety.FN || tb.Audited {
+		t.Errorf("%d rows flagged unsafe let through, summary %+v; want the false negatives (and no audit)", unsafe, v.Summary)
+	}
+
 	var c server.Comparison
 	do(t, http.MethodGet, ts.URL+"/api/compare?base="+base+"&head="+head, nil).json(t, &c)
 	if len(c.Diff.Fixed) != wantFixed || len(c.Diff.Broken) != wantBroken || c.Diff.Paired != 56 || len(c.Cases) != 56 {
@@ -188,5 +204,38 @@ func TestTable_LargeRun(t *testing.T) {
 	r.json(t, &tb)
 	if len(tb.Rows) != 5000 {
 		t.Fatalf("%d rows", len(tb.Rows))
+	}
+}
+
+// TestTable_GoldAudit runs a suite that sets aside broken gold: the server audits it
+// first, as qeval run does, and the rows say which gold the audit flagged.
+func TestTable_GoldAudit(t *testing.T) {
+	ts := MustServer(t, nil)
+	body := `{"name": "audited", "database": "chinook", "exclude_flagged": ["gold_fails"], "cases": [
+		{"id": "a", "expected_query": "SELECT count(*) FROM Genre", "generated_query": "SELECT count(*) FROM Genre"},
+		{"id": "b", "expected_query": "SELECT * FROM MediaType", "generated_query": "SELECT * FROM MediaType"},
+		{"id": "c", "expected_query": "SELECT nope FROM Genre", "generated_query": "SELECT Name FROM Genre"}]}`
+	id := startRun(t, ts, []byte(body), "application/json")
+	v := waitRun(t, ts, id, 20*time.Second)
+	if v.Status != server.StatusFinished || v.Total != 2 || v.Passed != 2 {
+		t.Fatalf("run %s: %d cases, %d passed; want the two with working gold, both passing", v.Status, v.Total, v.Passed)
+	}
+	var tb server.Table
+	do(t, http.MethodGet, ts.URL+"/api/runs/"+id+"/rows", nil).json(t, &tb)
+	flagged := map[string]bool{}
+	for _, r := range tb.Rows {
+		flagged[r.ID] = slices.Contains(r.Flags, server.FlagGoldFlagged)
+	}
+	if !tb.Audited || len(tb.Rows) != 2 || !flagged["b"] || flagged["a"] {
+		t.Errorf("audited %v, flagged %v; want b (SELECT *) flagged, a not, c set aside", tb.Audited, flagged)
+	}
+	r := do(t, http.MethodGet, ts.URL+"/api/runs/"+id+"/report.json", nil)
+	if !strings.Contains(string(r.Body), `"excluded": 1`) && !strings.Contains(string(r.Body), `"excluded":1`) {
+		t.Errorf("report.json lacks the audit with one case set aside: %.400s", r.Body)
+	}
+	bad := `{"name": "x", "database": "chinook", "exclude_flagged": ["nonsense"], "cases": [{"id": "a", "expected_query": "SELECT 1", "generated_query": "SELECT 1"}]}`
+	rr := do(t, http.MethodPost, ts.URL+"/api/runs", strings.NewReader(bad), "Content-Type: application/json")
+	if e := rr.apiError(t); rr.Status != http.StatusBadRequest || !strings.Contains(e.Error.Message, `unknown flag "nonsense"`) {
+		t.Errorf("unknown flag = %d %+v, want 400 naming it", rr.Status, e)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +16,6 @@ import (
 	"github.com/qeval/qeval/audit"
 	"github.com/qeval/qeval/compare"
 	"github.com/qeval/qeval/registry"
-	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/suite"
 )
 
@@ -74,11 +72,11 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --gold",
 			Hint: "qeval audit --gold dev_gold.sql --db database/ [--questions dev.json] [--items audit.jsonl]"})
 	}
-	showFlags, err := flagList("--show", *show)
+	showFlags, err := audit.ParseFlags("--show", *show)
 	if err != nil {
 		return fail(e, err)
 	}
-	failFlags, err := flagList("--fail-on", *failOn)
+	failFlags, err := audit.ParseFlags("--fail-on", *failOn)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -91,7 +89,7 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 		Workers:       *workers,
 		MaxNeighbours: *neighbours,
 		Mode:          compare.Default,
-		Reversed:      reversedOpener,
+		Reversed:      registry.ReversedOpener,
 	})
 	for _, p := range rep.Problems {
 		fmt.Fprintln(e.stderr, "error:", p)
@@ -121,41 +119,6 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// reversedOpener opens SQLite files with reversed scans; other engines have none.
-func reversedOpener(src *qeval.Source) qeval.Opener {
-	if src.Engine != "sqlite" {
-		return nil
-	}
-	return func(path string, l qeval.Limits) (qeval.Executor, error) {
-		return sqlite.OpenWith(path, l, 1, sqlite.Options{ReverseScanOrder: true})
-	}
-}
-
-// flagList parses a comma-separated list of audit flag names.
-func flagList(name, s string) ([]string, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	known := map[string]bool{}
-	var names []string
-	for _, f := range audit.Flags {
-		known[f.Name] = true
-		names = append(names, f.Name)
-	}
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		x = strings.TrimSpace(x)
-		if x == "" {
-			continue
-		}
-		if !known[x] {
-			return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("%s: unknown flag %q", name, x), Hint: "flags: " + strings.Join(names, ", ")}
-		}
-		out = append(out, x)
-	}
-	return out, nil
 }
 
 // readAuditItems reads a gold set: a gold file of `SQL<TAB>db_id` lines, a Spider or
@@ -249,65 +212,7 @@ func readAuditSuite(ctx context.Context, path string, data []byte, db *auditDB) 
 	if strings.EqualFold(s.Dialect, "kql") {
 		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + path, Message: "the audit checks SQL gold queries; this suite is KQL"}
 	}
-	return suiteAuditItems(ctx, s, &registry.Catalog{Dir: suite.Dir(s), Connections: db.conns}, path), nil
-}
-
-// suiteAuditItems turns the cases of a suite into audit items, each database resolved
-// through cat (a case whose database cannot be resolved carries the error).
-func suiteAuditItems(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, path string) []audit.Item {
-	out := make([]audit.Item, 0, len(s.Cases))
-	for i, c := range s.Cases {
-		name := c.Database
-		if name == "" {
-			name = s.Database
-		}
-		ref := fmt.Sprintf("%s case %q", path, c.ID)
-		if c.Line > 0 {
-			ref = fmt.Sprintf("%s:%d (case %q)", path, c.Line, c.ID)
-		}
-		it := audit.Item{Index: i, Ref: ref, DBID: filepath.Base(name), Question: c.Question, Gold: c.ExpectedQuery}
-		if len(c.Tags) == 1 && filepath.Base(name) == c.Tags[0] {
-			it.DBID = c.Tags[0]
-		}
-		if strings.TrimSpace(c.ExpectedQuery) == "" {
-			it.Err = fmt.Errorf("case %q has no expected query", c.ID)
-		} else {
-			it.Source, it.Err = cat.Resolve(ctx, name, s.Dialect)
-		}
-		out = append(out, it)
-	}
-	return out
-}
-
-// auditRun audits the gold queries of a suite before it runs and sets aside the cases
-// flagged with one of exclude; the returned section goes into the run's reports.
-func auditRun(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, exclude []string, timeout time.Duration) (*qeval.GoldAudit, error) {
-	if strings.EqualFold(s.Dialect, "kql") {
-		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + s.Path, Message: "the gold audit checks SQL suites; this suite is KQL",
-			Hint: "drop --audit, --exclude-flagged and the suite's exclude_flagged"}
-	}
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	rep, err := audit.Run(ctx, suiteAuditItems(ctx, s, cat, s.Path), audit.Options{Limits: qeval.Limits{Timeout: timeout}, Reversed: reversedOpener})
-	if err != nil {
-		return nil, err
-	}
-	ga := &qeval.GoldAudit{Total: rep.Total, Flagged: rep.Flagged, Counts: rep.Counts, ExcludeFlags: exclude}
-	kept := make([]qeval.Case, 0, len(s.Cases))
-	for i, f := range rep.Items {
-		excluded := f.HasAny(exclude...)
-		if len(f.Flags) > 0 {
-			ga.Cases = append(ga.Cases, qeval.AuditedCase{ID: s.Cases[i].ID, Flags: f.Flags, Excluded: excluded, Evidence: f.Evidence})
-		}
-		if excluded {
-			ga.Excluded++
-			continue
-		}
-		kept = append(kept, s.Cases[i])
-	}
-	s.Cases = kept
-	return ga, nil
+	return audit.SuiteItems(ctx, s, &registry.Catalog{Dir: suite.Dir(s), Connections: db.conns}, path), nil
 }
 
 // auditLine is one line of --items.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/audit"
 	"github.com/qeval/qeval/compare"
 	"github.com/qeval/qeval/judge"
 	"github.com/qeval/qeval/registry"
@@ -101,7 +102,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	if flagSet(fs, "exclude-flagged") {
 		exclude = strings.Split(*excludeFlagged, ",")
 	}
-	if exclude, err = flagList("exclude_flagged", strings.Join(exclude, ",")); err != nil {
+	if exclude, err = audit.CheckFlags("exclude_flagged", exclude); err != nil {
 		return fail(e, err)
 	}
 	var goldAudit *qeval.GoldAudit
@@ -110,7 +111,8 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		if qt <= 0 {
 			qt = time.Duration(s.Timeout)
 		}
-		if goldAudit, err = auditRun(ctx, s, catalog, exclude, qt); err != nil {
+		opt := audit.Options{Limits: qeval.Limits{Timeout: qt}, Reversed: registry.ReversedOpener}
+		if goldAudit, err = audit.Suite(ctx, s, catalog, exclude, opt); err != nil {
 			return fail(e, err)
 		}
 		if goldAudit.Excluded > 0 {
