@@ -20,6 +20,9 @@ type fnDef struct {
 	// partly says what the function does not compute (Support lists it); empty when
 	// it computes every input Kusto does.
 	partly string
+	// outputs are the columns of a function that returns several (see outputs.go):
+	// fn then returns a bag with these keys.
+	outputs []output
 }
 
 func (d *fnDef) argType(i int) Type {
@@ -45,6 +48,7 @@ var library = []func(def func(string, *fnDef)){
 	cellFuncs,
 	seriesFuncs,
 	seriesBinFuncs,
+	seriesFitFuncs,
 	miscFuncs,
 }
 

@@ -201,13 +201,6 @@ func seriesFuncs(def func(string, *fnDef)) {
 		}
 		return c.done()
 	}, TDynamic, TDynamic))
-	def("series_fit_line_dynamic", fixed(TDynamic, func(a []any) any {
-		fit := fitLine(a[0])
-		if fit == nil {
-			return nil
-		}
-		return Dyn{fit}
-	}, TDynamic))
 	def("series_iir", fixed(TDynamic, func(a []any) any {
 		x, _, ok := nums(a[0])
 		b, _, ok2 := nums(a[1])
@@ -233,8 +226,7 @@ func seriesFuncs(def func(string, *fnDef)) {
 		return realsDyn(y, nil)
 	}, TDynamic, TDynamic, TDynamic))
 	for _, n := range []string{"series_decompose", "series_decompose_anomalies", "series_decompose_forecast", "series_outliers",
-		"series_periods_detect", "series_periods_validate", "series_seasonal", "series_fit_poly", "series_fit_2lines",
-		"series_fit_2lines_dynamic", "series_fit_line", "series_stats", "series_stats_dynamic", "series_fir"} {
+		"series_periods_detect", "series_periods_validate", "series_seasonal", "series_fir"} {
 		unsupportedFuncs[n] = true
 	}
 }
@@ -382,39 +374,3 @@ func fillLinear(a []any) any {
 
 func mustReal(x any) float64 { f, _ := toReal(Dyn{x}); return f }
 
-// fitLine is least squares on x = 1..n, with Kusto's fields.
-func fitLine(v any) map[string]any {
-	ys, valid, ok := nums(v)
-	if !ok || len(ys) == 0 {
-		return nil
-	}
-	var n, sx, sy, sxx, sxy float64
-	for i, y := range ys {
-		if !valid[i] {
-			continue
-		}
-		x := float64(i + 1)
-		n++
-		sx += x
-		sy += y
-		sxx += x * x
-		sxy += x * y
-	}
-	slope := (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	icpt := (sy - slope*sx) / n
-	mean := sy / n
-	var ssTot, ssRes float64
-	line := make([]float64, len(ys))
-	for i, y := range ys {
-		line[i] = icpt + slope*float64(i+1)
-		if valid[i] {
-			ssTot += (y - mean) * (y - mean)
-			ssRes += (y - line[i]) * (y - line[i])
-		}
-	}
-	r2 := 1 - ssRes/ssTot
-	return map[string]any{
-		"rsquare": toJSONValue(r2), "slope": toJSONValue(slope), "variance": toJSONValue(ssTot / n),
-		"rvariance": toJSONValue(ssRes / n), "interception": toJSONValue(icpt), "line_fit": realsDyn(line, nil).V,
-	}
-}

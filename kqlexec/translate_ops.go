@@ -180,7 +180,7 @@ func (t *translator) project(in *rel, items []kql.Expr, e *env, extend bool) (*r
 		}
 	}
 	auto := 0
-	for _, it := range items {
+	for _, it := range expandOutputs(items, extend) {
 		names, val := itemParts(it)
 		if len(names) > 1 {
 			x, err := t.expr(val, sc)

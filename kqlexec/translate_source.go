@@ -266,7 +266,7 @@ func (t *translator) print(p *kql.PrintOp, e *env) (*rel, error) {
 	sc := &scope{env: e}
 	var cols []column
 	var sqls []string
-	for i, it := range p.Items {
+	for i, it := range expandOutputs(p.Items, false) {
 		names, val := itemParts(it)
 		x, err := t.expr(val, sc)
 		if err != nil {
