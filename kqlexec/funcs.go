@@ -49,6 +49,9 @@ var library = []func(def func(string, *fnDef)){
 	seriesFuncs,
 	seriesBinFuncs,
 	seriesFitFuncs,
+	seriesReduceFuncs,
+	textFuncs,
+	statsFuncs,
 	miscFuncs,
 }
 

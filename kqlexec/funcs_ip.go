@@ -166,6 +166,16 @@ func ipFuncs(def func(string, *fnDef)) {
 		}
 		return false
 	}})
+	def("ipv4_netmask_suffix", fixed(TLong, func(a []any) any {
+		if a[0] == nil {
+			return nil
+		}
+		_, bits, ok := parseIPv4(toString(a[0]))
+		if !ok {
+			return nil
+		}
+		return int64(bits)
+	}, TString))
 	def("ipv4_is_private", fixed(TBool, func(a []any) any {
 		ip, _, ok := parseIPv4(toString(a[0]))
 		if !ok {

@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 	"sort"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"golang.org/x/net/idna"
 )
 
@@ -150,7 +150,7 @@ func miscFuncs(def func(string, *fnDef)) {
 		default:
 			return unsupportedError("hash() of a " + getType(a[0]))
 		}
-		h := int64(xxh64(in, 0))
+		h := int64(xxhash.Sum64(in))
 		if len(a) == 2 && a[1] != nil {
 			m, _ := toLong(a[1])
 			if m <= 0 {
@@ -161,6 +161,7 @@ func miscFuncs(def func(string, *fnDef)) {
 		return h
 	}})
 	unsupportedFuncs["hash_combine"] = true
+	funcAliases["hash_xxhash64"] = "hash"
 	def("merge_tdigest", &fnDef{min: 1, max: -1, rest: TDynamic, ret: TDynamic, fn: func(a []any) any {
 		out := []any{}
 		for _, x := range a {
@@ -215,69 +216,9 @@ func miscFuncs(def func(string, *fnDef)) {
 		return n
 	}, TDynamic, TReal))
 	for _, n := range []string{"parse_user_agent", "datetime_list_timezones", "cursor_current", "row_window_session",
-		"welch_test", "bin_auto", "row_rank_dense", "ingestion_time", "extent_id", "extent_tags",
+		"bin_auto", "row_rank_dense", "ingestion_time", "extent_id", "extent_tags",
 		"cursor_after", "cursor_before_or_at", "current_cluster_endpoint", "current_principal", "current_principal_details",
-		"current_principal_is_member_of", "dcount_hll", "parse_xml", "format_bytes", "geo_info_from_ip_address"} {
+		"current_principal_is_member_of", "dcount_hll", "parse_xml", "geo_info_from_ip_address"} {
 		unsupportedFuncs[n] = true
 	}
-}
-
-// xxh64 is the 64-bit xxHash of b with a seed.
-func xxh64(b []byte, seed uint64) uint64 {
-	const (
-		p1 uint64 = 11400714785074694791
-		p2 uint64 = 14029467366897019727
-		p3 uint64 = 1609587929392839161
-		p4 uint64 = 9650029242287828579
-		p5 uint64 = 2870177450012600261
-	)
-	round := func(acc, in uint64) uint64 {
-		acc += in * p2
-		acc = bits.RotateLeft64(acc, 31)
-		return acc * p1
-	}
-	merge := func(acc, v uint64) uint64 {
-		acc ^= round(0, v)
-		return acc*p1 + p4
-	}
-	n := len(b)
-	var h uint64
-	if n >= 32 {
-		v1, v2, v3, v4 := seed+p1+p2, seed+p2, seed, seed-p1
-		for len(b) >= 32 {
-			v1 = round(v1, binary.LittleEndian.Uint64(b[0:]))
-			v2 = round(v2, binary.LittleEndian.Uint64(b[8:]))
-			v3 = round(v3, binary.LittleEndian.Uint64(b[16:]))
-			v4 = round(v4, binary.LittleEndian.Uint64(b[24:]))
-			b = b[32:]
-		}
-		h = bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
-		h = merge(h, v1)
-		h = merge(h, v2)
-		h = merge(h, v3)
-		h = merge(h, v4)
-	} else {
-		h = seed + p5
-	}
-	h += uint64(n)
-	for len(b) >= 8 {
-		h ^= round(0, binary.LittleEndian.Uint64(b))
-		h = bits.RotateLeft64(h, 27)*p1 + p4
-		b = b[8:]
-	}
-	if len(b) >= 4 {
-		h ^= uint64(binary.LittleEndian.Uint32(b)) * p1
-		h = bits.RotateLeft64(h, 23)*p2 + p3
-		b = b[4:]
-	}
-	for _, c := range b {
-		h ^= uint64(c) * p5
-		h = bits.RotateLeft64(h, 11) * p1
-	}
-	h ^= h >> 33
-	h *= p2
-	h ^= h >> 29
-	h *= p3
-	h ^= h >> 32
-	return h
 }

@@ -321,3 +321,94 @@ func seriesFitFuncs(def func(string, *fnDef)) {
 	def("series_stats", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TBool}, ret: TDynamic, outputs: statOuts, fn: stats})
 	def("series_stats_dynamic", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TBool}, ret: TDynamic, fn: stats})
 }
+
+// seriesPair reads two series for an element-wise reduction: a number as the second
+// argument stands for every element; the longer series is cut to the shorter one.
+// Elements that are not numbers on either side are left out (ok false for non-arrays).
+func seriesPair(a, b any) (xs, ys []float64, ok bool) {
+	x, xv, ok := nums(a)
+	if !ok {
+		return nil, nil, false
+	}
+	var y []float64
+	var yv []bool
+	if _, isDyn := b.(Dyn); isDyn {
+		if y, yv, ok = nums(b); !ok {
+			return nil, nil, false
+		}
+	} else {
+		f, ok := toReal(b)
+		if !ok {
+			return nil, nil, false
+		}
+		y, yv = make([]float64, len(x)), make([]bool, len(x))
+		for i := range y {
+			y[i], yv[i] = f, true
+		}
+	}
+	n := min(len(x), len(y))
+	for i := 0; i < n; i++ {
+		if xv[i] && yv[i] {
+			xs, ys = append(xs, x[i]), append(ys, y[i])
+		}
+	}
+	return xs, ys, true
+}
+
+// seriesReduceFuncs defines series_dot_product, series_cosine_similarity,
+// series_magnitude and series_product.
+func seriesReduceFuncs(def func(string, *fnDef)) {
+	def("series_dot_product", &fnDef{min: 2, max: 2, ret: TReal, fn: func(a []any) any {
+		xs, ys, ok := seriesPair(a[0], a[1])
+		if !ok {
+			return nil
+		}
+		var s float64
+		for i := range xs {
+			s += xs[i] * ys[i]
+		}
+		return s
+	}})
+	def("series_cosine_similarity", &fnDef{min: 2, max: 4, ret: TReal, fn: func(a []any) any {
+		xs, ys, ok := seriesPair(a[0], a[1])
+		if !ok {
+			return nil
+		}
+		var dot, nx, ny float64
+		for i := range xs {
+			dot += xs[i] * ys[i]
+			nx += xs[i] * xs[i]
+			ny += ys[i] * ys[i]
+		}
+		mx, my := math.Sqrt(nx), math.Sqrt(ny)
+		if len(a) == 4 {
+			if f, ok := toReal(a[2]); ok {
+				mx = f
+			}
+			if f, ok := toReal(a[3]); ok {
+				my = f
+			}
+		}
+		if mx == 0 || my == 0 {
+			return nil
+		}
+		return dot / (mx * my)
+	}})
+	reduce := func(start float64, step func(acc, x float64) float64, done func(float64) float64) *fnDef {
+		return fixed(TReal, func(a []any) any {
+			xs, valid, ok := nums(a[0])
+			if !ok {
+				return nil
+			}
+			acc := start
+			for i, x := range xs {
+				if valid[i] {
+					acc = step(acc, x)
+				}
+			}
+			return done(acc)
+		}, TDynamic)
+	}
+	def("series_magnitude", reduce(0, func(acc, x float64) float64 { return acc + x*x }, math.Sqrt))
+	def("series_product", reduce(1, func(acc, x float64) float64 { return acc * x }, func(x float64) float64 { return x }))
+}
