@@ -30,6 +30,9 @@ type scope struct {
 	agg *aggCollector
 	// row is the scope's row for row_number-like functions (the _o column).
 	rowOrder string
+	// pre collects the helper columns a projection computes before its select
+	// (translate_window.go); nil where there is no projection to stage them.
+	pre *helpers
 }
 
 func (s *scope) ref(i int) string {

@@ -168,6 +168,7 @@ func (t *translator) where(in *rel, o *kql.WhereOp, e *env) (*rel, error) {
 func (t *translator) project(in *rel, items []kql.Expr, e *env, extend bool) (*rel, error) {
 	sc := inScope(in, e)
 	sc.vars = map[string]expr{}
+	sc.pre = &helpers{}
 	var cols []column
 	var sqls []string
 	if extend {
@@ -222,7 +223,8 @@ func (t *translator) project(in *rel, items []kql.Expr, e *env, extend bool) (*r
 		cols, sqls = setCol(cols, sqls, column{name, x.t}, x.sql)
 		sc.vars[name] = expr{sql: "(" + x.sql + ")", t: x.t}
 	}
-	return t.stage(cols, "SELECT "+strings.Join(append(sqls, "t._o"), ", ")+" FROM "+in.from+" t"), nil
+	from, r := t.staged(in, sc.pre)
+	return t.stage(cols, r.Replace("SELECT "+strings.Join(append(sqls, "t._o"), ", ")+" FROM "+from.from+" t")), nil
 }
 
 func hasCol(cols []column, name string) bool {

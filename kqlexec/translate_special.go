@@ -73,6 +73,8 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return spRowCumsum, true
 	case "row_rank_min":
 		return spRowRankMin, true
+	case "row_rank_dense":
+		return spRowRankDense, true
 	case "max_of":
 		return spExtremeOf("max_of"), true
 	case "min_of":
@@ -324,23 +326,6 @@ func spColumnIfExists(t *translator, c *kql.Call, sc *scope) (expr, error) {
 	return t.expr(c.Args[1], sc)
 }
 
-func spRowNumber(t *translator, c *kql.Call, sc *scope) (expr, error) {
-	a, err := t.argN(c, sc, 0, 2)
-	if err != nil {
-		return expr{}, err
-	}
-	if sc.rowOrder == "" {
-		return expr{}, t.errAt(c, "row_number() needs a serialized row set")
-	}
-	start := "1"
-	if len(a) > 0 {
-		start = coerce(a[0], TLong).sql
-	}
-	if len(a) == 2 {
-		return expr{}, t.unsupported(c, "row_number() with a restart predicate")
-	}
-	return expr{sql: "(row_number() OVER (ORDER BY " + sc.rowOrder + ") - 1 + " + start + ")", t: TLong}, nil
-}
 
 func spPrevNext(fn string) specialFunc {
 	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
@@ -363,16 +348,6 @@ func spPrevNext(fn string) specialFunc {
 	}
 }
 
-func spRowCumsum(t *translator, c *kql.Call, sc *scope) (expr, error) {
-	a, err := t.argN(c, sc, 1, 2)
-	if err != nil {
-		return expr{}, err
-	}
-	if len(a) == 2 {
-		return expr{}, t.unsupported(c, "row_cumsum() with a restart predicate")
-	}
-	return expr{sql: "sum(" + a[0].sql + ") OVER (ORDER BY " + sc.rowOrder + " ROWS UNBOUNDED PRECEDING)", t: a[0].t}, nil
-}
 
 func spExtremeOf(name string) specialFunc {
 	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
@@ -440,15 +415,3 @@ func spBagPackColumns(t *translator, c *kql.Call, sc *scope) (expr, error) {
 	return call("bag_pack", TDynamic, args...), nil
 }
 
-// spRowRankMin is row_rank_min(Term) on a row set sorted by Term: the position of the
-// first row holding the row's value.
-func spRowRankMin(t *translator, c *kql.Call, sc *scope) (expr, error) {
-	a, err := t.argN(c, sc, 1, 1)
-	if err != nil {
-		return expr{}, err
-	}
-	if sc.rowOrder == "" {
-		return expr{}, t.errAt(c, "row_rank_min() needs a serialized row set")
-	}
-	return expr{sql: "(row_number() OVER (ORDER BY " + sc.rowOrder + ") - row_number() OVER (PARTITION BY " + a[0].sql + " ORDER BY " + sc.rowOrder + ") + 1)", t: TLong}, nil
-}

@@ -1,0 +1,75 @@
+package kqlexec_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestFunctions_Reference checks functions against the outputs printed in Microsoft's
+// KQL reference (MicrosoftDocs/dataexplorer-docs, each function's page), rounded where
+// the page rounds.
+func TestFunctions_Reference(t *testing.T) {
+	e := mustOpen(t, "")
+	airports := `datatable (Airport:string, Airline:string, Departures:long)["TLV", "LH", 1, "TLV", "LY", 100, "SEA", "LH", 1, "SEA", "BA", 2, "SEA", "LY", 0]
+		| sort by Airport asc, Departures desc `
+	cases := []struct {
+		name, query, cols string
+		rows            []string
+	}{
+		{"has_any_index", `print a = has_any_index("this is an example", dynamic(['this', 'example'])), b = has_any_index("this is an example", dynamic(['not', 'example'])),
+			c = has_any_index("this is an example", dynamic(['not', 'found'])), d = has_any_index("Example number 2", range(1, 3, 1)), e = has_any_index("this is an example", dynamic([]))`,
+			"a,b,c,d,e", []string{"0|1|-1|1|-1"}},
+		{"indexof_regex", `print a = indexof_regex("abcabc", @"a.c"), b = indexof_regex("abcabcdefg", @"a.c", 0, 9, 2), c = indexof_regex("abcabc", @"a.c", 1, -1, 2),
+			d = indexof_regex("ababaa", @"a.a", 0, -1, 2), e = indexof_regex("abcabc", @"a|ab", -1)`, "a,b,c,d,e", []string{"0|3|-1|-1|null"}},
+		{"format_bytes", `print a = format_bytes(564), b = format_bytes(10332, 1), c = format_bytes(20010332), d = format_bytes(20010332, 2), e = format_bytes(20010332, 0, "KB")`,
+			"a,b,c,d,e", []string{"564 Bytes|10.1 KB|19 MB|19.08 MB|19541 KB"}},
+		{"replace_strings", `print a = replace_strings("A magic trick can turn a cat into a dog", dynamic(['cat', 'dog']), dynamic(['dog', 'pigeon']))`,
+			"a", []string{"A magic trick can turn a dog into a pigeon"}},
+		{"punycode", `print a = punycode_from_string('académie-française'), b = punycode_to_string('acadmie-franaise-npb1a'), c = punycode_from_string('艺术')`,
+			"a,b,c", []string{"acadmie-franaise-npb1a|académie-française|cqv902d"}},
+		{"parse_version", `datatable(v:string)["0.0.0.5", "0.2", "1.2.3.4", "1", "1.x", "1.2.3.4.5"] | extend p = tostring(parse_version(v) > parse_version("1.0.0.0")), n = isnull(parse_version(v))`,
+			"v,p,n", []string{"0.0.0.5|false|false", "0.2|false|false", "1.2.3.4|true|false", "1|false|false", "1.x||true", "1.2.3.4.5||true"}},
+		{"extract_json", `let json = '{"name": "John", "age": 30, "tags": ["a", "b"]}'; print a = extract_json("$.name", json, typeof(string)), b = extract_json("$.age", json, typeof(long)) + 1, c = extract_json("$.tags[1]", json)`,
+			"a,b,c", []string{"John|31|b"}},
+		{"hash_xxhash64", `print a = hash_xxhash64("World"), b = hash_xxhash64("World", 100), c = hash_xxhash64(datetime("2015-01-01"))`,
+			"a,b,c", []string{"1846988464401551951|51|1380966698541616202"}},
+		{"ipv4_netmask_suffix", `datatable(ip:string)['10.1.2.3', '192.168.1.1/24', '127.0.0.1/16', 'nope'] | extend s = ipv4_netmask_suffix(ip)`,
+			"ip,s", []string{"10.1.2.3|32", "192.168.1.1/24|24", "127.0.0.1/16|16", "nope|null"}},
+		{"welch_test", `print p = round(welch_test(20.82, 7.8674285714, 15, 22.986666666666668, 3.8126666667, 15), 4)`, "p", []string{"0.0214"}},
+		{"beta_cdf_inv", `print a = round(beta_cdf(0.9, 10.0, 20.0), 9), b = round(beta_inv(0.1, 10.0, 20.0), 9)`, "a,b", []string{"1|0.226415022"}},
+		{"series_dot_product", `print a = series_dot_product(dynamic([1,2,4]), dynamic([4,2,1])), b = series_dot_product(dynamic([3,6,12]), 3),
+			c = round(series_cosine_similarity(dynamic([0.1,0.2,0.1,0.2]), dynamic([1,2,3,4])), 6), d = round(series_magnitude(dynamic([1,2,3,4])), 6), e = series_product(dynamic([1,2,3,4]))`,
+			"a,b,c,d,e", []string{"12|63|0.92376|5.477226|24"}},
+		{"series_stats_columns", `print x=dynamic([23, 46, 23, 87, 4, 8, 3, 75, 2, 56, 13, 75, 32, 16, 29]) | project series_stats(x) | project-away series_stats_x_stdev, series_stats_x_variance`,
+			"series_stats_x_min,series_stats_x_min_idx,series_stats_x_max,series_stats_x_max_idx,series_stats_x_avg", []string{"2|8|87|3|32.8"}},
+		{"series_stats_named", `print x=dynamic([1, 2, 3]) | extend (lo, at) = series_stats(x)`, "x,lo,at", []string{"[1,2,3]|1|0"}},
+		{"series_fit_line", `print y=dynamic([2, 5, 6, 8, 11, 15, 17, 18, 25, 26, 30, 30]) | extend (rs, slope, v, rv, icpt) = series_fit_line(y) | project rs=round(rs, 6), slope=round(slope, 6), v=round(v, 4), rv=round(rv, 4), icpt=round(icpt, 4)`,
+			"rs,slope,v,rv,icpt", []string{"0.982901|2.730769|98.6288|1.6865|-1.6667"}},
+		{"series_fit_2lines", `print y=dynamic([1, 2.2, 2.5, 4.7, 5.0, 12, 10.3, 10.3, 9, 8.3, 6.2]) | extend f = series_fit_2lines_dynamic(y) | project split = f.split_idx, l0 = round(todouble(f.line_fit[0]), 2), r0 = round(todouble(f.line_fit[5]), 4)`,
+			"split,l0,r0", []string{"5|0.98|11.9429"}},
+		{"row_number_restart", airports + `| extend Rank = row_number(1, prev(Airport) != Airport) | project Airport, Departures, Rank`,
+			"Airport,Departures,Rank", []string{"SEA|2|1", "SEA|1|2", "SEA|0|3", "TLV|100|1", "TLV|1|2"}},
+		{"row_cumsum_restart", airports + `| extend S = row_cumsum(Departures, Airport != prev(Airport)) | project S`, "S", []string{"2", "3", "3", "100", "101"}},
+		{"row_rank_dense", `datatable (Airline:string, Departures:long)["LH", 3, "LY", 100, "UA", 3, "BA", 2, "EL", 3] | sort by Departures asc | extend Rank = row_rank_dense(Departures) | project Departures, Rank`,
+			"Departures,Rank", []string{"2|1", "3|2", "3|2", "3|2", "100|3"}},
+		{"row_rank_min_restart", `datatable(Category:string, Item:string, Value:int)["A", "item1", 10, "A", "item2", 10, "A", "item3", 5, "A", "item4", 20, "B", "item2", 5, "B", "item1", 7]
+			| sort by Category asc, Value asc | extend r = row_rank_min(Value, Category != prev(Category)), d = row_rank_dense(Value, Category != prev(Category)) | project Category, Value, r, d`,
+			"Category,Value,r,d", []string{"A|5|1|1", "A|10|2|2", "A|10|2|2", "A|20|4|3", "B|5|1|1", "B|7|2|2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := e.Query(context.Background(), c.query)
+			if err != nil {
+				sql, _, _ := e.Translate(c.query)
+				t.Fatalf("Query: %v\nSQL: %s", err, sql)
+			}
+			if got := strings.Join(rs.ColumnNames(), ","); got != c.cols {
+				t.Errorf("columns = %s, want %s", got, c.cols)
+			}
+			if got := rowsText(rs); strings.Join(got, "\n") != strings.Join(c.rows, "\n") {
+				t.Errorf("rows = %q, want %q", got, c.rows)
+			}
+		})
+	}
+}
