@@ -56,6 +56,10 @@ func TestFunctions_Reference(t *testing.T) {
 		{"row_rank_min_restart", `datatable(Category:string, Item:string, Value:int)["A", "item1", 10, "A", "item2", 10, "A", "item3", 5, "A", "item4", 20, "B", "item2", 5, "B", "item1", 7]
 			| sort by Category asc, Value asc | extend r = row_rank_min(Value, Category != prev(Category)), d = row_rank_dense(Value, Category != prev(Category)) | project Category, Value, r, d`,
 			"Category,Value,r,d", []string{"A|5|1|1", "A|10|2|2", "A|10|2|2", "A|20|4|3", "B|5|1|1", "B|7|2|2"}},
+		{"partition_top", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 7] | partition by k (top 1 by v | project v) | sort by v asc`,
+			"v", []string{"3", "5", "7"}},
+		{"partition_summarize", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "b", 7] | partition hint.strategy=native by k (summarize n = count(), s = sum(v)) | sort by n asc`,
+			"n,s", []string{"2|4", "3|14"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,12 +29,14 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		case *kql.WhereOp, *kql.ProjectOp, *kql.ExtendOp, *kql.ProjectAwayOp, *kql.ProjectRenameOp, *kql.SummarizeOp,
 			*kql.CountOp, *kql.DistinctOp, *kql.SortOp, *kql.TopOp, *kql.TakeOp, *kql.MvExpandOp, *kql.ParseOp, *kql.SerializeOp:
 		default:
-			return nil, t.unsupported(op, op.OpName()+" inside mv-apply")
+			return nil, t.unsupported(op, op.OpName()+" inside mv-apply or partition")
 		}
 	}
 	switch o := op.(type) {
 	case *kql.MvApplyOp:
 		return t.mvApply(in, o, e)
+	case *kql.PartitionOp:
+		return t.partition(in, o, e)
 	case *kql.WhereOp:
 		if o.Name != "where" && o.Name != "filter" {
 			return nil, t.unsupported(o, o.Name)
