@@ -60,6 +60,14 @@ func TestFunctions_Reference(t *testing.T) {
 			"v", []string{"3", "5", "7"}},
 		{"partition_summarize", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "b", 7] | partition hint.strategy=native by k (summarize n = count(), s = sum(v)) | sort by n asc`,
 			"n,s", []string{"2|4", "3|14"}},
+		{"scan_running_state", `range x from 1 to 5 step 1 | extend y = 2 * x
+			| scan declare (cx:long=0, cy:long=0) with (step s1: true => cx = iff(s1.cx >= 10, x, x + s1.cx), cy = iff(s1.cy >= 10, y, y + s1.cy);)`,
+			"x,y,cx,cy", []string{"1|2|1|2", "2|4|3|6", "3|6|6|12", "4|8|10|8", "5|10|5|18"}},
+		{"scan_fill_forward", `datatable (Ts: timespan, Event: string) [0m, "A", 1m, "", 2m, "B", 3m, ""] | sort by Ts asc
+			| scan with_match_id=id declare (filled: string="") with (step s1: true => filled = iff(isempty(Event), s1.filled, Event);) | project filled, id`,
+			"filled,id", []string{"A|0", "A|1", "B|2", "B|3"}},
+		{"scan_condition", `range x from 1 to 6 step 1 | scan declare (last:long) with (step s: x % 2 == 0 => last = x + coalesce(s.last, 0);)`,
+			"x,last", []string{"2|2", "4|6", "6|12"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -110,8 +110,8 @@ var offline = map[string]string{
 
 // partial says what a supported name does not cover.
 var partial = map[string]string{
-	"row_number":            "a restart predicate (third argument) is not supported",
-	"row_cumsum":            "a restart predicate is not supported",
+	"scan":                  "one step only; not partition by, order by, output=none or sequences of steps",
+	"partition":             "the parenthesized subquery form; not the braced form (a query per key value)",
 	"hash":                  "hashes strings, numbers, bools, datetimes, timespans and guids; not dynamic values",
 	"tostring":              "a format argument is not supported",
 	"table":                 "the table's name must be a constant",

@@ -33,6 +33,8 @@ type scope struct {
 	// pre collects the helper columns a projection computes before its select
 	// (translate_window.go); nil where there is no projection to stage them.
 	pre *helpers
+	// steps are the states of a scan's steps by name (Step.Field); nil elsewhere.
+	steps map[string]map[string]expr
 }
 
 func (s *scope) ref(i int) string {
@@ -190,6 +192,14 @@ func (t *translator) expr(x kql.Expr, sc *scope) (expr, error) {
 	case *kql.Call:
 		return t.call(v, sc)
 	case *kql.Member:
+		if id, ok := v.X.(*kql.Ident); ok && sc.steps != nil {
+			if state, ok := sc.steps[id.Name]; ok {
+				if x, ok := state[v.Name.Name]; ok {
+					return x, nil
+				}
+				return expr{}, t.errAt(v, "scan step %s has no column or variable %q", id.Name, v.Name.Name)
+			}
+		}
 		return t.member(v, sc)
 	case *kql.Index:
 		return t.index(v, sc)
