@@ -373,4 +373,3 @@ func fillLinear(a []any) any {
 }
 
 func mustReal(x any) float64 { f, _ := toReal(Dyn{x}); return f }
-

@@ -15,7 +15,7 @@ func TestFunctions_Reference(t *testing.T) {
 		| sort by Airport asc, Departures desc `
 	cases := []struct {
 		name, query, cols string
-		rows            []string
+		rows              []string
 	}{
 		{"has_any_index", `print a = has_any_index("this is an example", dynamic(['this', 'example'])), b = has_any_index("this is an example", dynamic(['not', 'example'])),
 			c = has_any_index("this is an example", dynamic(['not', 'found'])), d = has_any_index("Example number 2", range(1, 3, 1)), e = has_any_index("this is an example", dynamic([]))`,

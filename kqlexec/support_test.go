@@ -45,7 +45,7 @@ func TestSupport_EveryNameClassified(t *testing.T) {
 		"operator/mv-expand": kqlexec.Supported, "plugin/bag_unpack": kqlexec.Partly,
 		"scalar/current_principal": kqlexec.Unsupported, "plugin/http_request": kqlexec.Unsupported,
 		"operator/externaldata": kqlexec.Unsupported, "aggregation/make_set": kqlexec.Supported,
-		"window/row_cumsum": kqlexec.Partly, "statement/let": kqlexec.Supported,
+		"window/row_cumsum": kqlexec.Supported, "operator/scan": kqlexec.Partly, "statement/let": kqlexec.Supported,
 	}
 	for _, f := range fs {
 		if w, ok := want[f.Kind+"/"+f.Name]; ok && f.Status != w {

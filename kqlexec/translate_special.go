@@ -326,7 +326,6 @@ func spColumnIfExists(t *translator, c *kql.Call, sc *scope) (expr, error) {
 	return t.expr(c.Args[1], sc)
 }
 
-
 func spPrevNext(fn string) specialFunc {
 	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
 		a, err := t.argN(c, sc, 1, 3)
@@ -347,7 +346,6 @@ func spPrevNext(fn string) specialFunc {
 		return expr{sql: fn + "(" + a[0].sql + ", " + off + ", " + def + ") OVER (ORDER BY " + sc.rowOrder + ")", t: a[0].t}, nil
 	}
 }
-
 
 func spExtremeOf(name string) specialFunc {
 	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
@@ -414,4 +412,3 @@ func spBagPackColumns(t *translator, c *kql.Call, sc *scope) (expr, error) {
 	}
 	return call("bag_pack", TDynamic, args...), nil
 }
-
