@@ -28,12 +28,12 @@ threshold: 0.5
 cases:
   - id: gold-unsupported
     question: running count of events
-    expected_query: 'StormEvents | take 3 | scan with (step s: true;)'
+    expected_query: 'StormEvents | take 3 | sample 2'
     generated_query: StormEvents | take 3
   - id: pred-unsupported
     question: how many events
     expected_query: StormEvents | count
-    generated_query: 'StormEvents | take 3 | scan with (step s: true;) | count'
+    generated_query: 'StormEvents | sample 3 | count'
   - id: plain
     question: how many events
     expected_query: StormEvents | count
@@ -61,7 +61,7 @@ cases:
 		byID[c.ID] = c
 	}
 	g := byID["gold-unsupported"]
-	if g.Status != qeval.StatusUnscorable || g.Verdict == nil || g.Verdict.Outcome != qeval.OutcomeUnscorable || !strings.Contains(g.Reason, "scan") {
+	if g.Status != qeval.StatusUnscorable || g.Verdict == nil || g.Verdict.Outcome != qeval.OutcomeUnscorable || !strings.Contains(g.Reason, "sample") {
 		t.Errorf("gold-unsupported: %s %+v %q", g.Status, g.Verdict, g.Reason)
 	}
 	p := byID["pred-unsupported"]
