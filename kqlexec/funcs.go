@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/qeval/qeval/kql"
 )
 
 // fnDef is a scalar function computed in Go. The translator converts the arguments to
@@ -23,6 +25,9 @@ type fnDef struct {
 	// outputs are the columns of a function that returns several (see outputs.go):
 	// fn then returns a bag with these keys.
 	outputs []output
+	// outputsOf gives the outputs of a call when they depend on its arguments (nil or
+	// empty: the call returns one value).
+	outputsOf func(c *kql.Call) []output
 }
 
 func (d *fnDef) argType(i int) Type {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+
+	"github.com/qeval/qeval/kql"
 )
 
 // Helpers of the array functions.
@@ -57,7 +59,35 @@ func arraySort(a []any, desc bool) any {
 	if len(outs) == 1 {
 		return Dyn{outs[0]}
 	}
-	return Dyn{outs}
+	// several arrays: one column each (sortedOutputs)
+	m := make(map[string]any, len(outs))
+	for i, o := range outs {
+		m[strconv.Itoa(i)] = o
+	}
+	return Dyn{m}
+}
+
+// sortedOutputs are the columns of array_sort_asc/desc over several arrays, named
+// ARRAY_sorted after each array argument.
+func sortedOutputs(c *kql.Call) []output {
+	lists := c.Args
+	if n := len(lists); n > 1 {
+		if l, ok := lists[n-1].(*kql.Literal); ok && l.Kind == kql.LitBool {
+			lists = lists[:n-1]
+		}
+	}
+	if len(lists) < 2 {
+		return nil
+	}
+	out := make([]output, len(lists))
+	for i, a := range lists {
+		name := autoName(a)
+		if name == "" {
+			name = "array" + strconv.Itoa(i+1)
+		}
+		out[i] = output{key: strconv.Itoa(i), t: TDynamic, name: name + "_sorted"}
+	}
+	return out
 }
 
 // jsonScalar converts a JSON scalar to a run-time value for comparisons.

@@ -80,8 +80,8 @@ func dynamicFuncs(def func(string, *fnDef)) {
 		}
 		return Dyn{out}
 	}))
-	def("array_sort_asc", &fnDef{min: 1, max: -1, ret: TDynamic, fn: func(a []any) any { return arraySort(a, false) }})
-	def("array_sort_desc", &fnDef{min: 1, max: -1, ret: TDynamic, fn: func(a []any) any { return arraySort(a, true) }})
+	def("array_sort_asc", &fnDef{min: 1, max: -1, ret: TDynamic, outputsOf: sortedOutputs, fn: func(a []any) any { return arraySort(a, false) }})
+	def("array_sort_desc", &fnDef{min: 1, max: -1, ret: TDynamic, outputsOf: sortedOutputs, fn: func(a []any) any { return arraySort(a, true) }})
 	def("array_index_of", &fnDef{min: 2, max: 5, args: []Type{TDynamic, "", TLong, TLong, TLong}, ret: TLong, fn: func(a []any) any {
 		xs, ok := arr(a[0])
 		if !ok {

@@ -68,6 +68,8 @@ func TestFunctions_Reference(t *testing.T) {
 			"filled,id", []string{"A|0", "A|1", "B|2", "B|3"}},
 		{"scan_condition", `range x from 1 to 6 step 1 | scan declare (last:long) with (step s: x % 2 == 0 => last = x + coalesce(s.last, 0);)`,
 			"x,last", []string{"2|2", "4|6", "6|12"}},
+		{"array_sort_several", `let array1 = dynamic([1,3,4,5,2]); let array2 = dynamic(["a","b","c","d","e"]); print array_sort_desc(array1, array2)`,
+			"array1_sorted,array2_sorted", []string{`[5,4,3,2,1]|["d","c","b","e","a"]`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

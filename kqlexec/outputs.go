@@ -14,17 +14,20 @@ import "github.com/qeval/qeval/kql"
 // Named outputs take the names in order; extend keeps only the named ones, project and
 // print add the rest under their default names (FUNC_ARG_OUTPUT), as Kusto does.
 
-// output is one column of a function that returns several.
+// output is one column of a function that returns several: the key of fn's bag and
+// its type. name is the column's default name when outputsOf gives it (else the
+// default is FUNC_ARG_KEY).
 type output struct {
-	name string
+	key  string
 	t    Type
+	name string
 }
 
 // outs declares a function's outputs from name, type pairs.
 func outs(pairs ...any) []output {
 	o := make([]output, 0, len(pairs)/2)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		o = append(o, output{pairs[i].(string), pairs[i+1].(Type)})
+		o = append(o, output{key: pairs[i].(string), t: pairs[i+1].(Type)})
 	}
 	return o
 }
@@ -39,27 +42,37 @@ func expandOutputs(items []kql.Expr, extend bool) []kql.Expr {
 		if ok {
 			d = funcs[call.Name()]
 		}
-		if d == nil || len(d.outputs) == 0 || len(names) > len(d.outputs) {
+		var outputs []output
+		if d != nil {
+			outputs = d.outputs
+			if d.outputsOf != nil {
+				outputs = d.outputsOf(call)
+			}
+		}
+		if len(outputs) == 0 || len(names) > len(outputs) {
 			if out != nil {
 				out = append(out, it)
 			}
 			continue
 		}
 		if out == nil {
-			out = append(make([]kql.Expr, 0, len(items)+len(d.outputs)), items[:i]...)
+			out = append(make([]kql.Expr, 0, len(items)+len(outputs)), items[:i]...)
 		}
 		prefix := call.Name() + "_"
 		if len(call.Args) > 0 {
 			prefix += autoName(call.Args[0])
 		}
-		for j, o := range d.outputs {
-			name := prefix + "_" + o.name
+		for j, o := range outputs {
+			name := prefix + "_" + o.key
+			if o.name != "" {
+				name = o.name
+			}
 			if j < len(names) {
 				name = names[j]
 			} else if len(names) > 0 && extend {
 				break
 			}
-			var v kql.Expr = &kql.Member{Span: call.Span, X: call, Name: &kql.Ident{Span: call.Span, Name: o.name}}
+			var v kql.Expr = &kql.Member{Span: call.Span, X: call, Name: &kql.Ident{Span: call.Span, Name: o.key}}
 			switch o.t {
 			case TReal:
 				v = &kql.Call{Span: call.Span, Func: &kql.Ident{Span: call.Span, Name: "todouble"}, Args: []kql.Expr{v}}
