@@ -70,6 +70,9 @@ func TestFunctions_Reference(t *testing.T) {
 			"x,last", []string{"2|2", "4|6", "6|12"}},
 		{"array_sort_several", `let array1 = dynamic([1,3,4,5,2]); let array2 = dynamic(["a","b","c","d","e"]); print array_sort_desc(array1, array2)`,
 			"array1_sorted,array2_sorted", []string{`[5,4,3,2,1]|["d","c","b","e","a"]`}},
+		{"top_nested", `datatable(k:string, s:string, v:long)["a", "x", 1, "a", "y", 5, "a", "y", 1, "b", "x", 9, "b", "z", 2, "c", "x", 1]
+			| top-nested 2 of k by sum(v), top-nested 1 of s by total = sum(v) | sort by k asc`,
+			"k,aggregated_k,s,total", []string{"a|7|y|6", "b|11|x|9"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

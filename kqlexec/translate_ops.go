@@ -39,6 +39,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		return t.partition(in, o, e)
 	case *kql.ScanOp:
 		return t.scan(in, o, e)
+	case *kql.TopNestedOp:
+		return t.topNested(in, o, e)
 	case *kql.WhereOp:
 		if o.Name != "where" && o.Name != "filter" {
 			return nil, t.unsupported(o, o.Name)

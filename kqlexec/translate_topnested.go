@@ -1,0 +1,109 @@
+package kqlexec
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/qeval/qeval/kql"
+)
+
+// topNested translates top-nested by writing it as KQL the translator already knows:
+// level k summarizes its aggregate by the keys of levels 1..k, keeps the rows whose
+// keys 1..k-1 survived level k-1 (a join), and the top N of each parent (partition).
+//
+//	T | top-nested 2 of State by sum(x), top-nested 1 of Type by count()
+//
+// becomes, with T bound as the input,
+//
+//	let L1 = T | summarize A1 = sum(x) by C1 = State | top 2 by A1 desc;
+//	let L2 = T | summarize A2 = count() by C1 = State, C2 = Type
+//	    | join kind=inner (L1) on C1 | extend P = tostring(pack_array(C1))
+//	    | partition by P (top 1 by A2 desc) | project-away P;
+//	L2 | project State = C1, aggregated_State = A1, Type = C2, aggregated_Type = A2
+//
+// "with others" is not translated.
+func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error) {
+	const input = "__topnested_input"
+	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
+	var b strings.Builder
+	var keys, outs []string
+	for i, lv := range o.Levels {
+		if lv.Others != nil {
+			return nil, t.unsupported(lv, "top-nested with others")
+		}
+		n := strconv.Itoa(i + 1)
+		ofName, of := "", lv.Of
+		if ne, ok := of.(*kql.NamedExpr); ok && len(ne.Names) == 1 {
+			ofName, of = ne.Names[0].Name, ne.Value
+		}
+		if ofName == "" {
+			ofName = autoName(of)
+		}
+		if ofName == "" {
+			ofName = "Column" + n
+		}
+		aggName, agg := "", lv.By
+		if ne, ok := agg.(*kql.NamedExpr); ok && len(ne.Names) == 1 {
+			aggName, agg = ne.Names[0].Name, ne.Value
+		}
+		if aggName == "" {
+			aggName = "aggregated_" + ofName
+		}
+		order := "desc"
+		if strings.EqualFold(lv.Order, "asc") {
+			order = "asc"
+		}
+		keys = append(keys, "C"+n+" = "+kql.Format(of))
+		fmt := func(format string, args ...string) {
+			s := format
+			for _, a := range args {
+				s = strings.Replace(s, "%s", a, 1)
+			}
+			b.WriteString(s)
+		}
+		fmt("let L%s = %s | summarize A%s = %s by %s", n, input, n, kql.Format(agg), strings.Join(keys, ", "))
+		if i > 0 {
+			var on, parents []string
+			for j := 1; j <= i; j++ {
+				on = append(on, "C"+strconv.Itoa(j))
+				parents = append(parents, "C"+strconv.Itoa(j))
+			}
+			var keep []string
+			for j := 1; j <= i; j++ {
+				keep = append(keep, "C"+strconv.Itoa(j), "A"+strconv.Itoa(j))
+			}
+			fmt(" | join kind=inner (L%s | project %s) on %s", strconv.Itoa(i), strings.Join(keep, ", "), strings.Join(on, ", "))
+			if lv.Count != nil {
+				fmt(" | extend P = tostring(pack_array(%s)) | partition by P (top %s by A%s %s) | project-away P", strings.Join(parents, ", "), kql.Format(lv.Count), n, order)
+			}
+		} else if lv.Count != nil {
+			fmt(" | top %s by A%s %s", kql.Format(lv.Count), n, order)
+		}
+		b.WriteString(";\n")
+		outs = append(outs, q(ofName)+" = C"+n, q(aggName)+" = A"+n)
+	}
+	b.WriteString("L" + strconv.Itoa(len(o.Levels)) + " | project " + strings.Join(outs, ", "))
+	script, err := kql.Parse(b.String())
+	if err != nil {
+		return nil, t.unsupported(o, "this top-nested ("+err.Error()+")")
+	}
+	inner := e.child()
+	inner.binds[input] = &binding{rel: in}
+	var last *rel
+	for _, s := range script.Stmts {
+		switch s := s.(type) {
+		case *kql.LetStmt:
+			if err := t.let(s, inner); err != nil {
+				return nil, err
+			}
+		case *kql.QueryStmt:
+			if last, err = t.tabular(s.Query, inner); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if last == nil {
+		return nil, t.unsupported(o, "this top-nested")
+	}
+	return last, nil
+}
