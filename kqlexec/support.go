@@ -113,6 +113,7 @@ var partial = map[string]string{
 	"scan":                  "one step only; not partition by, order by, output=none or sequences of steps",
 	"partition":             "the parenthesized subquery form; not the braced form (a query per key value)",
 	"top-nested":            "not with others",
+	"fork":                  "the first branch's table only (Kusto returns one per branch, the first is the primary result)",
 	"hash":                  "hashes strings, numbers, bools, datetimes, timespans and guids; not dynamic values",
 	"tostring":              "a format argument is not supported",
 	"table":                 "the table's name must be a constant",

@@ -41,6 +41,20 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		return t.scan(in, o, e)
 	case *kql.TopNestedOp:
 		return t.topNested(in, o, e)
+	case *kql.ForkOp:
+		// Kusto returns one table per branch; like a script of several statements, the
+		// result here is the first, the primary one
+		if len(o.Branches) == 0 || o.Branches[0].Body == nil {
+			return nil, t.errAt(o, "fork needs a subquery in parentheses")
+		}
+		r := in
+		for _, op := range o.Branches[0].Body.Ops {
+			var err error
+			if r, err = t.op(r, op, e); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
 	case *kql.WhereOp:
 		if o.Name != "where" && o.Name != "filter" {
 			return nil, t.unsupported(o, o.Name)
