@@ -57,6 +57,7 @@ var library = []func(def func(string, *fnDef)){
 	seriesReduceFuncs,
 	textFuncs,
 	statsFuncs,
+	sketchFuncs,
 	miscFuncs,
 }
 

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -187,19 +186,11 @@ func miscFuncs(def func(string, *fnDef)) {
 		if !ok || !ok2 || len(xs) == 0 {
 			return nil
 		}
-		vals := make([]float64, 0, len(xs))
-		for _, x := range xs {
-			if f, ok := toReal(Dyn{x}); ok {
-				vals = append(vals, f)
-			}
-		}
+		vals, raws, _ := digestValues(Dyn{xs})
 		if len(vals) == 0 {
 			return nil
 		}
-		sort.Float64s(vals)
-		k := int(math.Ceil(p/100*float64(len(vals)))) - 1
-		k = max(0, min(k, len(vals)-1))
-		return vals[k]
+		return Dyn{raws[rankIndex(len(vals), p)]}
 	}})
 	def("rank_tdigest", fixed(TReal, func(a []any) any {
 		xs, ok := arr(a[0])
@@ -218,7 +209,7 @@ func miscFuncs(def func(string, *fnDef)) {
 	for _, n := range []string{"parse_user_agent", "datetime_list_timezones", "cursor_current", "row_window_session",
 		"bin_auto", "ingestion_time", "extent_id", "extent_tags",
 		"cursor_after", "cursor_before_or_at", "current_cluster_endpoint", "current_principal", "current_principal_details",
-		"current_principal_is_member_of", "dcount_hll", "parse_xml", "geo_info_from_ip_address"} {
+		"current_principal_is_member_of", "parse_xml", "geo_info_from_ip_address"} {
 		unsupportedFuncs[n] = true
 	}
 }

@@ -73,6 +73,11 @@ func TestFunctions_Reference(t *testing.T) {
 		{"top_nested", `datatable(k:string, s:string, v:long)["a", "x", 1, "a", "y", 5, "a", "y", 1, "b", "x", 9, "b", "z", 2, "c", "x", 1]
 			| top-nested 2 of k by sum(v), top-nested 1 of s by total = sum(v) | sort by k asc`,
 			"k,aggregated_k,s,total", []string{"a|7|y|6", "b|11|x|9"}},
+		{"sketches", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 7] | summarize d = tdigest(v), h = hll(k), h2 = hll(v)
+			| project p = percentile_array_tdigest(d, 50, 100), r = percentrank_tdigest(d, 3), c = dcount_hll(h), m = dcount_hll(hll_merge(h, h2)), t = percentile_tdigest(d, 50)`,
+			"p,r,c,m,t", []string{"[3,7]|60|3|8|3"}},
+		{"tdigest_merge_aggregate", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 7] | summarize d = tdigest(v) by k | summarize m = tdigest_merge(d) | project percentile_tdigest(m, 100)`,
+			"percentile_tdigest_m", []string{"7"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

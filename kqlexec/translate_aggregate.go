@@ -19,7 +19,7 @@ var aggregates = map[string]bool{
 	"variancep": true, "variancepif": true, "covariance": true, "covarianceif": true,
 	"covariancep": true, "covariancepif": true, "corr": true, "binary_all_and": true, "binary_all_or": true,
 	"binary_all_xor": true, "hll": true, "hll_if": true, "hll_merge": true, "tdigest": true,
-	"tdigest_merge": true, "buildschema": true,
+	"tdigest_merge": true, "merge_tdigest": true, "buildschema": true,
 }
 
 // aggregate translates one aggregate call; its arguments are read in the row scope.
@@ -215,7 +215,7 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 			w = coerce(a[1], TLong)
 		}
 		return aggCall("weighted_list", TDynamic, a[0], w), nil
-	case "tdigest_merge", "hll_merge":
+	case "tdigest_merge", "merge_tdigest", "hll_merge":
 		if err := need(1, -1); err != nil {
 			return expr{}, err
 		}

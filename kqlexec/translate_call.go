@@ -20,15 +20,24 @@ func (t *translator) call(c *kql.Call, sc *scope) (expr, error) {
 		return expr{}, t.unsupported(c, "function "+kql.Format(c.Func))
 	}
 	name := strings.ToLower(c.Name())
+	scalarName := name
 	if alias, ok := funcAliases[name]; ok {
-		name = alias
+		scalarName = alias
 	}
-	if _, ok := aggregates[name]; ok {
+	// hll_merge and tdigest_merge are aggregations of one column and scalar functions
+	// of several digests
+	_, isScalar := funcs[scalarName]
+	aggName := name
+	if _, ok := aggregates[aggName]; !ok {
+		aggName = scalarName
+	}
+	if _, ok := aggregates[aggName]; ok && (!isScalar || sc.agg != nil && len(c.Args) < 2) {
 		if sc.agg == nil {
 			return expr{}, t.errAt(c, "%s() is an aggregation function: use it in summarize", c.Name())
 		}
-		return t.aggregate(c, name, sc.agg.row)
+		return t.aggregate(c, aggName, sc.agg.row)
 	}
+	name = scalarName
 	if f, ok := lookupSpecial(name); ok {
 		return f(t, c, sc)
 	}

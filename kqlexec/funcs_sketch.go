@@ -1,0 +1,110 @@
+package kqlexec
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+)
+
+// The local engine's sketches are exact: hll() is the set of values and tdigest() the
+// values themselves (see translate_aggregate.go), so these read them directly.
+
+// digestValues returns a digest's numbers, sorted, with the values as stored (so a
+// digest of longs answers longs).
+func digestValues(v any) ([]float64, []any, bool) {
+	xs, ok := arr(v)
+	if !ok {
+		return nil, nil, false
+	}
+	type pair struct {
+		f   float64
+		raw any
+	}
+	ps := make([]pair, 0, len(xs))
+	for _, x := range xs {
+		if f, ok := toReal(Dyn{x}); ok {
+			ps = append(ps, pair{f, x})
+		}
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].f < ps[j].f })
+	vals, raws := make([]float64, len(ps)), make([]any, len(ps))
+	for i, p := range ps {
+		vals[i], raws[i] = p.f, p.raw
+	}
+	return vals, raws, true
+}
+
+// rankIndex is the index of the p-th percentile (0..100) of n sorted values, by
+// nearest rank.
+func rankIndex(n int, p float64) int {
+	k := int(math.Ceil(p/100*float64(n))) - 1
+	return max(0, min(k, n-1))
+}
+
+// sketchFuncs defines this file's functions (see library in funcs.go).
+func sketchFuncs(def func(string, *fnDef)) {
+	def("dcount_hll", fixed(TLong, func(a []any) any {
+		xs, ok := arr(a[0])
+		if !ok {
+			return nil
+		}
+		seen := map[string]bool{}
+		for _, x := range xs {
+			b, _ := json.Marshal(x)
+			seen[string(b)] = true
+		}
+		return int64(len(seen))
+	}, TDynamic))
+	def("hll_merge", &fnDef{min: 2, max: 64, rest: TDynamic, ret: TDynamic, fn: func(a []any) any {
+		out := []any{}
+		seen := map[string]bool{}
+		for _, h := range a {
+			xs, ok := arr(h)
+			if !ok {
+				continue
+			}
+			for _, x := range xs {
+				b, _ := json.Marshal(x)
+				if !seen[string(b)] {
+					seen[string(b)] = true
+					out = append(out, x)
+				}
+			}
+		}
+		return Dyn{out}
+	}})
+	// percentile_array_tdigest(digest, p1, p2, …) or (digest, dynamic([p1, p2, …]))
+	def("percentile_array_tdigest", &fnDef{min: 2, max: -1, ret: TDynamic, fn: func(a []any) any {
+		vals, raws, ok := digestValues(a[0])
+		if !ok || len(vals) == 0 {
+			return nil
+		}
+		var ps []float64
+		for _, p := range a[1:] {
+			if xs, ok := arr(p); ok {
+				for _, x := range xs {
+					if f, ok := toReal(Dyn{x}); ok {
+						ps = append(ps, f)
+					}
+				}
+			} else if f, ok := toReal(p); ok {
+				ps = append(ps, f)
+			}
+		}
+		out := make([]any, len(ps))
+		for i, p := range ps {
+			out[i] = raws[rankIndex(len(vals), p)]
+		}
+		return Dyn{out}
+	}})
+	// percentrank_tdigest(digest, value): the share of the values at or below value, in percent
+	def("percentrank_tdigest", fixed(TReal, func(a []any) any {
+		vals, _, ok := digestValues(a[0])
+		v, ok2 := toReal(a[1])
+		if !ok || !ok2 || len(vals) == 0 {
+			return nil
+		}
+		n := sort.Search(len(vals), func(i int) bool { return vals[i] > v })
+		return 100 * float64(n) / float64(len(vals))
+	}, TDynamic, TReal))
+}
