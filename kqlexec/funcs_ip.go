@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"fmt"
 	"net/netip"
 	"regexp"
 	"strconv"
@@ -243,29 +244,143 @@ func ipFuncs(def func(string, *fnDef)) {
 		return Dyn{out}
 	}, TString, TString))
 	def("ipv6_is_in_range", fixed(TBool, func(a []any) any {
-		ip, err1 := netip.ParseAddr(strings.TrimSpace(toString(a[0])))
-		r := strings.TrimSpace(toString(a[1]))
-		if !strings.Contains(r, "/") {
-			r += "/128"
-		}
-		p, err2 := netip.ParsePrefix(r)
-		if err1 != nil || err2 != nil {
+		ip, ib, ok1 := parseIP6(toString(a[0]))
+		r, rb, ok2 := parseIP6(toString(a[1]))
+		if !ok1 || !ok2 {
 			return nil
 		}
-		return p.Masked().Contains(ip)
+		return masked6(ip, min(ib, rb)) == masked6(r, rb)
 	}, TString, TString))
-	def("ipv6_compare", &fnDef{min: 2, max: 3, args: []Type{TString, TString, TLong}, ret: TLong, fn: func(a []any) any {
-		x, err1 := netip.ParseAddr(strings.TrimSpace(toString(a[0])))
-		y, err2 := netip.ParseAddr(strings.TrimSpace(toString(a[1])))
-		if err1 != nil || err2 != nil {
+	def("ipv6_is_in_any_range", &fnDef{min: 2, max: -1, ret: TBool, fn: func(a []any) any {
+		ip, ib, ok := parseIP6(toString(a[0]))
+		if !ok {
 			return nil
 		}
-		if len(a) > 2 && a[2] != nil {
-			m, _ := toLong(a[2])
-			px, _ := x.Prefix(int(m))
-			py, _ := y.Prefix(int(m))
-			x, y = px.Addr(), py.Addr()
+		var ranges []string
+		for _, r := range a[1:] {
+			if xs, ok := arr(r); ok {
+				for _, x := range xs {
+					ranges = append(ranges, toString(Dyn{x}))
+				}
+			} else {
+				ranges = append(ranges, toString(r))
+			}
 		}
-		return int64(x.Compare(y))
+		for _, rs := range ranges {
+			r, rb, ok := parseIP6(rs)
+			if !ok {
+				return nil
+			}
+			if masked6(ip, min(ib, rb)) == masked6(r, rb) {
+				return true
+			}
+		}
+		return false
 	}})
+	def("ipv6_compare", &fnDef{min: 2, max: 3, args: []Type{TString, TString, TLong}, ret: TLong, fn: func(a []any) any {
+		x, y, bits, ok := ip6Pair(a)
+		if !ok {
+			return nil
+		}
+		return int64(masked6(x, bits).Compare(masked6(y, bits)))
+	}})
+	def("ipv6_is_match", &fnDef{min: 2, max: 3, args: []Type{TString, TString, TLong}, ret: TBool, fn: func(a []any) any {
+		x, y, bits, ok := ip6Pair(a)
+		if !ok {
+			return nil
+		}
+		return masked6(x, bits) == masked6(y, bits)
+	}})
+	def("parse_ipv6", fixed(TString, func(a []any) any {
+		ip, bits, ok := parseIP6(toString(a[0]))
+		if !ok {
+			return ""
+		}
+		return canonical6(masked6(ip, bits))
+	}, TString))
+	def("parse_ipv6_mask", fixed(TString, func(a []any) any {
+		ip, bits, ok := parseIP6(toString(a[0]))
+		m, ok2 := toLong(a[1])
+		if !ok || !ok2 || m < 0 || m > 128 {
+			return ""
+		}
+		return canonical6(masked6(ip, min(bits, int(m))))
+	}, TString, TLong))
+}
+
+// parseIP6 reads an IPv6 or IPv4 address with an optional /prefix as a 128-bit
+// address and its prefix length: IPv4 (and ::a.b.c.d) maps to ::ffff:a.b.c.d with
+// the prefix counted from bit 96.
+func parseIP6(s string) (netip.Addr, int, bool) {
+	s = strings.TrimSpace(s)
+	addr, pfx, hasPfx := strings.Cut(s, "/")
+	ip, err := netip.ParseAddr(addr)
+	if err != nil || ip.Zone() != "" {
+		return netip.Addr{}, 0, false
+	}
+	v4 := ip.Is4() || ip.Is4In6()
+	if ip.Is6() && !ip.Is4In6() && strings.HasPrefix(addr, "::") && strings.Count(addr, ".") == 3 {
+		// ::a.b.c.d, the deprecated IPv4-compatible form, is read as mapped
+		b := ip.As16()
+		ip, v4 = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
+	}
+	if ip.Is4() {
+		ip = netip.AddrFrom16(ip.As16())
+	}
+	bits := 128
+	if hasPfx {
+		n, err := strconv.Atoi(pfx)
+		max := 128
+		if v4 && strings.Contains(addr, ".") {
+			max = 32
+		}
+		if err != nil || n < 0 || n > max {
+			return netip.Addr{}, 0, false
+		}
+		bits = n
+		if max == 32 {
+			bits = 96 + n
+		}
+	}
+	return ip, bits, true
+}
+
+func masked6(ip netip.Addr, bits int) netip.Addr {
+	p, err := ip.Prefix(bits)
+	if err != nil {
+		return ip
+	}
+	return p.Addr()
+}
+
+// canonical6 writes all eight groups of four hex digits.
+func canonical6(ip netip.Addr) string {
+	b := ip.As16()
+	var sb strings.Builder
+	for i := 0; i < 16; i += 2 {
+		if i > 0 {
+			sb.WriteByte(':')
+		}
+		sb.WriteString(fmt.Sprintf("%02x%02x", b[i], b[i+1]))
+	}
+	return sb.String()
+}
+
+// ip6Pair reads two addresses and the prefix to compare them on: the smallest of
+// their own prefixes and the optional third argument.
+func ip6Pair(a []any) (x, y netip.Addr, bits int, ok bool) {
+	x, xb, ok1 := parseIP6(toString(a[0]))
+	y, yb, ok2 := parseIP6(toString(a[1]))
+	if !ok1 || !ok2 {
+		return x, y, 0, false
+	}
+	bits = min(xb, yb)
+	if len(a) > 2 && a[2] != nil {
+		m, _ := toLong(a[2])
+		if m < 0 || m > 128 {
+			return x, y, 0, false
+		}
+		bits = min(bits, int(m))
+	}
+	return x, y, bits, true
 }

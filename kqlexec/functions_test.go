@@ -78,6 +78,16 @@ func TestFunctions_Reference(t *testing.T) {
 			"p,r,c,m,t", []string{"[3,7]|60|3|8|3"}},
 		{"tdigest_merge_aggregate", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 7] | summarize d = tdigest(v) by k | summarize m = tdigest_merge(d) | project percentile_tdigest(m, 100)`,
 			"percentile_tdigest_m", []string{"7"}},
+		{"parse_ipv6_mask", `datatable(ip:string, m:long)['192.168.255.255/24', 124, 'fe80::85d:e82c:9446:7994/120', 124, '::192.168.255.255', 128, 'nope', 128]
+			| extend c = parse_ipv6_mask(ip, m), p = parse_ipv6(ip) | project c, p`,
+			"c,p", []string{"0000:0000:0000:0000:0000:ffff:c0a8:ff00|0000:0000:0000:0000:0000:ffff:c0a8:ff00",
+				"fe80:0000:0000:0000:085d:e82c:9446:7900|fe80:0000:0000:0000:085d:e82c:9446:7900",
+				"0000:0000:0000:0000:0000:ffff:c0a8:ffff|0000:0000:0000:0000:0000:ffff:c0a8:ffff", "|"}},
+		{"ipv6_is_match", `datatable(a:string, b:string)['192.168.1.1/24', '192.168.1.255', '192.168.1.1', '::ffff:c0a8:0101', '1.2.3.4', '1.2.3.5', 'x', '1.2.3.4']
+			| extend r = ipv6_is_match(a, b) | project r`, "r", []string{"true", "true", "false", "null"}},
+		{"ipv6_is_in_any_range", `let nets = dynamic(["a5e:f127:8a9d:146d:e102:b5d3:c755:f6cd/112", "0:0:0:0:0:ffff:c0a8:ac/60"]);
+			datatable(ip:string)["a5e:f127:8a9d:146d:e102:b5d3:c755:abcd", "a5e:f127:8a9d:146d:e102:b5d3:c756:abd1"] | extend r = ipv6_is_in_any_range(ip, nets) | project r`,
+			"r", []string{"true", "false"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
