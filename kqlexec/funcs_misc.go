@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -22,38 +21,6 @@ import (
 func unsupportedError(what string) error { return errors.New("unsupported: " + what) }
 
 // unit factors to a base unit, per kind.
-var unitFactors = map[string]map[string]float64{
-	"angle": {"degree": 1, "arcminute": 1.0 / 60, "arcsecond": 1.0 / 3600, "radian": 180 / math.Pi, "gradian": 0.9,
-		"revolution": 360, "microdegree": 1e-6, "millidegree": 1e-3, "nanodegree": 1e-9, "milliradian": 0.18 / math.Pi,
-		"microradian": 1.8e-4 / math.Pi, "nanoradian": 1.8e-7 / math.Pi, "centiradian": 1.8 / math.Pi, "deciradian": 18 / math.Pi},
-	"mass": {"kilogram": 1, "gram": 1e-3, "milligram": 1e-6, "microgram": 1e-9, "tonne": 1000, "pound": 0.45359237,
-		"ounce": 0.028349523125, "stone": 6.35029318, "shortton": 907.18474, "longton": 1016.0469088, "grain": 6.479891e-5},
-	"speed": {"meterpersecond": 1, "meterperminute": 1.0 / 60, "meterperhour": 1.0 / 3600, "kilometerperhour": 1000.0 / 3600,
-		"kilometerpersecond": 1000, "centimeterpersecond": 0.01, "centimeterperhour": 0.01 / 3600, "centimeterperminute": 0.01 / 60,
-		"mileperhour": 0.44704, "knot": 1852.0 / 3600, "footpersecond": 0.3048, "inchpersecond": 0.0254},
-	"volume": {"cubicmeter": 1, "liter": 1e-3, "milliliter": 1e-6, "cubiccentimeter": 1e-6, "cubicfoot": 0.028316846592,
-		"cubicinch": 1.6387064e-5, "usgallon": 0.003785411784, "imperialgallon": 0.00454609, "acrefoot": 1233.48183754752,
-		"cubickilometer": 1e9, "hectoliter": 0.1, "deciliter": 1e-4, "centiliter": 1e-5},
-	"length": {"meter": 1, "kilometer": 1000, "centimeter": 0.01, "millimeter": 0.001, "mile": 1609.344, "yard": 0.9144,
-		"foot": 0.3048, "inch": 0.0254, "nauticalmile": 1852},
-	"temperature": {},
-}
-
-func convertUnit(kind string) *fnDef {
-	return fixed(TReal, func(a []any) any {
-		v, ok := toReal(a[0])
-		if !ok || a[0] == nil {
-			return nil
-		}
-		from, ok1 := unitFactors[kind][lower(str(a, 1))]
-		to, ok2 := unitFactors[kind][lower(str(a, 2))]
-		if !ok1 || !ok2 {
-			return nil
-		}
-		return v * from / to
-	}, TReal, TString, TString)
-}
-
 // maxRangeRows is the most rows the range operator makes; rangeTooLong is the internal
 // function that fails a query whose range would make more.
 const (
@@ -63,7 +30,7 @@ const (
 
 // miscFuncs defines this file's functions (see library in funcs.go).
 func miscFuncs(def func(string, *fnDef)) {
-	for _, k := range []string{"angle", "mass", "speed", "volume", "length"} {
+	for _, k := range []string{"angle", "energy", "force", "length", "mass", "speed", "temperature", "volume"} {
 		def("convert_"+k, convertUnit(k))
 	}
 	def(rangeTooLong, fixed(TBool, func([]any) any {

@@ -88,6 +88,10 @@ func TestFunctions_Reference(t *testing.T) {
 		{"ipv6_is_in_any_range", `let nets = dynamic(["a5e:f127:8a9d:146d:e102:b5d3:c755:f6cd/112", "0:0:0:0:0:ffff:c0a8:ac/60"]);
 			datatable(ip:string)["a5e:f127:8a9d:146d:e102:b5d3:c755:abcd", "a5e:f127:8a9d:146d:e102:b5d3:c756:abd1"] | extend r = ipv6_is_in_any_range(ip, nets) | project r`,
 			"r", []string{"true", "false"}},
+		{"convert_units", `print a = convert_temperature(1.2, 'Kelvin', 'DegreeCelsius'), b = round(convert_energy(1.2, 'Joule', 'BritishThermalUnit'), 12),
+			c = convert_force(1.2, 'Newton', 'Decanewton'), d = round(convert_temperature(212, 'degreefahrenheit', 'DegreeCelsius'), 9), e = convert_mass(1, 'Kilogram', 'nope'),
+			f = round(convert_speed(1.2, 'MeterPerSecond', 'CentimeterPerHour'), 6)`,
+			"a,b,c,d,e,f", []string{"-271.95|0.001137380544|0.12|100|null|432000"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
