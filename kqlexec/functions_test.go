@@ -92,6 +92,11 @@ func TestFunctions_Reference(t *testing.T) {
 			c = convert_force(1.2, 'Newton', 'Decanewton'), d = round(convert_temperature(212, 'degreefahrenheit', 'DegreeCelsius'), 9), e = convert_mass(1, 'Kilogram', 'nope'),
 			f = round(convert_speed(1.2, 'MeterPerSecond', 'CentimeterPerHour'), 6)`,
 			"a,b,c,d,e,f", []string{"-271.95|0.001137380544|0.12|100|null|432000"}},
+		{"bin_auto", `set query_bin_auto_size=1h; set query_bin_auto_at=datetime(2017-01-01 00:05);
+			range Timestamp from datetime(2017-01-01 00:05) to datetime(2017-01-01 02:00) step 1m | summarize count() by bin_auto(Timestamp)`,
+			"Timestamp,count_", []string{"2017-01-01T00:05:00Z|60", "2017-01-01T01:05:00Z|56"}},
+		{"bin_auto_size_only", `set query_bin_auto_size=10; range x from 1 to 25 step 1 | summarize count() by bin_auto(x) | sort by x asc`,
+			"x,count_", []string{"0|9", "10|10", "20|6"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

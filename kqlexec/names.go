@@ -14,7 +14,7 @@ var firstArgNamed = map[string]bool{
 	"todatetime": true, "totimespan": true, "totime": true, "tobool": true, "toboolean": true,
 	"todynamic": true, "toobject": true, "todecimal": true, "toguid": true,
 	"parse_json": true, "parsejson": true,
-	"bin": true, "bin_at": true, "floor": true, "startofday": true, "startofweek": true,
+	"bin": true, "bin_at": true, "bin_auto": true, "floor": true, "startofday": true, "startofweek": true,
 	"startofmonth": true, "startofyear": true,
 }
 

@@ -52,6 +52,8 @@ type translator struct {
 	depth int
 	// sorted is set when the last operator of the query sorted its rows.
 	sorted bool
+	// props are the query's set statements (set query_bin_auto_size=1h), by name.
+	props map[string]kql.Expr
 	// part names the hidden column that groups the rows of an mv-apply subquery:
 	// aggregation, sorting and limits then work per group ("" outside mv-apply).
 	part string
@@ -144,8 +146,14 @@ func (t *translator) script1(stmts []kql.Stmt) (*rel, error) {
 				return nil, err
 			}
 			last = r
-		case *kql.SetStmt, *kql.DirectiveStmt:
-			// request properties and client directives do not change the result
+		case *kql.SetStmt:
+			// request properties do not change the result, but bin_auto reads two
+			if t.props == nil {
+				t.props = map[string]kql.Expr{}
+			}
+			t.props[strings.ToLower(s.Name)] = s.Value
+		case *kql.DirectiveStmt:
+			// client directives do not change the result
 		case *kql.DeclareStmt:
 			if err := t.declare(s, e); err != nil {
 				return nil, err

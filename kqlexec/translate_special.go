@@ -75,6 +75,8 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return spRowRankMin, true
 	case "row_rank_dense":
 		return spRowRankDense, true
+	case "bin_auto":
+		return spBinAuto, true
 	case "max_of":
 		return spExtremeOf("max_of"), true
 	case "min_of":
@@ -411,4 +413,21 @@ func spBagPackColumns(t *translator, c *kql.Call, sc *scope) (expr, error) {
 		args = append(args, lit(id.Name, TString), x)
 	}
 	return call("bag_pack", TDynamic, args...), nil
+}
+
+// spBinAuto is bin_auto(x): bin_at(x, size, at) with the query's set statements
+// query_bin_auto_size and query_bin_auto_at (bin(x, size) without it).
+func spBinAuto(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	if len(c.Args) != 1 {
+		return expr{}, t.errAt(c, "bin_auto() takes one argument")
+	}
+	size := t.props["query_bin_auto_size"]
+	if size == nil {
+		return expr{}, t.errAt(c, "bin_auto() needs the bin size: set query_bin_auto_size=1h; before the query")
+	}
+	at := t.props["query_bin_auto_at"]
+	if at == nil {
+		return t.expr(&kql.Call{Span: c.Span, Func: &kql.Ident{Span: c.Span, Name: "bin"}, Args: []kql.Expr{c.Args[0], size}}, sc)
+	}
+	return t.expr(&kql.Call{Span: c.Span, Func: &kql.Ident{Span: c.Span, Name: "bin_at"}, Args: []kql.Expr{c.Args[0], size, at}}, sc)
 }
