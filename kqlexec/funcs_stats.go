@@ -26,38 +26,24 @@ func incBeta(x, a, b float64) float64 {
 
 func betaFraction(x, a, b float64) float64 {
 	const tiny, eps = 1e-300, 1e-15
-	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
+	nonzero := func(v float64) float64 {
+		if math.Abs(v) < tiny {
+			return tiny
+		}
+		return v
 	}
-	d = 1 / d
+	c, d := 1.0, 1/nonzero(1-(a+b)*x/(a+1))
 	f := d
+	// step applies one term of the fraction and returns its factor
+	step := func(num float64) float64 {
+		d = 1 / nonzero(1+num*d)
+		c = nonzero(1 + num/c)
+		return d * c
+	}
 	for m := 1; m <= 300; m++ {
 		fm := float64(m)
-		// even step
-		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		f *= d * c
-		// odd step
-		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		delta := d * c
+		f *= step(fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm)))
+		delta := step(-(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1)))
 		f *= delta
 		if math.Abs(delta-1) < eps {
 			break

@@ -1,8 +1,6 @@
 package kqlexec_test
 
 import (
-	"context"
-	"strings"
 	"testing"
 )
 
@@ -13,10 +11,7 @@ func TestFunctions_Reference(t *testing.T) {
 	e := mustOpen(t, "")
 	airports := `datatable (Airport:string, Airline:string, Departures:long)["TLV", "LH", 1, "TLV", "LY", 100, "SEA", "LH", 1, "SEA", "BA", 2, "SEA", "LY", 0]
 		| sort by Airport asc, Departures desc `
-	cases := []struct {
-		name, query, cols string
-		rows              []string
-	}{
+	cases := []queryCase{
 		{"has_any_index", `print a = has_any_index("this is an example", dynamic(['this', 'example'])), b = has_any_index("this is an example", dynamic(['not', 'example'])),
 			c = has_any_index("this is an example", dynamic(['not', 'found'])), d = has_any_index("Example number 2", range(1, 3, 1)), e = has_any_index("this is an example", dynamic([]))`,
 			"a,b,c,d,e", []string{"0|1|-1|1|-1"}},
@@ -98,19 +93,5 @@ func TestFunctions_Reference(t *testing.T) {
 		{"bin_auto_size_only", `set query_bin_auto_size=10; range x from 1 to 25 step 1 | summarize count() by bin_auto(x) | sort by x asc`,
 			"x,count_", []string{"0|9", "10|10", "20|6"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			rs, err := e.Query(context.Background(), c.query)
-			if err != nil {
-				sql, _, _ := e.Translate(c.query)
-				t.Fatalf("Query: %v\nSQL: %s", err, sql)
-			}
-			if got := strings.Join(rs.ColumnNames(), ","); got != c.cols {
-				t.Errorf("columns = %s, want %s", got, c.cols)
-			}
-			if got := rowsText(rs); strings.Join(got, "\n") != strings.Join(c.rows, "\n") {
-				t.Errorf("rows = %q, want %q", got, c.rows)
-			}
-		})
-	}
+	checkQueries(t, e, cases)
 }

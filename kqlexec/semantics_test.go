@@ -43,15 +43,38 @@ const people = `let T = datatable(Name:string, Age:long, City:string)[
   "Ann", 31, "Oslo", "bob", long(null), "Rome", "Cid", 25, "oslo", "Dee", 40, "Oslo-East"];
 `
 
+// queryCase is a query and the columns and rows it must answer ("a|b" lines, NULL as
+// "null").
+type queryCase struct {
+	name, query, cols string
+	rows              []string
+}
+
+// checkQueries runs each case as a subtest.
+func checkQueries(t *testing.T, e *kqlexec.Executor, cases []queryCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := e.Query(context.Background(), c.query)
+			if err != nil {
+				sql, _, _ := e.Translate(c.query)
+				t.Fatalf("Query: %v\nSQL: %s", err, sql)
+			}
+			if got := strings.Join(rs.ColumnNames(), ","); got != c.cols {
+				t.Errorf("columns = %s, want %s", got, c.cols)
+			}
+			if got := rowsText(rs); strings.Join(got, "\n") != strings.Join(c.rows, "\n") {
+				t.Errorf("rows = %q, want %q", got, c.rows)
+			}
+		})
+	}
+}
+
 // TestSemantics_KQLRules checks the rules where KQL differs from SQL, each against rows
 // worked out by hand.
 func TestSemantics_KQLRules(t *testing.T) {
 	e := mustOpen(t, "")
-	cases := []struct {
-		name, query string
-		cols        string
-		rows        []string
-	}{
+	cases := []queryCase{
 		{"SortDefaultDescNullsLast", people + "T | sort by Age | project Name", "Name", []string{"Dee", "Ann", "Cid", "bob"}},
 		{"SortAscNullsFirst", people + "T | sort by Age asc | project Name", "Name", []string{"bob", "Cid", "Ann", "Dee"}},
 		{"TopDefaultDesc", people + "T | top 2 by Age | project Name", "Name", []string{"Dee", "Ann"}},
@@ -99,21 +122,7 @@ func TestSemantics_KQLRules(t *testing.T) {
 		{"StrcatTostring", `print s = strcat("n=", 5, ", t=", 1h)`, "s", []string{"n=5, t=01:00:00"}},
 		{"UnicodeLower", `print l = tolower("ÄÖÜ"), eq = "straße" =~ "STRASSE", eq2 = "Ä" =~ "ä"`, "l,eq,eq2", []string{"äöü|false|true"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			rs, err := e.Query(context.Background(), c.query)
-			if err != nil {
-				sql, _, _ := e.Translate(c.query)
-				t.Fatalf("Query: %v\nSQL: %s", err, sql)
-			}
-			if got := strings.Join(rs.ColumnNames(), ","); got != c.cols {
-				t.Errorf("columns = %s, want %s", got, c.cols)
-			}
-			if got := rowsText(rs); strings.Join(got, "\n") != strings.Join(c.rows, "\n") {
-				t.Errorf("rows = %q, want %q", got, c.rows)
-			}
-		})
-	}
+	checkQueries(t, e, cases)
 }
 
 func TestSemantics_ColumnTypes(t *testing.T) {

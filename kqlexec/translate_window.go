@@ -74,6 +74,20 @@ func (t *translator) segment(c *kql.Call, a []expr, i int, sc *scope) (string, e
 	return seg, nil
 }
 
+// windowCall reads a window function's arguments (min to max of them) and the
+// segment of its restart argument (at index restart; "" when absent).
+func (t *translator) windowCall(c *kql.Call, sc *scope, min, max, restart int) ([]expr, string, error) {
+	a, err := t.argN(c, sc, min, max)
+	if err != nil {
+		return nil, "", err
+	}
+	if sc.rowOrder == "" {
+		return nil, "", t.errAt(c, "%s() needs a serialized row set", c.Name())
+	}
+	seg, err := t.segment(c, a, restart, sc)
+	return a, seg, err
+}
+
 func partitionBy(seg string) string {
 	if seg == "" {
 		return ""
@@ -82,33 +96,19 @@ func partitionBy(seg string) string {
 }
 
 func spRowNumber(t *translator, c *kql.Call, sc *scope) (expr, error) {
-	a, err := t.argN(c, sc, 0, 2)
+	a, seg, err := t.windowCall(c, sc, 0, 2, 1)
 	if err != nil {
 		return expr{}, err
-	}
-	if sc.rowOrder == "" {
-		return expr{}, t.errAt(c, "row_number() needs a serialized row set")
 	}
 	start := "1"
 	if len(a) > 0 {
 		start = coerce(a[0], TLong).sql
 	}
-	seg, err := t.segment(c, a, 1, sc)
-	if err != nil {
-		return expr{}, err
-	}
 	return expr{sql: "(row_number() OVER (" + partitionBy(seg) + "ORDER BY " + sc.rowOrder + ") - 1 + " + start + ")", t: TLong}, nil
 }
 
 func spRowCumsum(t *translator, c *kql.Call, sc *scope) (expr, error) {
-	a, err := t.argN(c, sc, 1, 2)
-	if err != nil {
-		return expr{}, err
-	}
-	if sc.rowOrder == "" {
-		return expr{}, t.errAt(c, "row_cumsum() needs a serialized row set")
-	}
-	seg, err := t.segment(c, a, 1, sc)
+	a, seg, err := t.windowCall(c, sc, 1, 2, 1)
 	if err != nil {
 		return expr{}, err
 	}
@@ -118,14 +118,7 @@ func spRowCumsum(t *translator, c *kql.Call, sc *scope) (expr, error) {
 // spRowRankMin is row_rank_min(Term [, restart]) on a row set sorted by Term: the
 // position (within the segment) of the first row holding the row's value.
 func spRowRankMin(t *translator, c *kql.Call, sc *scope) (expr, error) {
-	a, err := t.argN(c, sc, 1, 2)
-	if err != nil {
-		return expr{}, err
-	}
-	if sc.rowOrder == "" {
-		return expr{}, t.errAt(c, "row_rank_min() needs a serialized row set")
-	}
-	seg, err := t.segment(c, a, 1, sc)
+	a, seg, err := t.windowCall(c, sc, 1, 2, 1)
 	if err != nil {
 		return expr{}, err
 	}
@@ -139,14 +132,7 @@ func spRowRankMin(t *translator, c *kql.Call, sc *scope) (expr, error) {
 // spRowRankDense is row_rank_dense(Term [, restart]): 1 on the first row (of each
 // segment), one more each time Term changes from the row before.
 func spRowRankDense(t *translator, c *kql.Call, sc *scope) (expr, error) {
-	a, err := t.argN(c, sc, 1, 2)
-	if err != nil {
-		return expr{}, err
-	}
-	if sc.rowOrder == "" {
-		return expr{}, t.errAt(c, "row_rank_dense() needs a serialized row set")
-	}
-	seg, err := t.segment(c, a, 1, sc)
+	a, seg, err := t.windowCall(c, sc, 1, 2, 1)
 	if err != nil {
 		return expr{}, err
 	}

@@ -243,9 +243,6 @@ func TestBrowser_Compare(t *testing.T) {
 
 // TestBrowser_LargeRun opens a finished 5,000-case run cold and times the table.
 func TestBrowser_LargeRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 5,000-case run; -short leaves it out")
-	}
 	ts := MustServer(t, nil)
 	id := startRun(t, ts, bigSuite(t, 5000), "application/yaml")
 	waitRun(t, ts, id, 120*time.Second)

@@ -233,13 +233,17 @@ func tableOf(v *RunView, rep *qeval.Report) *Table {
 	return t
 }
 
-func (s *Server) handleRows(w http.ResponseWriter, r *http.Request) {
+// loadRequested loads the run the request's path names.
+func (s *Server) loadRequested(r *http.Request) (*loaded, error) {
 	id, err := s.runID(r)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	l, err := s.load(r.Context(), id)
+	return s.load(r.Context(), id)
+}
+
+func (s *Server) handleRows(w http.ResponseWriter, r *http.Request) {
+	l, err := s.loadRequested(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -249,17 +253,12 @@ func (s *Server) handleRows(w http.ResponseWriter, r *http.Request) {
 
 // handleCase answers one case of a run, whole.
 func (s *Server) handleCase(w http.ResponseWriter, r *http.Request) {
-	id, err := s.runID(r)
+	l, err := s.loadRequested(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	l, err := s.load(r.Context(), id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	name := r.PathValue("case")
+	id, name := l.view.ID, r.PathValue("case")
 	i, ok := l.index[name]
 	if !ok {
 		s.fail(w, r, &FieldError{Field: "case", Err: &qeval.Error{Code: qeval.CodeNotFound, Message: fmt.Sprintf("run %s has no case %q", id, name)}})

@@ -186,9 +186,6 @@ func bigSuite(tb testing.TB, n int) []byte {
 }
 
 func TestTable_LargeRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 5,000-case run; -short leaves it out")
-	}
 	ts := MustServer(t, nil)
 	start := time.Now()
 	id := startRun(t, ts, bigSuite(t, 5000), "application/yaml")
