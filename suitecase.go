@@ -2,6 +2,7 @@ package qeval
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,9 @@ type Suite struct {
 	// the suite file), or the name of a configured connection.
 	Database string `json:"database,omitempty" yaml:"database"`
 	// PredictionDatabase, when set, is the same data on another engine (qeval mirror
-	// makes one): generated queries run there, expected queries on Database.
+	// makes one): generated queries run there, expected queries on Database. "{db}" in
+	// it stands for each case's database name (duckdb:mirror/{db}.duckdb), so cases on
+	// several databases each run on their own mirror (PredictionDatabaseFor).
 	PredictionDatabase string             `json:"prediction_database,omitempty" yaml:"prediction_database"`
 	Mode               string             `json:"mode,omitempty" yaml:"mode"`
 	Threshold          *float64           `json:"threshold,omitempty" yaml:"threshold"`
@@ -25,7 +28,7 @@ type Suite struct {
 	Timeout            Duration           `json:"timeout,omitempty" yaml:"timeout"`
 	Concurrency        int                `json:"concurrency,omitempty" yaml:"concurrency"`
 	// PassRequires is what a case needs to pass: "score" (the total reaches the
-	// threshold; the default) and optionally "execution" (the results match too).
+	// threshold; the default), "execution" (the results match), or both.
 	PassRequires []string `json:"pass_requires,omitempty" yaml:"pass_requires"`
 	// LenientResults makes results_match normalise values (trim and fold text, read
 	// numbers in text, round floats); by default values compare as exact strings.
@@ -208,4 +211,19 @@ func (d *Duration) UnmarshalYAML(unmarshal func(any) error) error {
 		return nil
 	}
 	return &Error{Code: CodeInvalid, Message: "bad duration " + strconv.Quote(s) + " (write e.g. 30s or 2m)"}
+}
+
+// PredictionDatabaseFor is where the generated query of a case on database db runs:
+// PredictionDatabase with "{db}" replaced by db's name (its file or folder name
+// without extension), or "" when the suite has none.
+func (s *Suite) PredictionDatabaseFor(db string) string {
+	if s.PredictionDatabase == "" || !strings.Contains(s.PredictionDatabase, "{db}") {
+		return s.PredictionDatabase
+	}
+	if db == "" {
+		return ""
+	}
+	name := filepath.Base(strings.TrimRight(db, `/\`))
+	name = strings.TrimSuffix(name, filepath.Ext(name))
+	return strings.ReplaceAll(s.PredictionDatabase, "{db}", name)
 }

@@ -21,6 +21,9 @@ type Config struct {
 	// RequireExecutionMatch makes a case pass only when its execution matched as well
 	// as its total reaching the threshold (a suite's `pass_requires: [score, execution]`).
 	RequireExecutionMatch bool
+	// ExecutionOnly makes the execution match the whole verdict, whatever the total (a
+	// suite's `pass_requires: [execution]`): the components are still computed.
+	ExecutionOnly bool
 }
 
 // resultBased are the components computed from the generated query's result: when the
@@ -105,6 +108,10 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 			}
 			out.Reason = "not executed: " + reason
 		}
+	case cfg.ExecutionOnly && v != nil && v.Match:
+		out.Status = qeval.StatusPass
+	case cfg.ExecutionOnly:
+		out.Status, out.Reason = qeval.StatusFail, "the results do not match (pass_requires: [execution])"
 	case total == nil:
 		out.Status, out.Reason = qeval.StatusFail, "no score component could be computed"
 	case Passes(*total, threshold) && cfg.RequireExecutionMatch && (v == nil || !v.Match):

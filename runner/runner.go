@@ -150,7 +150,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	}
 	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt, MaxBytes: cfg.MaxResultBytes}, Now: cfg.Now}
 	if s.PredictionDatabase != "" {
-		opts.PredCatalog = predictionCatalog{cfg.Catalog, s.PredictionDatabase}
+		opts.PredCatalog = predictionCatalog{cfg.Catalog, s}
 	}
 	if cfg.GoldCache != nil {
 		opts.CacheGold, opts.SharedCache = true, cfg.GoldCache
@@ -177,6 +177,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	th := r.threshold
 	r.metrics = metric.Config{Weights: r.weights, Threshold: &th, JudgeSkipped: cfg.JudgeSkipped,
 		RequireExecutionMatch: slices.Contains(s.PassRequires, "execution"),
+		ExecutionOnly:         slices.Contains(s.PassRequires, "execution") && !slices.Contains(s.PassRequires, "score"),
 		Options:               metric.Options{Judge: cfg.Judge, JudgeOnExecMatch: cfg.JudgeOnExecMatch, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
 	if r.dialect != "kql" {
 		// the benchmark scorers' own numbers (Spider's exact-set match) beside the metrics
@@ -410,9 +411,9 @@ func (r *run) judgeInfo() *qeval.JudgeInfo {
 // same data on another engine, where the generated queries run.
 type predictionCatalog struct {
 	qeval.Catalog
-	name string
+	suite *qeval.Suite
 }
 
-func (p predictionCatalog) Resolve(ctx context.Context, _ string, dialect string) (*qeval.Source, error) {
-	return p.Catalog.Resolve(ctx, p.name, dialect)
+func (p predictionCatalog) Resolve(ctx context.Context, db string, dialect string) (*qeval.Source, error) {
+	return p.Catalog.Resolve(ctx, p.suite.PredictionDatabaseFor(db), dialect)
 }

@@ -499,6 +499,24 @@ func TestRun_ScoreAndExecutionVerdicts(t *testing.T) {
 	if c := rep.Cases[0]; c.Status != qeval.StatusFail || !strings.Contains(c.Reason, "results do not match") {
 		t.Errorf("with pass_requires execution: %s %q", c.Status, c.Reason)
 	}
+
+	// execution alone: a case whose results match passes whatever its total
+	renamed := "SELECT DISTINCT region AS r FROM sales"
+	s.Cases = append(s.Cases, qeval.Case{ID: "renamed", ExpectedQuery: "SELECT DISTINCT region FROM sales", GeneratedQuery: &renamed})
+	s.Threshold = new(float64)
+	*s.Threshold = 1
+	s.PassRequires = []string{"execution"}
+	rep, err = runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range rep.Cases {
+		got[c.ID] = c.Status
+	}
+	if got["distinct"] != qeval.StatusFail || got["broken"] != qeval.StatusFail || got["renamed"] != qeval.StatusPass || rep.Cases[2].TotalScore == nil || *rep.Cases[2].TotalScore >= 1 {
+		t.Errorf("pass_requires [execution]: %v (renamed total %v), want only renamed to pass, below the threshold", got, rep.Cases[2].TotalScore)
+	}
 }
 
 type panickyTarget struct{}

@@ -100,12 +100,11 @@ func Check(ctx context.Context, s *qeval.Suite, cat qeval.Catalog) error {
 		}
 	}
 	resolve(0, "", s.Database)
-	if s.PredictionDatabase != "" {
-		resolve(0, "", s.PredictionDatabase)
-	}
+	resolve(0, "", s.PredictionDatabaseFor(s.Database))
 	for _, c := range s.Cases {
 		if c.Database != "" && c.Database != s.Database {
 			resolve(c.Line, c.ID, c.Database)
+			resolve(c.Line, c.ID, s.PredictionDatabaseFor(c.Database))
 		}
 	}
 	if len(p.list) > 0 {
