@@ -92,6 +92,13 @@ func TestFunctions_Reference(t *testing.T) {
 			"Timestamp,count_", []string{"2017-01-01T00:05:00Z|60", "2017-01-01T01:05:00Z|56"}},
 		{"bin_auto_size_only", `set query_bin_auto_size=10; range x from 1 to 25 step 1 | summarize count() by bin_auto(x) | sort by x asc`,
 			"x,count_", []string{"0|9", "10|10", "20|6"}},
+		{"pivot_sum", `datatable(State:string, EventType:string, Deaths:long)["ARKANSAS", "Heat", 3, "ARIZONA", "Flash Flood", 6, "ARKANSAS", "Heat", 1, "ARIZONA", "Lightning", 1]
+			| evaluate pivot(State, sum(Deaths), EventType) | sort by EventType asc`,
+			"EventType,ARKANSAS,ARIZONA", []string{"Flash Flood|0|6", "Heat|4|0", "Lightning|0|1"}},
+		{"pivot_count", `datatable(State:string, EventType:string)["B", "x", "A", "x", "B", "y"] | evaluate pivot(State) | sort by EventType asc`,
+			"EventType,B,A", []string{"x|1|1", "y|1|0"}},
+		{"narrow", `datatable(a:long, b:string)[1, "x", 2, "y"] | evaluate narrow()`,
+			"Row,Column,Value", []string{"0|a|1", "0|b|x", "1|a|2", "1|b|y"}},
 	}
 	checkQueries(t, e, cases)
 }

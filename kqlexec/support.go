@@ -113,6 +113,7 @@ var partial = map[string]string{
 	"scan":                  "one step only; not partition by, order by, output=none or sequences of steps",
 	"partition":             "the parenthesized subquery form; not the braced form (a query per key value)",
 	"top-nested":            "not with others",
+	"pivot":                 "not with an output schema",
 	"fork":                  "the first branch's table only (Kusto returns one per branch, the first is the primary result)",
 	"hash":                  "hashes strings, numbers, bools, datetimes, timespans and guids; not dynamic values",
 	"tostring":              "a format argument is not supported",
@@ -242,6 +243,8 @@ var probes = map[string]string{
 	"ipv4_lookup": "T | evaluate ipv4_lookup(T, s, s)",
 	"ipv6_lookup": "T | evaluate ipv6_lookup(T, s, s)",
 	"bag_unpack":  "T | evaluate bag_unpack(d)",
+	"narrow":      "T | evaluate narrow()",
+	"pivot":       "T | evaluate pivot(s)",
 }
 
 // probeTable is the one table the probes read.

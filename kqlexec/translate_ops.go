@@ -159,6 +159,10 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.bagUnpack(in, o, e)
 		case "ipv4_lookup", "ipv6_lookup":
 			return t.ipLookup(in, o, e)
+		case "narrow":
+			return t.narrow(in, o)
+		case "pivot":
+			return t.pivot(in, o, e)
 		}
 		return nil, t.unsupported(o, "evaluate "+o.Plugin.Name())
 	}

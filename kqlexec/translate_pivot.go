@@ -1,0 +1,142 @@
+package kqlexec
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/qeval/qeval/kql"
+)
+
+// narrow turns each cell into a row: Row (the row's 0-based position), Column (its
+// name) and Value (as text).
+func (t *translator) narrow(in *rel, o *kql.EvaluateOp) (*rel, error) {
+	if len(o.Plugin.Args) > 0 {
+		return nil, t.errAt(o, "narrow() takes no arguments")
+	}
+	n := len(in.cols)
+	num := t.stage(append(append([]column(nil), in.cols...), column{"\x00row", TLong}),
+		"SELECT "+strings.Join(append(selectCols(in), "row_number() OVER (ORDER BY t._o) - 1", "t._o"), ", ")+" FROM "+in.from+" t")
+	var parts []string
+	for i, c := range in.cols {
+		v := coerce(expr{sql: "t." + colName(i), t: c.Type}, TString)
+		parts = append(parts, "SELECT t."+colName(n)+", "+lit(c.Name, TString).sql+", "+v.sql+", t."+colName(n)+" * "+strconv.Itoa(n)+" + "+strconv.Itoa(i)+" FROM "+num.from+" t")
+	}
+	if len(parts) == 0 {
+		return t.stage([]column{{"Row", TLong}, {"Column", TString}, {"Value", TString}}, "SELECT NULL, NULL, NULL, NULL WHERE 0"), nil
+	}
+	return t.stage([]column{{"Row", TLong}, {"Column", TString}, {"Value", TString}}, strings.Join(parts, " UNION ALL ")), nil
+}
+
+// pivotAggs are the aggregations pivot takes, each with its conditional form.
+var pivotAggs = map[string]string{"count": "countif", "sum": "sumif", "min": "minif", "max": "maxif", "avg": "avgif",
+	"dcount": "dcountif", "take_any": "take_anyif", "stdev": "stdevif", "variance": "varianceif",
+	"make_list": "make_list_if", "make_bag": "make_bag_if", "make_set": "make_set_if"}
+
+// pivot rotates a column's values into columns: the distinct values of the pivot
+// column (read with a probe, in the order they first appear) become columns holding the aggregation of their
+// rows, by the other columns (or those named). It is written as KQL the translator
+// knows: summarize [v] = aggif(x, tostring(col) == "v"), … by others.
+func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	if o.Schema != nil {
+		return nil, t.unsupported(o, "pivot with an output schema")
+	}
+	args := o.Plugin.Args
+	if len(args) == 0 {
+		return nil, t.errAt(o, "pivot() needs the column to rotate")
+	}
+	col, ok := args[0].(*kql.Ident)
+	if !ok || in.index(col.Name) < 0 {
+		return nil, t.errAt(args[0], "pivot() rotates a column of the input")
+	}
+	agg, aggArgs := "count", []kql.Expr{}
+	used := map[string]bool{col.Name: true}
+	rest := args[1:]
+	if len(rest) > 0 {
+		if c, ok := rest[0].(*kql.Call); ok {
+			agg, aggArgs, rest = strings.ToLower(c.Name()), c.Args, rest[1:]
+			if _, ok := pivotAggs[agg]; !ok {
+				return nil, t.unsupported(c, "pivot with "+agg+"()")
+			}
+			for _, a := range aggArgs {
+				kql.Inspect(a, func(n kql.Node) bool {
+					if id, ok := n.(*kql.Ident); ok {
+						used[id.Name] = true
+					}
+					return true
+				})
+			}
+		}
+	}
+	var by []string
+	for _, r := range rest {
+		id, ok := r.(*kql.Ident)
+		if !ok || in.index(id.Name) < 0 {
+			return nil, t.errAt(r, "pivot() groups by columns of the input")
+		}
+		by = append(by, id.Name)
+	}
+	if len(rest) == 0 {
+		for _, c := range in.cols {
+			if !used[c.Name] {
+				by = append(by, c.Name)
+			}
+		}
+	}
+	if t.probe == nil {
+		return nil, t.unsupported(o, "pivot without an engine")
+	}
+	ci := in.index(col.Name)
+	key := coerce(expr{sql: "t." + colName(ci), t: in.cols[ci].Type}, TString).sql
+	q := "SELECT " + key + " FROM " + in.from + " t WHERE t." + colName(ci) + " IS NOT NULL GROUP BY 1 ORDER BY min(t._o)"
+	if len(t.ctes) > 0 {
+		q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
+	}
+	rows, err := t.probe(q)
+	if err != nil {
+		return nil, err
+	}
+	var values []string // in the order they first appear, as Kusto's columns are
+	for _, r := range rows {
+		values = append(values, toString(decode(r[0], TString)))
+	}
+	const input = "__pivot_input"
+	quote := func(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'" }
+	var items []string
+	for _, v := range values {
+		a := make([]string, 0, len(aggArgs)+1)
+		for _, x := range aggArgs {
+			a = append(a, kql.Format(x))
+		}
+		a = append(a, "tostring(['"+strings.ReplaceAll(col.Name, "'", `\'`)+"']) == "+quote(v))
+		cell := pivotAggs[agg] + "(" + strings.Join(a, ", ") + ")"
+		if agg == "sum" {
+			cell = "coalesce(" + cell + ", 0)" // a cell without rows is 0, as in Kusto's output
+		}
+		items = append(items, "["+quote(v)+"] = "+cell)
+	}
+	if len(items) == 0 {
+		items = append(items, "__none = count()")
+	}
+	src := input + " | summarize " + strings.Join(items, ", ")
+	if len(by) > 0 {
+		q := make([]string, len(by))
+		for i, b := range by {
+			q[i] = "[" + quote(b) + "]"
+		}
+		src += " by " + strings.Join(q, ", ")
+	}
+	if len(values) == 0 {
+		src += " | project-away __none"
+	}
+	script, err := kql.Parse(src)
+	if err != nil {
+		return nil, t.unsupported(o, "this pivot ("+err.Error()+")")
+	}
+	inner := e.child()
+	inner.binds[input] = &binding{rel: in}
+	qs, ok := script.Stmts[0].(*kql.QueryStmt)
+	if !ok {
+		return nil, t.unsupported(o, "this pivot")
+	}
+	return t.tabular(qs.Query, inner)
+}
