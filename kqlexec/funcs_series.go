@@ -226,7 +226,7 @@ func seriesFuncs(def func(string, *fnDef)) {
 		return realsDyn(y, nil)
 	}, TDynamic, TDynamic, TDynamic))
 	for _, n := range []string{"series_decompose", "series_decompose_anomalies", "series_decompose_forecast", "series_outliers",
-		"series_periods_detect", "series_periods_validate", "series_seasonal", "series_fir"} {
+		"series_periods_detect", "series_periods_validate", "series_seasonal"} {
 		unsupportedFuncs[n] = true
 	}
 }

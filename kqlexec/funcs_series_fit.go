@@ -355,9 +355,54 @@ func seriesPair(a, b any) (xs, ys []float64, ok bool) {
 	return xs, ys, true
 }
 
+// seriesFIR is series_fir(x, filter [, normalize [, center]]): each point is the sum
+// of the filter's coefficients times the point and those before it (around it with
+// center), missing points 0. normalize divides by the coefficients' sum; it defaults to
+// true unless a coefficient is negative, and a negative one with normalize is null.
+func seriesFIR(a []any) any {
+	xs, xv, ok := nums(a[0])
+	f, _, ok2 := nums(a[1])
+	if !ok || !ok2 || len(f) == 0 {
+		return nil
+	}
+	neg := false
+	var sum float64
+	for _, c := range f {
+		neg = neg || c < 0
+		sum += c
+	}
+	normalize := !neg
+	if len(a) > 2 && a[2] != nil {
+		normalize, _ = a[2].(bool)
+	}
+	if normalize && (neg || sum == 0) {
+		return nil
+	}
+	shift := 0
+	if len(a) > 3 && a[3] == true {
+		shift = (len(f) - 1) / 2
+	}
+	out := make([]float64, len(xs))
+	for i := range xs {
+		var y float64
+		for j, c := range f {
+			k := i - j + shift
+			if k >= 0 && k < len(xs) && xv[k] {
+				y += c * xs[k]
+			}
+		}
+		if normalize {
+			y /= sum
+		}
+		out[i] = y
+	}
+	return realsDyn(out, nil)
+}
+
 // seriesReduceFuncs defines series_dot_product, series_cosine_similarity,
 // series_magnitude and series_product.
 func seriesReduceFuncs(def func(string, *fnDef)) {
+	def("series_fir", &fnDef{min: 2, max: 4, args: []Type{TDynamic, TDynamic, TBool, TBool}, ret: TDynamic, fn: seriesFIR})
 	def("series_dot_product", &fnDef{min: 2, max: 2, ret: TReal, fn: func(a []any) any {
 		xs, ys, ok := seriesPair(a[0], a[1])
 		if !ok {

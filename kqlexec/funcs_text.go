@@ -12,7 +12,7 @@ import (
 
 // textFuncs defines searching, rewriting and formatting functions of text:
 // has_any_index, indexof_regex, replace_strings, punycode_from_string,
-// punycode_to_string, format_bytes, parse_version and extract_json.
+// punycode_to_string, parse_command_line, format_bytes, parse_version and extract_json.
 func textFuncs(def func(string, *fnDef)) {
 	def("has_any_index", fixed(TLong, func(a []any) any {
 		if a[0] == nil {
@@ -113,6 +113,16 @@ func textFuncs(def func(string, *fnDef)) {
 		}
 		return out
 	}, TString))
+
+	def("parse_command_line", fixed(TDynamic, func(a []any) any {
+		if a[0] == nil {
+			return nil
+		}
+		if !strings.EqualFold(toString(a[1]), "windows") {
+			return unsupportedError("parse_command_line() with the parser " + strconv.Quote(toString(a[1])) + " (Kusto has windows)")
+		}
+		return Dyn{windowsArgs(toString(a[0]))}
+	}, TString, TString))
 
 	def("format_bytes", &fnDef{min: 1, max: 4, args: []Type{TReal, TLong, TString, TLong}, ret: TString, fn: formatBytes})
 
@@ -272,4 +282,58 @@ func formatBytes(a []any) any {
 	p := math.Pow(10, float64(prec))
 	v = math.Round(v*p) / p
 	return strconv.FormatFloat(v, 'f', -1, 64) + " " + byteUnits[k]
+}
+
+// windowsArgs splits a command line as Windows' CommandLineToArgvW does: arguments
+// are separated by spaces and tabs outside double quotes; 2n backslashes before a
+// quote are n backslashes and the quote opens or closes, 2n+1 are n and a literal
+// quote; other backslashes are literal; "" inside quotes is a literal quote.
+func windowsArgs(s string) []any {
+	out := []any{}
+	var cur strings.Builder
+	inArg, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case (c == ' ' || c == '\t') && !quoted:
+			if inArg {
+				out = append(out, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		case c == '\\':
+			n := 0
+			for i < len(s) && s[i] == '\\' {
+				n++
+				i++
+			}
+			if i < len(s) && s[i] == '"' {
+				cur.WriteString(strings.Repeat(`\`, n/2))
+				if n%2 == 1 {
+					cur.WriteByte('"')
+				} else {
+					quoted = !quoted
+				}
+			} else {
+				cur.WriteString(strings.Repeat(`\`, n))
+				i--
+			}
+			inArg = true
+		case c == '"':
+			if quoted && i+1 < len(s) && s[i+1] == '"' {
+				cur.WriteByte('"')
+				i++
+			} else {
+				quoted = !quoted
+			}
+			inArg = true
+		default:
+			cur.WriteByte(c)
+			inArg = true
+		}
+	}
+	if inArg {
+		out = append(out, cur.String())
+	}
+	return out
 }

@@ -99,6 +99,11 @@ func TestFunctions_Reference(t *testing.T) {
 			"EventType,B,A", []string{"x|1|1", "y|1|0"}},
 		{"narrow", `datatable(a:long, b:string)[1, "x", 2, "y"] | evaluate narrow()`,
 			"Row,Column,Value", []string{"0|a|1", "0|b|x", "1|a|2", "1|b|y"}},
+		{"parse_command_line", `print a = parse_command_line("echo \"hello world!\"", "windows"), b = parse_command_line('a\\\"b c\\\\"d e" f', 'windows')`,
+			"a,b", []string{`["echo","hello world!"]|["a\"b","c\\d e","f"]`}},
+		{"series_fir", `print m = series_fir(dynamic([0, 0, 10, 20, 0]), dynamic([1, 1])), d = series_fir(dynamic([0, 0, 2, 2, 3]), dynamic([1, -1]), false, false),
+			c = series_fir(dynamic([0, 0, 10, 20, 40, 20, 10, 0, 0]), dynamic([1, 1, 1, 1, 1]), true, true), n = series_fir(dynamic([1, 2]), dynamic([1, -1]))`,
+			"m,d,c,n", []string{"[0.0,0.0,5.0,15.0,10.0]|[0.0,0.0,2.0,0.0,1.0]|[2.0,6.0,14.0,18.0,20.0,18.0,14.0,6.0,2.0]|[1.0,1.0]"}},
 	}
 	checkQueries(t, e, cases)
 }
