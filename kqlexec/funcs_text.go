@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"strconv"
@@ -122,6 +123,18 @@ func textFuncs(def func(string, *fnDef)) {
 			return unsupportedError("parse_command_line() with the parser " + strconv.Quote(toString(a[1])) + " (Kusto has windows)")
 		}
 		return Dyn{windowsArgs(toString(a[0]))}
+	}, TString, TString))
+
+	// _parse_kv is parse-kv's reader (translate_parsekv.go): the text and its options
+	def("_parse_kv", fixed(TDynamic, func(a []any) any {
+		if a[0] == nil {
+			return nil
+		}
+		var opt kvOptions
+		if err := json.Unmarshal([]byte(toString(a[1])), &opt); err != nil {
+			return err
+		}
+		return Dyn{parseKV(toString(a[0]), opt)}
 	}, TString, TString))
 
 	def("format_bytes", &fnDef{min: 1, max: 4, args: []Type{TReal, TLong, TString, TLong}, ret: TString, fn: formatBytes})

@@ -104,6 +104,17 @@ func TestFunctions_Reference(t *testing.T) {
 		{"series_fir", `print m = series_fir(dynamic([0, 0, 10, 20, 0]), dynamic([1, 1])), d = series_fir(dynamic([0, 0, 2, 2, 3]), dynamic([1, -1]), false, false),
 			c = series_fir(dynamic([0, 0, 10, 20, 40, 20, 10, 0, 0]), dynamic([1, 1, 1, 1, 1]), true, true), n = series_fir(dynamic([1, 2]), dynamic([1, -1]))`,
 			"m,d,c,n", []string{"[0.0,0.0,5.0,15.0,10.0]|[0.0,0.0,2.0,0.0,1.0]|[2.0,6.0,14.0,18.0,20.0,18.0,14.0,6.0,2.0]|[1.0,1.0]"}},
+		{"parse_kv_delimiters", `print str="ThreadId:458745723, Machine:Node001, Text: The service is up, Level: Info"
+			| parse-kv str as (Text: string, ThreadId:long, Machine: string, Missing: string, Gone: long) with (pair_delimiter=',', kv_delimiter=':') | project-away str`,
+			"Text,ThreadId,Machine,Missing,Gone", []string{"The service is up|458745723|Node001||null"}},
+		{"parse_kv_quotes_escape", `print str='src=10.1.1.123 bytes=125 failure="the remote host sent \\"bye!\\"" (event time)=(2021-01-01 10:00:54)'
+			| parse-kv str as (['event time']:datetime, src:string, bytes:long, failure:string) with (pair_delimiter=' ', kv_delimiter='=', quote='"', quote='()', escape='\\') | project-away str`,
+			"event time,src,bytes,failure", []string{`2021-01-01T10:00:54Z|10.1.1.123|125|the remote host sent "bye!"`}},
+		{"parse_kv_greedy", `print str='name=John Doe phone=555 5555 city=New York' | parse-kv str as (name:string, phone:string, city:string) with (pair_delimiter=' ', kv_delimiter='=', greedy=true) | project-away str`,
+			"name,phone,city", []string{"John Doe|555 5555|New York"}},
+		{"parse_kv_regex", `print str=@'["referer url: https://h.com/r?d=/?h=1", "advertiser id: 24fefbca-cf27-4d62-a623-249c2ad30c73"]'
+			| parse-kv str as (['referer url']:string, ['advertiser id']: guid) with (regex=@'"([\w ]+)\s*:\s*([^"]*)"') | project-away str`,
+			"referer url,advertiser id", []string{"https://h.com/r?d=/?h=1|24fefbca-cf27-4d62-a623-249c2ad30c73"}},
 	}
 	checkQueries(t, e, cases)
 }
