@@ -115,6 +115,10 @@ func TestFunctions_Reference(t *testing.T) {
 		{"parse_kv_regex", `print str=@'["referer url: https://h.com/r?d=/?h=1", "advertiser id: 24fefbca-cf27-4d62-a623-249c2ad30c73"]'
 			| parse-kv str as (['referer url']:string, ['advertiser id']: guid) with (regex=@'"([\w ]+)\s*:\s*([^"]*)"') | project-away str`,
 			"referer url,advertiser id", []string{"https://h.com/r?d=/?h=1|24fefbca-cf27-4d62-a623-249c2ad30c73"}},
+		{"top_hitters", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 7, "a", 1] | top-hitters 2 of k`,
+			"k,approximate_count_k", []string{"a|3", "b|2"}},
+		{"top_hitters_sum", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 6, "a", 1] | top-hitters 1 of k by v`,
+			"k,approximate_sum_k", []string{"b|7"}},
 	}
 	checkQueries(t, e, cases)
 }

@@ -114,6 +114,7 @@ var partial = map[string]string{
 	"partition":             "the parenthesized subquery form; not the braced form (a query per key value)",
 	"top-nested":            "not with others",
 	"pivot":                 "not with an output schema",
+	"top-hitters":           "exact counts and sums, where Kusto estimates (within its error)",
 	"parse-kv":              "with pair_delimiter and kv_delimiter, or regex; not the form without delimiters",
 	"fork":                  "the first branch's table only (Kusto returns one per branch, the first is the primary result)",
 	"hash":                  "hashes strings, numbers, bools, datetimes, timespans and guids; not dynamic values",

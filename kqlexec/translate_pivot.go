@@ -99,7 +99,7 @@ func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	for _, r := range rows {
 		values = append(values, toString(decode(r[0], TString)))
 	}
-	const input = "__pivot_input"
+	const input = "__input"
 	quote := func(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'" }
 	var items []string
 	for _, v := range values {
@@ -128,15 +128,5 @@ func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	if len(values) == 0 {
 		src += " | project-away __none"
 	}
-	script, err := kql.Parse(src)
-	if err != nil {
-		return nil, t.unsupported(o, "this pivot ("+err.Error()+")")
-	}
-	inner := e.child()
-	inner.binds[input] = &binding{rel: in}
-	qs, ok := script.Stmts[0].(*kql.QueryStmt)
-	if !ok {
-		return nil, t.unsupported(o, "this pivot")
-	}
-	return t.tabular(qs.Query, inner)
+	return t.viaKQL(o, in, e, src)
 }

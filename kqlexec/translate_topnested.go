@@ -23,7 +23,7 @@ import (
 //
 // "with others" is not translated.
 func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error) {
-	const input = "__topnested_input"
+	const input = "__input"
 	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
 	var b strings.Builder
 	var keys, outs []string
@@ -83,12 +83,18 @@ func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error
 		outs = append(outs, q(ofName)+" = C"+n, q(aggName)+" = A"+n)
 	}
 	b.WriteString("L" + strconv.Itoa(len(o.Levels)) + " | project " + strings.Join(outs, ", "))
-	script, err := kql.Parse(b.String())
+	return t.viaKQL(o, in, e, b.String())
+}
+
+// viaKQL translates an operator written as KQL the translator knows: src is a script
+// (lets, then one query) that reads the operator's input as __input.
+func (t *translator) viaKQL(o kql.Node, in *rel, e *env, src string) (*rel, error) {
+	script, err := kql.Parse(src)
 	if err != nil {
-		return nil, t.unsupported(o, "this top-nested ("+err.Error()+")")
+		return nil, t.unsupported(o, "this "+strings.SplitN(kql.Format(o), " ", 2)[0]+" ("+err.Error()+")")
 	}
 	inner := e.child()
-	inner.binds[input] = &binding{rel: in}
+	inner.binds["__input"] = &binding{rel: in}
 	var last *rel
 	for _, s := range script.Stmts {
 		switch s := s.(type) {
@@ -103,7 +109,22 @@ func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error
 		}
 	}
 	if last == nil {
-		return nil, t.unsupported(o, "this top-nested")
+		return nil, t.unsupported(o, "this operator")
 	}
 	return last, nil
+}
+
+// topHitters is top-hitters N of Value [by Sum], computed exactly: the N values with
+// the most rows (or the largest sum), as approximate_count_Value (approximate_sum_Value).
+func (t *translator) topHitters(in *rel, o *kql.TopHittersOp, e *env) (*rel, error) {
+	name := autoName(o.Of)
+	if name == "" {
+		name = "Column1"
+	}
+	q := "['" + strings.ReplaceAll(name, "'", `\'`) + "']"
+	agg, col := "count()", "['approximate_count_"+strings.ReplaceAll(name, "'", `\'`)+"']"
+	if o.By != nil {
+		agg, col = "sum("+kql.Format(o.By)+")", "['approximate_sum_"+strings.ReplaceAll(name, "'", `\'`)+"']"
+	}
+	return t.viaKQL(o, in, e, "__input | summarize "+col+" = "+agg+" by "+q+" = "+kql.Format(o.Of)+" | top "+kql.Format(o.Count)+" by "+col+" desc")
 }
