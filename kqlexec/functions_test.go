@@ -119,6 +119,14 @@ func TestFunctions_Reference(t *testing.T) {
 			"k,approximate_count_k", []string{"a|3", "b|2"}},
 		{"top_hitters_sum", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 6, "a", 1] | top-hitters 1 of k by v`,
 			"k,approximate_sum_k", []string{"b|7"}},
+		{"search_terms", `let T = datatable(Name:string, City:string, n:long)["Ann Green", "Oslo", 1, "Bob", "Greenville", 2, "Cid", "green bay", 3, "Dee", "Rome", 4];
+			T | search "green" | project Name`, "Name", []string{"Ann Green", "Cid"}},
+		{"search_wildcards", `let T = datatable(Name:string, City:string, n:long)["Ann Green", "Oslo", 1, "Bob", "Greenville", 2, "Cid", "green bay", 3, "Dee", "Rome", 4];
+			T | search "green*" and not(Name:"Ann") | project Name`, "Name", []string{"Bob", "Cid"}},
+		{"search_case_sensitive_and_kql", `let T = datatable(Name:string, City:string, n:long)["Ann Green", "Oslo", 1, "Bob", "Greenville", 2, "Cid", "green bay", 3, "Dee", "Rome", 4];
+			T | search kind=case_sensitive "*Green*" or n > 3 | project Name`, "Name", []string{"Ann Green", "Bob", "Dee"}},
+		{"search_in_tables", `let A = datatable(x:string)["red", "blue"]; let B = datatable(x:string)["dark blue"];
+			search in (A, B) "blue" | project $table, x`, "$table,x", []string{"A|blue", "B|dark blue"}},
 	}
 	checkQueries(t, e, cases)
 }

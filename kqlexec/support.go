@@ -114,6 +114,7 @@ var partial = map[string]string{
 	"partition":             "the parenthesized subquery form; not the braced form (a query per key value)",
 	"top-nested":            "not with others",
 	"pivot":                 "not with an output schema",
+	"search":                "over the piped input or search in (T1, T2); not over every table of the database; a piped search adds no $table column",
 	"top-hitters":           "exact counts and sums, where Kusto estimates (within its error)",
 	"parse-kv":              "with pair_delimiter and kv_delimiter, or regex; not the form without delimiters",
 	"fork":                  "the first branch's table only (Kusto returns one per branch, the first is the primary result)",

@@ -45,6 +45,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		return t.topHitters(in, o, e)
 	case *kql.ParseKvOp:
 		return t.parseKv(in, o, e)
+	case *kql.SearchOp:
+		return t.search(in, o, e)
 	case *kql.ForkOp:
 		// Kusto returns one table per branch; like a script of several statements, the
 		// result here is the first, the primary one

@@ -53,7 +53,7 @@ func (t *translator) tabular(x kql.Expr, e *env) (*rel, error) {
 	case *kql.EvaluateOp:
 		return nil, t.unsupported(v, "evaluate "+v.Plugin.Name())
 	case *kql.SearchOp:
-		return nil, t.unsupported(v, "search")
+		return t.search(nil, v, e)
 	case *kql.FindOp:
 		return nil, t.unsupported(v, "find")
 	case *kql.ExternalDataExpr:
