@@ -73,6 +73,24 @@ func sketchFuncs(def func(string, *fnDef)) {
 		}
 		return Dyn{out}
 	}})
+	// _dcount_intersect is dcount_intersect's counts: |S1|, |S1∩S2|, …
+	def("_dcount_intersect", &fnDef{min: 1, max: 64, rest: TDynamic, ret: TDynamic, fn: func(a []any) any {
+		var common map[string]bool
+		out := make([]any, 0, len(a))
+		for _, h := range a {
+			xs, _ := arr(h)
+			set := map[string]bool{}
+			for _, x := range xs {
+				b, _ := json.Marshal(x)
+				if common == nil || common[string(b)] {
+					set[string(b)] = true
+				}
+			}
+			common = set
+			out = append(out, toJSONValue(int64(len(common))))
+		}
+		return Dyn{out}
+	}})
 	// percentile_array_tdigest(digest, p1, p2, …) or (digest, dynamic([p1, p2, …]))
 	def("percentile_array_tdigest", &fnDef{min: 2, max: -1, ret: TDynamic, fn: func(a []any) any {
 		vals, raws, ok := digestValues(a[0])

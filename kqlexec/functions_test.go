@@ -127,6 +127,17 @@ func TestFunctions_Reference(t *testing.T) {
 			T | search kind=case_sensitive "*Green*" or n > 3 | project Name`, "Name", []string{"Ann Green", "Bob", "Dee"}},
 		{"search_in_tables", `let A = datatable(x:string)["red", "blue"]; let B = datatable(x:string)["dark blue"];
 			search in (A, B) "blue" | project $table, x`, "$table,x", []string{"A|blue", "B|dark blue"}},
+		{"dcount_intersect", `range x from 1 to 100 step 1
+| extend isEven = (x % 2 == 0), isMod3 = (x % 3 == 0), isMod5 = (x % 5 == 0)
+| summarize hll_even = hll(iif(isEven, x, 0), 2), hll_mod3 = hll(iif(isMod3, x, 0), 2), hll_mod5 = hll(iif(isMod5, x, 0), 2)
+| evaluate dcount_intersect(hll_even, hll_mod3, hll_mod5)
+| project evenNumbers = s0 - 1, even_and_mod3 = s1 - 1, even_and_mod3_and_mod5 = s2 - 1`,
+			"evenNumbers,even_and_mod3,even_and_mod3_and_mod5", []string{"50|16|3"}},
+		{"rows_near", `datatable(v:long, s:string)[1, "ok", 2, "ok", 3, "ok", 4, "err", 5, "ok", 6, "ok", 7, "ok", 8, "err"]
+			| evaluate rows_near(s == "err", 1, 2) | project v`, "v", []string{"3", "4", "5", "6", "7", "8"}},
+		{"rolling_percentile", `range idx from 0 to 24 * 4 - 1 step 1 | project Timestamp = datetime(2018-01-01) + 1h * idx, val = idx + 1
+			| extend EvenOrOdd = iff(val % 2 == 0, "Even", "Odd") | evaluate rolling_percentile(val, 50, Timestamp, 1d, 3, EvenOrOdd) | where EvenOrOdd == "Odd" | sort by Timestamp asc`,
+			"Timestamp,EvenOrOdd,rolling_3_percentile_val_50", []string{"2018-01-01T00:00:00Z|Odd|11", "2018-01-02T00:00:00Z|Odd|23", "2018-01-03T00:00:00Z|Odd|35", "2018-01-04T00:00:00Z|Odd|59"}},
 	}
 	checkQueries(t, e, cases)
 }

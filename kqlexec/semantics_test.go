@@ -152,7 +152,7 @@ func TestSemantics_Errors(t *testing.T) {
 		{"Syntax", "print x = \n  (1 +", qeval.CodeQuery, "", 2, 0},
 		{"UnknownColumn", "print a=1\n| where b > 1", qeval.CodeQuery, `unknown name "b"`, 2, 9},
 		{"UnknownTable", "Nope | count", qeval.CodeQuery, `unknown table "Nope"`, 1, 1},
-		{"UnsupportedOperator", "print a=1 | evaluate rolling_percentile(a, 50, a, 1, 3)", qeval.CodeUnsupported, "unsupported: evaluate rolling_percentile", 1, 13},
+		{"UnsupportedOperator", "print a=1 | evaluate autocluster()", qeval.CodeUnsupported, "unsupported: evaluate autocluster", 1, 13},
 		{"UnsupportedFunction", "print series_decompose(dynamic([1, 2]))", qeval.CodeUnsupported, "unsupported: series_decompose()", 1, 7},
 		{"UnsupportedAtRunTime", `print geo_line_simplify(dynamic({"type":"LineString","coordinates":[[1,1],[2,2],[3,1]]}), 10)`, qeval.CodeUnsupported, "unsupported: geo_line_simplify() of valid input", 0, 0},
 		{"Sample", "range x from 1 to 3 step 1 | sample 1", qeval.CodeUnsupported, "unsupported: sample", 1, 30},

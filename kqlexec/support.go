@@ -114,6 +114,7 @@ var partial = map[string]string{
 	"partition":             "the parenthesized subquery form; not the braced form (a query per key value)",
 	"top-nested":            "not with others",
 	"pivot":                 "not with an output schema",
+	"rolling_percentile":    "exact percentiles (nearest rank) where Kusto estimates (within its error)",
 	"search":                "over the piped input or search in (T1, T2); not over every table of the database; a piped search adds no $table column",
 	"top-hitters":           "exact counts and sums, where Kusto estimates (within its error)",
 	"parse-kv":              "with pair_delimiter and kv_delimiter, or regex; not the form without delimiters",
@@ -243,11 +244,14 @@ var probes = map[string]string{
 	"toscalar":    "print toscalar(T | count)",
 	"materialize": "let m = materialize(T | take 5); m | count",
 	// plugins whose arguments are not one column
-	"ipv4_lookup": "T | evaluate ipv4_lookup(T, s, s)",
-	"ipv6_lookup": "T | evaluate ipv6_lookup(T, s, s)",
-	"bag_unpack":  "T | evaluate bag_unpack(d)",
-	"narrow":      "T | evaluate narrow()",
-	"pivot":       "T | evaluate pivot(s)",
+	"ipv4_lookup":        "T | evaluate ipv4_lookup(T, s, s)",
+	"ipv6_lookup":        "T | evaluate ipv6_lookup(T, s, s)",
+	"bag_unpack":         "T | evaluate bag_unpack(d)",
+	"narrow":             "T | evaluate narrow()",
+	"rows_near":          "T | evaluate rows_near(a > 1, 1)",
+	"dcount_intersect":   "T | summarize h = hll(a), g = hll(a) | evaluate dcount_intersect(h, g)",
+	"rolling_percentile": "T | evaluate rolling_percentile(a, 50, ts, 1d, 3)",
+	"pivot":              "T | evaluate pivot(s)",
 }
 
 // probeTable is the one table the probes read.

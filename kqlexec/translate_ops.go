@@ -167,6 +167,12 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.ipLookup(in, o, e)
 		case "narrow":
 			return t.narrow(in, o)
+		case "rows_near":
+			return t.rowsNear(in, o, e)
+		case "dcount_intersect":
+			return t.dcountIntersect(in, o, e)
+		case "rolling_percentile":
+			return t.rollingPercentile(in, o, e)
 		case "pivot":
 			return t.pivot(in, o, e)
 		}

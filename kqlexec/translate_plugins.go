@@ -2,6 +2,7 @@ package kqlexec
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval/kql"
@@ -343,4 +344,122 @@ func (t *translator) ipLookup(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) 
 	sel := "SELECT " + strings.Join(append(sqls, "row_number() OVER (ORDER BY l._o, r._o)"), ", ") +
 		" FROM " + in.from + " l " + j + " " + lk.from + " r ON " + cond.sql
 	return t.stage(cols, sel), nil
+}
+
+// constLong reads a plugin argument that must be a non-negative whole constant.
+func (t *translator) constLong(x kql.Expr, e *env, what string) (int64, error) {
+	v, err := t.expr(x, &scope{env: e})
+	if err != nil {
+		return 0, err
+	}
+	n, ok := toLong(v.lit)
+	if !v.isLit || !ok || n < 0 {
+		return 0, t.errAt(x, "%s must be a constant whole number ≥ 0", what)
+	}
+	return n, nil
+}
+
+// rowsNear is evaluate rows_near(Condition, NumRows [, RowsAfter]): the rows within
+// NumRows before (and RowsAfter after) a row where Condition holds, in input order.
+func (t *translator) rowsNear(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 2 || len(args) > 3 {
+		return nil, t.errAt(o, "rows_near(Condition, NumRows [, RowsAfter]) takes 2 or 3 arguments")
+	}
+	cond, err := t.boolExpr(args[0], inScope(in, e))
+	if err != nil {
+		return nil, err
+	}
+	before, err := t.constLong(args[1], e, "rows_near's NumRows")
+	if err != nil {
+		return nil, err
+	}
+	after := before
+	if len(args) == 3 {
+		if after, err = t.constLong(args[2], e, "rows_near's RowsAfter"); err != nil {
+			return nil, err
+		}
+	}
+	n := len(in.cols)
+	flagged := t.stage(append(append([]column(nil), in.cols...), column{"\x00flag", TLong}),
+		"SELECT "+strings.Join(append(selectCols(in), "CASE WHEN "+cond.sql+" THEN 1 ELSE 0 END", "t._o"), ", ")+" FROM "+in.from+" t")
+	// a row is kept when a flagged row is at most `before` rows after it or `after` rows before it
+	near := t.stage(append(append([]column(nil), in.cols...), column{"\x00near", TLong}),
+		"SELECT "+strings.Join(append(selectCols(in), "max(t."+colName(n)+") OVER (ORDER BY t._o ROWS BETWEEN "+
+			strconv.FormatInt(after, 10)+" PRECEDING AND "+strconv.FormatInt(before, 10)+" FOLLOWING)", "t._o"), ", ")+" FROM "+flagged.from+" t")
+	return t.stage(in.cols, "SELECT "+strings.Join(append(selectCols(in), "t._o"), ", ")+" FROM "+near.from+" t WHERE t."+colName(n)+" = 1"), nil
+}
+
+// dcountIntersect is evaluate dcount_intersect(hll_1, …, hll_n): each row gains s0 …
+// s(n-1), the distinct counts of S1, S1∩S2, …, S1∩…∩Sn (the engine's hll values are
+// exact sets).
+func (t *translator) dcountIntersect(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 2 {
+		return nil, t.errAt(o, "dcount_intersect() takes two hll values or more")
+	}
+	sc := inScope(in, e)
+	var hs []expr
+	for _, a := range args {
+		x, err := t.expr(a, sc)
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, coerce(x, TDynamic))
+	}
+	counts := call("_dcount_intersect", TDynamic, hs...)
+	cols := append([]column(nil), in.cols...)
+	sqls := selectCols(in)
+	for i := range hs {
+		v := coerce(expr{sql: "json_extract(" + counts.sql + ", '$[" + strconv.Itoa(i) + "]')", t: TLong}, TLong)
+		cols, sqls = setCol(cols, sqls, column{"s" + strconv.Itoa(i), TLong}, v.sql)
+	}
+	return t.stage(cols, "SELECT "+strings.Join(append(sqls, "t._o"), ", ")+" FROM "+in.from+" t"), nil
+}
+
+// rollingPercentile is evaluate rolling_percentile(Value, Pct, Index, BinSize,
+// BinsPerWindow [, dims…]): for each bin of Index (and dimensions), the percentile of
+// the values in the window of BinsPerWindow bins ending at it, written as KQL.
+func (t *translator) rollingPercentile(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 5 {
+		return nil, t.errAt(o, "rolling_percentile(Value, Percentile, Index, BinSize, BinsPerWindow [, dims…]) takes 5 arguments or more")
+	}
+	val, ok1 := args[0].(*kql.Ident)
+	idx, ok2 := args[2].(*kql.Ident)
+	if !ok1 || !ok2 || in.index(val.Name) < 0 || in.index(idx.Name) < 0 {
+		return nil, t.errAt(o, "rolling_percentile's value and index are columns of the input")
+	}
+	w, err := t.constLong(args[4], e, "rolling_percentile's BinsPerWindow")
+	if err != nil {
+		return nil, err
+	}
+	if w < 1 {
+		return nil, t.errAt(args[4], "rolling_percentile's BinsPerWindow is at least 1")
+	}
+	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
+	var dims []string
+	for _, d := range args[5:] {
+		id, ok := d.(*kql.Ident)
+		if !ok || in.index(id.Name) < 0 {
+			return nil, t.errAt(d, "rolling_percentile's dimensions are columns of the input")
+		}
+		dims = append(dims, q(id.Name))
+	}
+	pct, size := kql.Format(args[1]), kql.Format(args[3])
+	out := "rolling_" + strconv.FormatInt(w, 10) + "_percentile_" + val.Name + "_" + strings.ReplaceAll(pct, ".", "_")
+	keys := append([]string{"__k"}, dims...)
+	src := "let B = __input | extend __k = 1, __b = bin(" + q(idx.Name) + ", " + size + ");\n" +
+		"B | summarize by __b, " + strings.Join(keys, ", ") +
+		" | join kind=inner (B | project __k, __v = " + q(val.Name) + ", __vb = __b" + joinDims(dims) + ") on " + strings.Join(keys, ", ") +
+		" | where __vb > __b - " + strconv.FormatInt(w, 10) + " * (" + size + ") and __vb <= __b" +
+		" | summarize " + q(out) + " = percentile(__v, " + pct + ") by " + q(idx.Name) + " = __b" + joinDims(dims)
+	return t.viaKQL(o, in, e, src)
+}
+
+func joinDims(dims []string) string {
+	if len(dims) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(dims, ", ")
 }

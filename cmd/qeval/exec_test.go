@@ -57,8 +57,8 @@ func TestExec_Errors(t *testing.T) {
 		}
 	})
 	t.Run("UnsupportedJSON", func(t *testing.T) {
-		code, out, _ := runCLI(t, "", "exec", "--json", "--query", "print x=1 | evaluate rolling_percentile(x, 50, x, 1, 3)")
-		if code != exitFailed || !strings.Contains(out, `"code":"unsupported"`) || !strings.Contains(out, `"message":"unsupported: evaluate rolling_percentile"`) || !strings.Contains(out, `"rows":[]`) {
+		code, out, _ := runCLI(t, "", "exec", "--json", "--query", "print x=1 | evaluate autocluster()")
+		if code != exitFailed || !strings.Contains(out, `"code":"unsupported"`) || !strings.Contains(out, `"message":"unsupported: evaluate autocluster"`) || !strings.Contains(out, `"rows":[]`) {
 			t.Errorf("code %d, out %s", code, out)
 		}
 	})
