@@ -138,6 +138,11 @@ func TestFunctions_Reference(t *testing.T) {
 		{"rolling_percentile", `range idx from 0 to 24 * 4 - 1 step 1 | project Timestamp = datetime(2018-01-01) + 1h * idx, val = idx + 1
 			| extend EvenOrOdd = iff(val % 2 == 0, "Even", "Odd") | evaluate rolling_percentile(val, 50, Timestamp, 1d, 3, EvenOrOdd) | where EvenOrOdd == "Odd" | sort by Timestamp asc`,
 			"Timestamp,EvenOrOdd,rolling_3_percentile_val_50", []string{"2018-01-01T00:00:00Z|Odd|11", "2018-01-02T00:00:00Z|Odd|23", "2018-01-03T00:00:00Z|Odd|35", "2018-01-04T00:00:00Z|Odd|59"}},
+		{"activity_counts_metrics_dims", `datatable(U:string, T:datetime, G:string)['a', datetime(2017-08-01), 'x', 'b', datetime(2017-08-01), 'y', 'a', datetime(2017-08-02), 'x',
+			'c', datetime(2017-08-02), 'x', 'b', datetime(2017-08-02), 'y', 'c', datetime(2017-08-09), 'x']
+			| evaluate activity_counts_metrics(U, T, datetime(2017-08-01), datetime(2017-08-02), 1d, G) | sort by G asc, T asc`,
+			"T,G,count,dcount,new_dcount,aggregated_dcount", []string{"2017-08-01T00:00:00Z|x|1|1|1|1", "2017-08-02T00:00:00Z|x|2|2|1|2",
+				"2017-08-01T00:00:00Z|y|1|1|1|1", "2017-08-02T00:00:00Z|y|1|1|0|1"}},
 	}
 	checkQueries(t, e, cases)
 }

@@ -173,6 +173,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.dcountIntersect(in, o, e)
 		case "rolling_percentile":
 			return t.rollingPercentile(in, o, e)
+		case "activity_counts_metrics":
+			return t.activityCountsMetrics(in, o, e)
 		case "pivot":
 			return t.pivot(in, o, e)
 		}

@@ -463,3 +463,43 @@ func joinDims(dims []string) string {
 	}
 	return ", " + strings.Join(dims, ", ")
 }
+
+// activityCountsMetrics is evaluate activity_counts_metrics(Id, Time, Start, End,
+// Window [, dims…]): for each window from Start to End (and dimensions), the rows
+// (count), the distinct ids (dcount), the ids seen for the first time (new_dcount) and
+// the distinct ids so far (aggregated_dcount), written as KQL. Counts are exact.
+func (t *translator) activityCountsMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 5 {
+		return nil, t.errAt(o, "activity_counts_metrics(IdColumn, TimelineColumn, Start, End, Window [, dims…]) takes 5 arguments or more")
+	}
+	id, ok1 := args[0].(*kql.Ident)
+	tl, ok2 := args[1].(*kql.Ident)
+	if !ok1 || !ok2 || in.index(id.Name) < 0 || in.index(tl.Name) < 0 {
+		return nil, t.errAt(o, "activity_counts_metrics' id and timeline are columns of the input")
+	}
+	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
+	var dims []string
+	for _, d := range args[5:] {
+		dd, ok := d.(*kql.Ident)
+		if !ok || in.index(dd.Name) < 0 {
+			return nil, t.errAt(d, "activity_counts_metrics' dimensions are columns of the input")
+		}
+		dims = append(dims, q(dd.Name))
+	}
+	start, end, window := "("+kql.Format(args[2])+")", "("+kql.Format(args[3])+")", "("+kql.Format(args[4])+")"
+	by := "__w" + joinDims(dims)
+	restart := ""
+	if len(dims) > 0 {
+		restart = ", __d != prev(__d)"
+	}
+	src := "let B = __input | extend __w = bin_at(" + q(tl.Name) + ", " + window + ", " + start + ") | where __w >= " + start + " and __w <= " + end + ";\n" +
+		"let N = B | summarize __first = min(__w) by " + q(id.Name) + joinDims(dims) + " | summarize __new = count() by __w = __first" + joinDims(dims) + ";\n" +
+		"B | summarize __count = count(), __dcount = dcount(" + q(id.Name) + ") by " + by +
+		" | join kind=leftouter N on " + by +
+		" | extend __new = coalesce(__new, 0), __d = tostring(pack_array(" + strings.Join(append([]string{"0"}, dims...), ", ") + "))" +
+		" | sort by __d asc, __w asc" +
+		" | extend __agg = row_cumsum(__new" + restart + ")" +
+		" | project " + q(tl.Name) + " = __w" + joinDims(dims) + ", ['count'] = __count, ['dcount'] = __dcount, new_dcount = __new, aggregated_dcount = __agg"
+	return t.viaKQL(o, in, e, src)
+}
