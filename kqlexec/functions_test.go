@@ -143,6 +143,22 @@ func TestFunctions_Reference(t *testing.T) {
 			| evaluate activity_counts_metrics(U, T, datetime(2017-08-01), datetime(2017-08-02), 1d, G) | sort by G asc, T asc`,
 			"T,G,count,dcount,new_dcount,aggregated_dcount", []string{"2017-08-01T00:00:00Z|x|1|1|1|1", "2017-08-02T00:00:00Z|x|2|2|1|2",
 				"2017-08-01T00:00:00Z|y|1|1|1|1", "2017-08-02T00:00:00Z|y|1|1|0|1"}},
+		{"sliding_window_counts", `let start = datetime(2017 - 08 - 01);
+let end = datetime(2017 - 08 - 07); 
+let lookbackWindow = 3d;  
+let bin = 1d;
+let T = datatable(UserId: string, Timestamp: datetime)
+    [
+    'Bob', datetime(2017 - 08 - 01), 'David', datetime(2017 - 08 - 01), 'David', datetime(2017 - 08 - 01), 'John', datetime(2017 - 08 - 01), 'Bob', datetime(2017 - 08 - 01), 
+    'Ananda', datetime(2017 - 08 - 02), 'Atul', datetime(2017 - 08 - 02), 'John', datetime(2017 - 08 - 02), 'Ananda', datetime(2017 - 08 - 03), 
+    'Atul', datetime(2017 - 08 - 03), 'Atul', datetime(2017 - 08 - 03), 'John', datetime(2017 - 08 - 03), 'Bob', datetime(2017 - 08 - 03), 
+    'Betsy', datetime(2017 - 08 - 04), 'Bob', datetime(2017 - 08 - 05), 
+];
+T
+| evaluate sliding_window_counts(UserId, Timestamp, start, end, lookbackWindow, bin)`,
+			"Timestamp,count,dcount", []string{"2017-08-01T00:00:00Z|5|3", "2017-08-02T00:00:00Z|8|5", "2017-08-03T00:00:00Z|13|5",
+				"2017-08-04T00:00:00Z|9|5", "2017-08-05T00:00:00Z|7|5", "2017-08-06T00:00:00Z|2|2", "2017-08-07T00:00:00Z|1|1"}},
+		{"datetime_spaced_and_short", `print a = datetime(2017 - 08 - 01 10:30), b = datetime(2017-8-1)`, "a,b", []string{"2017-08-01T10:30:00Z|2017-08-01T00:00:00Z"}},
 	}
 	checkQueries(t, e, cases)
 }

@@ -2,6 +2,7 @@ package kqlexec
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -112,6 +113,11 @@ var datetimeLayouts = []string{
 	"2006/01/02 15:04:05.999999999",
 	"2006/01/02 15:04",
 	"2006/01/02",
+	// one-digit months and days, as .NET reads them
+	"2006-1-2T15:04:05.999999999Z07:00",
+	"2006-1-2 15:04:05.999999999",
+	"2006-1-2 15:04",
+	"2006-1-2",
 	"01/02/2006 15:04:05.999999999",
 	"01/02/2006 15:04",
 	"01/02/2006",
@@ -141,6 +147,9 @@ var datetimeLayouts = []string{
 }
 
 // parseDatetime reads a datetime as Kusto's todatetime and datetime(...) accept it.
+// spacedDate finds the dashes of a date written with spaces around them.
+var spacedDate = regexp.MustCompile(`(\d)(?:\s+-\s*|\s*-\s+)(\d)`)
+
 func parseDatetime(s string) (Datetime, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -148,6 +157,10 @@ func parseDatetime(s string) (Datetime, bool) {
 	}
 	if strings.Count(s, ",") >= 2 && !strings.ContainsAny(s, "-/:") {
 		return parseDatetimeParts(s)
+	}
+	if spacedDate.MatchString(s) {
+		// datetime(2017 - 08 - 01): Kusto reads the date with spaces around its dashes
+		s = spacedDate.ReplaceAllString(s, "${1}-${2}")
 	}
 	up := strings.TrimSuffix(strings.TrimSuffix(s, "Z"), "z")
 	for _, l := range datetimeLayouts {

@@ -175,6 +175,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.rollingPercentile(in, o, e)
 		case "activity_counts_metrics":
 			return t.activityCountsMetrics(in, o, e)
+		case "sliding_window_counts":
+			return t.slidingWindowCounts(in, o, e)
 		case "pivot":
 			return t.pivot(in, o, e)
 		}

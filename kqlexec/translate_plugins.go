@@ -503,3 +503,37 @@ func (t *translator) activityCountsMetrics(in *rel, o *kql.EvaluateOp, e *env) (
 		" | project " + q(tl.Name) + " = __w" + joinDims(dims) + ", ['count'] = __count, ['dcount'] = __dcount, new_dcount = __new, aggregated_dcount = __agg"
 	return t.viaKQL(o, in, e, src)
 }
+
+// slidingWindowCounts is evaluate sliding_window_counts(Id, Time, Start, End,
+// Lookback, Bin [, dims…]): for each bin from Start to End (and dimensions), the rows
+// and distinct ids of the Lookback period ending with the bin, written as KQL.
+func (t *translator) slidingWindowCounts(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 6 {
+		return nil, t.errAt(o, "sliding_window_counts(IdColumn, TimelineColumn, Start, End, LookbackWindow, Bin [, dims…]) takes 6 arguments or more")
+	}
+	id, ok1 := args[0].(*kql.Ident)
+	tl, ok2 := args[1].(*kql.Ident)
+	if !ok1 || !ok2 || in.index(id.Name) < 0 || in.index(tl.Name) < 0 {
+		return nil, t.errAt(o, "sliding_window_counts' id and timeline are columns of the input")
+	}
+	if l, ok := args[5].(*kql.Literal); ok && l.Kind == kql.LitString {
+		return nil, t.unsupported(args[5], "sliding_window_counts with a calendar bin ("+l.Value+")")
+	}
+	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
+	var dims []string
+	for _, d := range args[6:] {
+		dd, ok := d.(*kql.Ident)
+		if !ok || in.index(dd.Name) < 0 {
+			return nil, t.errAt(d, "sliding_window_counts' dimensions are columns of the input")
+		}
+		dims = append(dims, q(dd.Name))
+	}
+	start, end, look, bin := "("+kql.Format(args[2])+")", "("+kql.Format(args[3])+")", "("+kql.Format(args[4])+")", "("+kql.Format(args[5])+")"
+	src := "let B = __input | project __k = 1, __vb = bin_at(" + q(tl.Name) + ", " + bin + ", " + start + "), __id = " + q(id.Name) + joinDims(dims) + ";\n" +
+		"range __b from " + start + " to " + end + " step " + bin + " | extend __k = 1" +
+		" | join kind=inner (B) on __k" +
+		" | where __vb > __b - " + look + " and __vb <= __b" +
+		" | summarize ['count'] = count(), ['dcount'] = dcount(__id) by " + q(tl.Name) + " = __b" + joinDims(dims)
+	return t.viaKQL(o, in, e, src)
+}
