@@ -241,6 +241,19 @@ func (t *translator) stage(cols []column, sel string) *rel {
 
 func colName(i int) string { return "c" + strconv.Itoa(i) }
 
+// declType reads a declared type (Name: type in datatable, parse, parse-kv, scan's
+// declare); an absent type is def, an unknown one an error at the declaration.
+func (t *translator) declType(at kql.Node, tr *kql.TypeRef, def Type) (Type, error) {
+	if tr == nil {
+		return def, nil
+	}
+	ty, ok := ParseType(tr.Name)
+	if !ok {
+		return "", t.errAt(at, "unknown type %q", tr.Name)
+	}
+	return ty, nil
+}
+
 // unsupported is the typed error for what the translator does not handle.
 func (t *translator) unsupported(n kql.Node, what string) error {
 	line, col := 0, 0

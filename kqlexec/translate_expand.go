@@ -116,12 +116,9 @@ func (t *translator) parse(in *rel, o *kql.ParseOp, e *env) (*rel, error) {
 				re.WriteString(".*?")
 			}
 		case *kql.ColumnDecl:
-			ty := TString
-			if v.Type != nil {
-				var ok bool
-				if ty, ok = ParseType(v.Type.Name); !ok {
-					return nil, t.errAt(v, "unknown type %q", v.Type.Name)
-				}
+			ty, err := t.declType(v, v.Type, TString)
+			if err != nil {
+				return nil, err
 			}
 			outCols = append(outCols, column{v.Name.Name, ty})
 			switch {

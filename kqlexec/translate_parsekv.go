@@ -73,13 +73,9 @@ func (t *translator) parseKv(in *rel, o *kql.ParseKvOp, e *env) (*rel, error) {
 	cols := append([]column(nil), in.cols...)
 	sqls := selectCols(in)
 	for _, c := range o.Columns {
-		ty := TString
-		if c.Type != nil {
-			pt, ok := ParseType(c.Type.Name)
-			if !ok {
-				return nil, t.errAt(c, "unknown type %q", c.Type.Name)
-			}
-			ty = pt
+		ty, err := t.declType(c, c.Type, TString)
+		if err != nil {
+			return nil, err
 		}
 		v := coerce(call("getprop", TDynamic, bag, lit(c.Name.Name, TString)), ty)
 		if ty == TString {

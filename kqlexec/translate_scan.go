@@ -48,13 +48,9 @@ func (t *translator) scan(in *rel, o *kql.ScanOp, e *env) (*rel, error) {
 	}
 	vars := make([]variable, len(o.Declare))
 	for i, d := range o.Declare {
-		ty := TDynamic
-		if d.Type != nil {
-			pt, ok := ParseType(d.Type.Name)
-			if !ok {
-				return nil, t.errAt(d, "unknown type %q", d.Type.Name)
-			}
-			ty = pt
+		ty, err := t.declType(d, d.Type, TDynamic)
+		if err != nil {
+			return nil, err
 		}
 		def := expr{sql: "NULL", t: ty}
 		if d.Default != nil {

@@ -215,12 +215,9 @@ func (t *translator) bindParam(inner *env, params []*kql.Param, name string, arg
 func (t *translator) datatable(d *kql.DatatableExpr, e *env) (*rel, error) {
 	cols := make([]column, len(d.Columns))
 	for i, c := range d.Columns {
-		ty := TString
-		if c.Type != nil {
-			var ok bool
-			if ty, ok = ParseType(c.Type.Name); !ok {
-				return nil, t.errAt(c, "unknown type %q", c.Type.Name)
-			}
+		ty, err := t.declType(c, c.Type, TString)
+		if err != nil {
+			return nil, err
 		}
 		cols[i] = column{c.Name.Name, ty}
 	}
