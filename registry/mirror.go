@@ -2,7 +2,11 @@ package registry
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -232,4 +236,66 @@ func Unmirror(ctx context.Context, dest string, done []Mirrored) error {
 		}
 	}
 	return first
+}
+
+// mirrorFormat versions the DuckDB files Mirror writes: a change in how types or keys
+// are copied changes it, so cached mirrors of the old form are not reused.
+const mirrorFormat = 1
+
+// MirrorReused is the note of a mirror MirrorDuckDBCached found made.
+const MirrorReused = "reused the cached mirror"
+
+// MirrorDuckDBCached mirrors each source into DuckDB under dir, keyed by the source
+// file's content: a source mirrored before (same bytes, same mirror format) is reused
+// as is, a new one is copied into a temporary file and moved into place, so runs on
+// the same databases mirror them once and concurrent runs never see half a file.
+func MirrorDuckDBCached(ctx context.Context, dir string, srcs []MirrorSource) ([]Mirrored, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror cache " + dir, Message: err.Error(), Err: err}
+	}
+	var out []Mirrored
+	var errs []error
+	for _, src := range srcs {
+		key, err := fileKey(src.Path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", src.DBID, err))
+			continue
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%s-%s-f%d.duckdb", src.DBID, key, mirrorFormat))
+		if _, err := os.Stat(path); err == nil {
+			out = append(out, Mirrored{DBID: src.DBID, Target: "duckdb:" + path, Notes: []string{MirrorReused}})
+			continue
+		}
+		tmp, err := os.MkdirTemp(dir, ".mirror-")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done, err := Mirror(ctx, "duckdb:"+filepath.Join(tmp, src.DBID+".duckdb"), []MirrorSource{src}, MirrorOptions{Replace: true})
+		if err == nil && len(done) == 1 {
+			if err = os.Rename(duckdb.Path(done[0].Target), path); err == nil {
+				done[0].Target = "duckdb:" + path
+				out = append(out, done[0])
+			}
+		}
+		os.RemoveAll(tmp)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", src.DBID, err))
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// fileKey is the first 16 hex digits of a file's SHA-256.
+func fileKey(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/internal/cache"
 	"github.com/qeval/qeval/registry"
 )
 
@@ -43,6 +44,11 @@ func mirrorForPredictions(ctx context.Context, e *env, engine, dsn string, keep 
 					return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "--pred-dsn " + dsn, Message: err.Error()}
 				}
 			}
+		} else if base, err := cache.DefaultDir(); err == nil {
+			// mirrors kept in the user cache, by each database's content: a second run on
+			// the same databases (another model, another shard) copies nothing
+			done, err := registry.MirrorDuckDBCached(ctx, filepath.Join(base, "mirrors", "duckdb"), srcs)
+			return ce.finish(e, dbDir, done, err, filepath.Join(base, "mirrors", "duckdb"))
 		} else {
 			tmp, err := os.MkdirTemp("", "qeval-duckdb-")
 			if err != nil {
@@ -67,6 +73,15 @@ func mirrorForPredictions(ctx context.Context, e *env, engine, dsn string, keep 
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown --pred-engine %q (known: duckdb, postgres, mysql, clickhouse)", engine)}
 	}
 	done, err := registry.Mirror(ctx, dsn, srcs, registry.MirrorOptions{Replace: true})
+	if engine != "duckdb" && !keep && len(done) > 0 {
+		ce.cleanup = func() { registry.Unmirror(context.Background(), dsn, done) }
+	}
+	return ce.finish(e, dbDir, done, err, registry.EngineFor(dsn).Show(dsn))
+}
+
+// finish points the catalog at the mirrors; err (some databases not copied) is a
+// warning when others were.
+func (ce *crossEngine) finish(e *env, dbDir string, done []registry.Mirrored, err error, where string) (*crossEngine, error) {
 	if err != nil && len(done) == 0 {
 		ce.cleanup()
 		return nil, err
@@ -75,14 +90,15 @@ func mirrorForPredictions(ctx context.Context, e *env, engine, dsn string, keep 
 		// the items of a database that could not be copied fail as pred_error, naming it
 		fmt.Fprintf(e.stderr, "warning: %s\n", qeval.ErrorMessage(err))
 	}
-	if engine != "duckdb" && !keep {
-		ce.cleanup = func() { registry.Unmirror(context.Background(), dsn, done) }
-	}
 	ce.catalog = &registry.Catalog{Connections: map[string]string{}}
+	reused := 0
 	for _, m := range done {
 		ce.catalog.Connections[filepath.Join(dbDir, m.DBID)] = m.Target
+		if len(m.Notes) > 0 && m.Notes[0] == registry.MirrorReused {
+			reused++
+		}
 	}
-	fmt.Fprintf(e.stderr, "mirrored %d databases into %s\n", len(done), registry.EngineFor(dsn).Show(dsn))
+	fmt.Fprintf(e.stderr, "mirrored %d databases into %s (%d reused from earlier runs)\n", len(done), where, reused)
 	return ce, nil
 }
 

@@ -68,6 +68,7 @@ func goldOnMirror(t *testing.T, engine string, extra ...string) (agree, total in
 		t.Skipf("shared Spider data not available (%v): this test reads ../shared/data/spider", err)
 	}
 	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")) // DuckDB mirrors are cached there
 	raw, err := os.ReadFile(gold)
 	if err != nil {
 		t.Fatal(err)
