@@ -47,6 +47,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		return t.parseKv(in, o, e)
 	case *kql.SearchOp:
 		return t.search(in, o, e)
+	case *kql.FacetOp:
+		return t.facet(in, o, e)
 	case *kql.ForkOp:
 		// Kusto returns one table per branch; like a script of several statements, the
 		// result here is the first, the primary one

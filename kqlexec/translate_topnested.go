@@ -128,3 +128,28 @@ func (t *translator) topHitters(in *rel, o *kql.TopHittersOp, e *env) (*rel, err
 	}
 	return t.viaKQL(o, in, e, "__input | summarize "+col+" = "+agg+" by "+q+" = "+kql.Format(o.Of)+" | top "+kql.Format(o.Count)+" by "+col+" desc")
 }
+
+// facet answers its first table, the primary result (Kusto returns one per column and
+// one for with): the with subquery's rows when there is one, else the counts of the
+// first column's values (count_Column).
+func (t *translator) facet(in *rel, o *kql.FacetOp, e *env) (*rel, error) {
+	if len(o.By) == 0 {
+		return nil, t.errAt(o, "facet by needs a column")
+	}
+	if o.With != nil {
+		r := in
+		for _, op := range o.With.Ops {
+			var err error
+			if r, err = t.op(r, op, e); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	id, ok := o.By[0].(*kql.Ident)
+	if !ok || in.index(id.Name) < 0 {
+		return nil, t.errAt(o.By[0], "facet by takes columns of the input")
+	}
+	q := "['" + strings.ReplaceAll(id.Name, "'", `\'`) + "']"
+	return t.viaKQL(o, in, e, "__input | summarize ['count_"+strings.ReplaceAll(id.Name, "'", `\'`)+"'] = count() by "+q)
+}
