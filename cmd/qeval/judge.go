@@ -20,6 +20,8 @@ import (
 
 // judgeFlags are the LLM judge's flags, shared by 'qeval judge' and 'qeval score'.
 type judgeFlags struct {
+	fs          *flag.FlagSet // where the flags were parsed (nil: built in code)
+	chosen      bool          // the provider was named (a suite's judge.provider)
 	provider    string
 	model       string
 	baseURL     string
@@ -54,9 +56,9 @@ func (f *judgeFlags) askOnExecMatch(suiteValue string, flagGiven bool) (bool, er
 // addJudgeFlags registers the judge's flags on fs; defaultProvider is the --judge default
 // ("none" leaves the judge off unless asked for).
 func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
-	f := &judgeFlags{}
+	f := &judgeFlags{fs: fs}
 	fs.StringVar(&f.provider, "judge", defaultProvider, "LLM judge provider: "+strings.Join(registry.ProviderNames(), ", ")+", or none")
-	fs.StringVar(&f.model, "model", "", "judge model (default: the provider's; required for openai-compatible)")
+	fs.StringVar(&f.model, "model", "", "judge model (default: the provider's; required for openai-compatible); without --judge, a claude-… model is Anthropic's, a gpt-… or o-series one OpenAI's")
 	fs.StringVar(&f.baseURL, "judge-base-url", "", "judge API base URL (default: ANTHROPIC_BASE_URL or OPENAI_BASE_URL, else the provider's)")
 	fs.DurationVar(&f.timeout, "judge-timeout", judge.DefaultCallTimeout, "deadline of each judge request")
 	fs.IntVar(&f.concurrency, "judge-concurrency", judge.DefaultMaxConcurrency, "judge requests in flight at once")
@@ -103,6 +105,12 @@ func (s *judgeSetup) Close() {
 // --judge none is not an error: the setup says the judge is skipped and why. An
 // unknown provider or an incomplete openai-compatible configuration is an error.
 func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*judgeSetup, error) {
+	if !f.chosen && (f.fs == nil || !flagSet(f.fs, "judge")) && f.model != "" {
+		// --model gpt-4o-mini without --judge: the provider that serves the model
+		if p, ok := registry.ProviderForModel(f.model); ok {
+			f.provider = p
+		}
+	}
 	s := &judgeSetup{Provider: f.provider}
 	if f.provider == "" || f.provider == "none" {
 		s.Skipped = "no LLM judge configured (--judge none)"

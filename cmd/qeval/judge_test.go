@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -199,4 +201,48 @@ func TestJudgeCmd_UsageErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// --model names the provider when --judge does not: a gpt-… model goes to OpenAI, not
+// to the default provider (which would answer 404 for it).
+func TestRun_ModelPicksProvider(t *testing.T) {
+	s, calls := fakeLLM(t, 200, `{"verdict":"correct","score":1,"reasoning":"same rows"}`, 0)
+	dir := t.TempDir()
+	suite := writeFile(t, dir, "s.yaml", `name: m
+database: `+chinookAbs(t)+`
+cases:
+  - id: a
+    question: How many genres are there
+    expected_query: SELECT count(*) FROM Genre
+    generated_query: SELECT COUNT(GenreId) AS n FROM Genre
+`)
+	vars := map[string]string{"OPENAI_API_KEY": judgeTestKey, "OPENAI_BASE_URL": s.URL + "/v1"}
+	code, _, stderr := runWithEnv(t, vars, "run", suite, "--model", "gpt-4o-mini", "--judge-on-exec-match", "ask", "--no-cache", "--quiet", "--json", filepath.Join(dir, "r.json"))
+	if code == exitUsage || calls.Load() == 0 {
+		t.Fatalf("code %d, %d calls to the OpenAI fake; stderr:\n%s", code, calls.Load(), stderr)
+	}
+	var rep struct {
+		Run struct {
+			Judge struct{ Provider, Model string }
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	json.Unmarshal(b, &rep)
+	if rep.Run.Judge.Provider != "openai" || rep.Run.Judge.Model != "gpt-4o-mini" {
+		t.Errorf("judge %+v, want openai gpt-4o-mini", rep.Run.Judge)
+	}
+	// with --judge given, the flag wins
+	code, _, stderr = runWithEnv(t, map[string]string{}, "run", suite, "--judge", "anthropic", "--model", "gpt-4o-mini", "--quiet")
+	if !strings.Contains(stderr, "anthropic: no API key") {
+		t.Errorf("--judge anthropic --model gpt-4o-mini: code %d, stderr %s", code, stderr)
+	}
+}
+
+func chinookAbs(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "examples", "chinook", "chinook.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -136,7 +136,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	if s.Judge != nil && s.Judge.Provider != "" && !flagSet(fs, "judge") {
-		jf.provider = s.Judge.Provider
+		jf.provider, jf.chosen = s.Judge.Provider, true
 		if s.Judge.Model != "" && !flagSet(fs, "model") {
 			jf.model = s.Judge.Model
 		}
