@@ -232,9 +232,9 @@ cases:
 		t.Errorf("judge %+v, want openai gpt-4o-mini", rep.Run.Judge)
 	}
 	// with --judge given, the flag wins
-	code, _, stderr = runWithEnv(t, map[string]string{}, "run", suite, "--judge", "anthropic", "--model", "gpt-4o-mini", "--quiet")
-	if !strings.Contains(stderr, "anthropic: no API key") {
-		t.Errorf("--judge anthropic --model gpt-4o-mini: code %d, stderr %s", code, stderr)
+	code, stdout, stderr := runWithEnv(t, map[string]string{}, "run", suite, "--judge", "anthropic", "--model", "gpt-4o-mini", "--quiet")
+	if !strings.Contains(stdout+stderr, "anthropic: no API key") {
+		t.Errorf("--judge anthropic --model gpt-4o-mini: code %d, output %s %s", code, stdout, stderr)
 	}
 }
 
