@@ -161,6 +161,27 @@ func mathFuncs(def func(string, *fnDef)) {
 	def("binary_shift_left", fixed(TLong, func(a []any) any { return long(a, 0, 0) << uint(long(a, 1, 0)&63) }, TLong, TLong))
 	def("binary_shift_right", fixed(TLong, func(a []any) any { return long(a, 0, 0) >> uint(long(a, 1, 0)&63) }, TLong, TLong))
 	def("bitset_count_ones", fixed(TLong, func(a []any) any { return int64(bits.OnesCount64(uint64(long(a, 0, 0)))) }, TLong))
+	// around(value, center, delta): value within delta of center, inclusive
+	def("around", &fnDef{min: 3, max: 3, ret: TBool, fn: func(a []any) any {
+		if a[0] == nil || a[1] == nil || a[2] == nil {
+			return nil
+		}
+		if v, ok := a[0].(Datetime); ok {
+			c, ok1 := a[1].(Datetime)
+			d, ok2 := a[2].(Timespan)
+			if !ok1 || !ok2 {
+				return nil
+			}
+			return int64(v) >= int64(c)-int64(d) && int64(v) <= int64(c)+int64(d)
+		}
+		v, ok := toReal(a[0])
+		c, ok1 := toReal(a[1])
+		d, ok2 := toReal(a[2])
+		if !ok || !ok1 || !ok2 {
+			return nil
+		}
+		return v >= c-d && v <= c+d
+	}})
 	def("beta_pdf", fixed(TReal, func(a []any) any {
 		x, _ := toReal(a[0])
 		al, _ := toReal(a[1])

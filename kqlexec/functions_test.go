@@ -161,6 +161,10 @@ T
 		{"datetime_spaced_and_short", `print a = datetime(2017 - 08 - 01 10:30), b = datetime(2017-8-1)`, "a,b", []string{"2017-08-01T10:30:00Z|2017-08-01T00:00:00Z"}},
 		{"facet_counts", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3] | facet by k, v | sort by k asc`, "k,count_k", []string{"a|2", "b|1"}},
 		{"facet_with", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3] | facet by k with (where v > 1 | project v)`, "v", []string{"5", "3"}},
+		{"around", `range dt from datetime(2021-01-01 01:00) to datetime(2021-01-01 02:00) step 1min | where around(dt, datetime(2021-01-01 01:30), 1min) | extend n = around(1.5, 1, 0.5), m = around(3, 1, 1)`,
+			"dt,n,m", []string{"2021-01-01T01:29:00Z|true|false", "2021-01-01T01:30:00Z|true|false", "2021-01-01T01:31:00Z|true|false"}},
+		{"project_by_names", `datatable(Name:string, Age:int, City:string, Country:string)['Peter', 39, 'New York', 'USA'] | project-by-names dynamic(["Country"]), "C*", "Nope", "Name"`,
+			"Country,City,Name", []string{"USA|New York|Peter"}},
 	}
 	checkQueries(t, e, cases)
 }

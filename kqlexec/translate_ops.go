@@ -70,6 +70,10 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		t.sorted = wasSorted
 		return t.where(in, o, e)
 	case *kql.ProjectOp:
+		if o.Name == "project-by-names" {
+			t.sorted = wasSorted
+			return t.projectByNames(in, o, e)
+		}
 		if o.Name != "project" {
 			return nil, t.unsupported(o, o.Name)
 		}

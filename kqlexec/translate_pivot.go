@@ -130,3 +130,39 @@ func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	}
 	return t.viaKQL(o, in, e, src)
 }
+
+// projectByNames keeps the columns named by constant strings, dynamic arrays of
+// strings or wildcard patterns, in the order they are named or matched; names that
+// match nothing are ignored.
+func (t *translator) projectByNames(in *rel, o *kql.ProjectOp, e *env) (*rel, error) {
+	var patterns []string
+	for _, it := range o.Items {
+		v, err := t.expr(it, &scope{env: e})
+		if err != nil {
+			return nil, err
+		}
+		if !v.isLit {
+			return nil, t.errAt(it, "project-by-names takes constant column names (strings, a dynamic array of them, or patterns with *)")
+		}
+		if xs, ok := arr(v.lit); ok {
+			for _, x := range xs {
+				patterns = append(patterns, toString(Dyn{x}))
+			}
+			continue
+		}
+		patterns = append(patterns, toString(v.lit))
+	}
+	var cols []column
+	var sqls []string
+	taken := map[int]bool{}
+	for _, p := range patterns {
+		for i, c := range in.cols {
+			if !taken[i] && nameMatch(p, c.Name) {
+				taken[i] = true
+				cols = append(cols, c)
+				sqls = append(sqls, "t."+colName(i))
+			}
+		}
+	}
+	return t.stage(cols, "SELECT "+strings.Join(append(sqls, "t._o"), ", ")+" FROM "+in.from+" t"), nil
+}
