@@ -50,6 +50,7 @@ var library = []func(def func(string, *fnDef)){
 	dynamicFuncs,
 	ipFuncs,
 	geoFuncs,
+	geoLineFuncs,
 	cellFuncs,
 	seriesFuncs,
 	seriesBinFuncs,

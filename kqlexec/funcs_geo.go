@@ -250,10 +250,6 @@ func geoFuncs(def func(string, *fnDef)) {
 	// Functions computed only for invalid input (null), as Kusto returns; valid input
 	// needs geometry the local engine does not have, so it is refused.
 	guarded := map[string]func(a []any) bool{
-		"geo_distance_point_to_polygon":      func(a []any) bool { return lonLatAndShape(a, 0, 2, "polygon") },
-		"geo_distance_point_to_line":         func(a []any) bool { return lonLatAndShape(a, 0, 2, "line") },
-		"geo_closest_point_on_polygon":       func(a []any) bool { return lonLatAndShape(a, 0, 2, "polygon") },
-		"geo_closest_point_on_line":          func(a []any) bool { return lonLatAndShape(a, 0, 2, "line") },
 		"geo_intersection_2lines":            func(a []any) bool { return shapesOK(a, "line", "line") },
 		"geo_intersection_2polygons":         func(a []any) bool { return shapesOK(a, "polygon", "polygon") },
 		"geo_intersection_line_with_polygon": func(a []any) bool { return shapesOK(a, "line", "polygon") },
@@ -263,7 +259,6 @@ func geoFuncs(def func(string, *fnDef)) {
 		"geo_line_buffer":                    func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
 		"geo_polygon_buffer":                 func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
 		"geo_point_buffer":                   func(a []any) bool { _, ok := argLonLat(a, 0); return ok && tolOK(a, 2) },
-		"geo_line_interpolate_point":         func(a []any) bool { return shapesOK(a[:1], "line") },
 		"geo_union_polygons_array":           func(a []any) bool { return arrayOfShapes(a[0], "polygon") },
 		"geo_union_lines_array":              func(a []any) bool { return arrayOfShapes(a[0], "line") },
 		"geo_simplify_polygons_array":        func(a []any) bool { return arrayOfShapes(a[0], "polygon") && tolOK(a, 1) },
@@ -273,10 +268,6 @@ func geoFuncs(def func(string, *fnDef)) {
 	for name, valid := range guarded {
 		name, valid := name, valid
 		def(name, &fnDef{min: 1, max: -1, ret: TDynamic, partly: "only invalid input is answered (null); valid geometry is refused as unsupported", retf: func(a []expr) Type {
-			switch name {
-			case "geo_distance_point_to_polygon", "geo_distance_point_to_line":
-				return TReal
-			}
 			return TDynamic
 		}, fn: func(a []any) any {
 			if !valid(a) {

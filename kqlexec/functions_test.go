@@ -165,6 +165,14 @@ T
 			"dt,n,m", []string{"2021-01-01T01:29:00Z|true|false", "2021-01-01T01:30:00Z|true|false", "2021-01-01T01:31:00Z|true|false"}},
 		{"project_by_names", `datatable(Name:string, Age:int, City:string, Country:string)['Peter', 39, 'New York', 'USA'] | project-by-names dynamic(["Country"]), "C*", "Nope", "Name"`,
 			"Country,City,Name", []string{"USA|New York|Peter"}},
+		{"geo_point_to_line", `let road = dynamic({"type":"LineString","coordinates":[[-115.115385,36.229195],[-115.136995,36.200366],[-115.140252,36.192470],[-115.143558,36.188523],[-115.144076,36.181954],[-115.154662,36.174483],[-115.166431,36.176388],[-115.183289,36.175007],[-115.192612,36.176736],[-115.202485,36.173439],[-115.225355,36.174365]]});
+			print d = round(geo_distance_point_to_line(-115.199625, 36.210419, road), 6), p = geo_closest_point_on_line(-115.199625, 36.210419, road).coordinates[1],
+			i = round(todouble(geo_line_interpolate_point(dynamic({"type":"LineString","coordinates":[[-73.95796, 40.80042], [-73.97317, 40.764486]]}), 0.25).coordinates[0]), 9),
+			n = isnull(geo_distance_point_to_line(500, 0, road))`, "d,p,i,n", []string{"3797.888873|36.176736|-73.961764043|true"}},
+		{"geo_point_to_polygon", `let park = dynamic({"type":"Polygon","coordinates":[[[-73.9495,40.7969],[-73.95807266235352,40.80068603561921],[-73.98201942443848,40.76825672305777],[-73.97317886352539,40.76455136505513],[-73.9495,40.7969]]]});
+			print d = round(geo_distance_point_to_polygon(-73.9839, 40.7705, park), 6), inside = geo_distance_point_to_polygon(-73.96, 40.79, park),
+			c = round(todouble(geo_closest_point_on_polygon(-73.9839, 40.7705, park).coordinates[0]), 9), same = geo_closest_point_on_polygon(-73.96, 40.79, park).coordinates[1]`,
+			"d,inside,c,same", []string{"259.940756|0|-73.98120558|40.79"}},
 	}
 	checkQueries(t, e, cases)
 }
