@@ -232,21 +232,30 @@ func geoFuncs(def func(string, *fnDef)) {
 		return false
 	}, TDynamic, TDynamic))
 	def("geo_from_wkt", fixed(TDynamic, func(a []any) any { return fromWKT(str(a, 0)) }, TString))
-	def("geo_line_densify", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TReal, TLong}, ret: TDynamic,
-		partly: "only invalid input is answered (null); a valid line is refused as unsupported", fn: func(a []any) any {
-			s, ok := parseShape(a[0])
-			if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
-				return nil
-			}
-			tol := 10.0
-			if len(a) > 1 && a[1] != nil {
-				tol, _ = toReal(a[1])
-			}
-			if tol <= 0 || math.IsNaN(tol) {
-				return nil
-			}
-			return unsupportedError("geo_line_densify() of a valid line")
-		}})
+	def("geo_line_densify", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TReal, TBool}, ret: TDynamic, fn: func(a []any) any {
+		s, ok := parseShape(a[0])
+		if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
+			return nil
+		}
+		tol := 10.0
+		if len(a) > 1 && a[1] != nil {
+			tol, _ = toReal(a[1])
+		}
+		if tol < 0.1 || tol > 10000 || math.IsNaN(tol) {
+			return nil
+		}
+		if len(a) > 2 && a[2] == true {
+			return unsupportedError("geo_line_densify() with preserve_crossing")
+		}
+		lines := make([]any, len(s.lines))
+		for i, l := range s.lines {
+			lines[i] = coordsJSON(densify(l, tol))
+		}
+		if s.kind == "LineString" {
+			return Dyn{map[string]any{"type": "LineString", "coordinates": lines[0]}}
+		}
+		return Dyn{map[string]any{"type": "MultiLineString", "coordinates": lines}}
+	}})
 	// Functions computed only for invalid input (null), as Kusto returns; valid input
 	// needs geometry the local engine does not have, so it is refused.
 	guarded := map[string]func(a []any) bool{
@@ -276,6 +285,35 @@ func geoFuncs(def func(string, *fnDef)) {
 			return unsupportedError(name + "() of valid input")
 		}})
 	}
+}
+
+// densify turns a line's planar edges (straight in longitude and latitude) into
+// chains of geodesic edges: each edge is cut into 2^k equal planar parts, the fewest
+// for which the geodesic of every part strays at most tol meters from its planar
+// midpoint.
+func densify(l []lonLat, tol float64) []lonLat {
+	out := []lonLat{l[0]}
+	for i := 1; i < len(l); i++ {
+		a, b := l[i-1], l[i]
+		at := func(f float64) lonLat { return lonLat{a[0] + (b[0]-a[0])*f, a[1] + (b[1]-a[1])*f} }
+		n := 1
+		for ; n < 1<<20; n *= 2 {
+			worst := 0.0
+			for j := 0; j < n && worst <= tol; j++ {
+				p, q := at(float64(j)/float64(n)), at(float64(j+1)/float64(n))
+				m := at((float64(j) + 0.5) / float64(n))
+				worst = max(worst, float64(m.s2().Distance(s2.Interpolate(0.5, p.s2(), q.s2())))*earthRadius)
+			}
+			if worst <= tol {
+				break
+			}
+		}
+		for j := 1; j < n; j++ {
+			out = append(out, at(float64(j)/float64(n)))
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 func lineLength(l []lonLat) float64 {

@@ -173,6 +173,9 @@ T
 			print d = round(geo_distance_point_to_polygon(-73.9839, 40.7705, park), 6), inside = geo_distance_point_to_polygon(-73.96, 40.79, park),
 			c = round(todouble(geo_closest_point_on_polygon(-73.9839, 40.7705, park).coordinates[0]), 9), same = geo_closest_point_on_polygon(-73.96, 40.79, park).coordinates[1]`,
 			"d,inside,c,same", []string{"259.940756|0|-73.98120558|40.79"}},
+		{"geo_line_densify", `print d = geo_line_densify(dynamic({"type":"LineString","coordinates":[[50, 50], [51, 51]]})) | project n = array_length(d.coordinates), third = d.coordinates[2][0],
+			z = isnull(geo_line_densify(dynamic({"type":"LineString","coordinates":[[1,1],[2,2]]}), 0)), one = array_length(geo_line_densify(dynamic({"type":"LineString","coordinates":[[1,1],[1.001,1.001]]})).coordinates)`,
+			"n,third,z,one", []string{"9|50.25|true|2"}},
 	}
 	checkQueries(t, e, cases)
 }
