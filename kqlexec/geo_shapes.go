@@ -160,13 +160,6 @@ func distinctPoints(l []lonLat) bool {
 	return false
 }
 
-func lonLatAndShape(a []any, i, j int, kind string) bool {
-	if _, ok := argLonLat(a, i); !ok || j >= len(a) {
-		return false
-	}
-	return shapesOK(a[j:j+1], kind)
-}
-
 func shapesOK(a []any, kinds ...string) bool {
 	if len(a) < len(kinds) {
 		return false

@@ -1,6 +1,7 @@
 package sqlparse_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -53,10 +54,18 @@ func TestParse_HostileSizes(t *testing.T) {
 // about 16 times slower.
 func TestParse_LinearInLength(t *testing.T) {
 	lim := sqlparse.Limits{MaxBytes: 8 << 20}
+	small, big := orChain(10_000), orChain(40_000)
 	for _, d := range sqlparse.Dialects {
-		small, big := orChain(10_000), orChain(40_000)
-		ts := timeParse(t, d, small, lim)
-		tb := timeParse(t, d, big, lim)
+		// a machine busy with other tests can stall one measurement: a quadratic parser
+		// fails every attempt, a linear one passes one of them
+		var ts, tb time.Duration
+		for attempt := 0; attempt < 4; attempt++ {
+			runtime.GC()
+			ts, tb = timeParse(t, d, small, lim), timeParse(t, d, big, lim)
+			if tb <= 10*ts+50*time.Millisecond {
+				break
+			}
+		}
 		if tb > 10*ts+50*time.Millisecond {
 			t.Errorf("%s: %d bytes took %s, %d bytes %s: not linear", d, len(small), ts, len(big), tb)
 		}
