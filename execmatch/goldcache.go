@@ -8,7 +8,6 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -92,16 +91,11 @@ func (c *goldCache) version(engine, file string) (string, error) {
 	if v, ok := c.versions.Load(id); ok {
 		return v.(string), nil
 	}
-	f, err := os.Open(file)
+	sum, err := qeval.FileSHA256(file)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	v := "sha256:" + hex.EncodeToString(h.Sum(nil))
+	v := "sha256:" + sum
 	c.versions.Store(id, v)
 	return v, nil
 }

@@ -2,11 +2,8 @@ package registry
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -256,12 +253,12 @@ func MirrorDuckDBCached(ctx context.Context, dir string, srcs []MirrorSource) ([
 	var out []Mirrored
 	var errs []error
 	for _, src := range srcs {
-		key, err := fileKey(src.Path)
+		sum, err := qeval.FileSHA256(src.Path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", src.DBID, err))
 			continue
 		}
-		path := filepath.Join(dir, fmt.Sprintf("%s-%s-f%d.duckdb", src.DBID, key, mirrorFormat))
+		path := filepath.Join(dir, fmt.Sprintf("%s-%s-f%d.duckdb", src.DBID, sum[:16], mirrorFormat))
 		if _, err := os.Stat(path); err == nil {
 			out = append(out, Mirrored{DBID: src.DBID, Target: "duckdb:" + path, Notes: []string{MirrorReused}})
 			continue
@@ -284,18 +281,4 @@ func MirrorDuckDBCached(ctx context.Context, dir string, srcs []MirrorSource) ([
 		}
 	}
 	return out, errors.Join(errs...)
-}
-
-// fileKey is the first 16 hex digits of a file's SHA-256.
-func fileKey(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
