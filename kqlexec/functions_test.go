@@ -176,6 +176,26 @@ T
 		{"geo_line_densify", `print d = geo_line_densify(dynamic({"type":"LineString","coordinates":[[50, 50], [51, 51]]})) | project n = array_length(d.coordinates), third = d.coordinates[2][0],
 			z = isnull(geo_line_densify(dynamic({"type":"LineString","coordinates":[[1,1],[2,2]]}), 0)), one = array_length(geo_line_densify(dynamic({"type":"LineString","coordinates":[[1,1],[1.001,1.001]]})).coordinates)`,
 			"n,third,z,one", []string{"9|50.25|true|2"}},
+		{"active_users_count", `let Start = datetime(2018-07-01);
+let End = datetime(2018-07-31);
+let LookbackWindow = 8d;
+let Period = 1d;
+let ActivePeriods = 3;
+let Bin = 7d;
+let T =  datatable(User:string, Timestamp:datetime)
+[
+    "B",      datetime(2018-06-29),
+    "B",      datetime(2018-06-30),
+    "A",      datetime(2018-07-02),
+    "B",      datetime(2018-07-04),
+    "B",      datetime(2018-07-08),
+    "A",      datetime(2018-07-10),
+    "A",      datetime(2018-07-14),
+    "A",      datetime(2018-07-17),
+    "A",      datetime(2018-07-20),
+    "B",      datetime(2018-07-24)
+];
+T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Period, ActivePeriods, Bin)`, "Timestamp,dcount", []string{"2018-07-01T00:00:00Z|1", "2018-07-15T00:00:00Z|1"}},
 	}
 	checkQueries(t, e, cases)
 }

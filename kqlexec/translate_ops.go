@@ -183,6 +183,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.activityCountsMetrics(in, o, e)
 		case "sliding_window_counts":
 			return t.slidingWindowCounts(in, o, e)
+		case "active_users_count":
+			return t.activeUsersCount(in, o, e)
 		case "pivot":
 			return t.pivot(in, o, e)
 		}

@@ -537,3 +537,43 @@ func (t *translator) slidingWindowCounts(in *rel, o *kql.EvaluateOp, e *env) (*r
 		" | summarize ['count'] = count(), ['dcount'] = dcount(__id) by " + q(tl.Name) + " = __b" + joinDims(dims)
 	return t.viaKQL(o, in, e, src)
 }
+
+// activeUsersCount is evaluate active_users_count(Id, Time, Start, End, Lookback,
+// Period, ActivePeriods, Bin [, dims…]): for each bin from Start to End (and
+// dimensions), the distinct ids seen in it that, at that appearance, had appeared in
+// at least ActivePeriods distinct Periods of the Lookback window ending there (its
+// start excluded). Bins without active ids are left out. Written as KQL; counts exact.
+func (t *translator) activeUsersCount(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 8 {
+		return nil, t.errAt(o, "active_users_count(IdColumn, TimelineColumn, Start, End, LookbackWindow, Period, ActivePeriodsCount, Bin [, dims…]) takes 8 arguments or more")
+	}
+	id, ok1 := args[0].(*kql.Ident)
+	tl, ok2 := args[1].(*kql.Ident)
+	if !ok1 || !ok2 || in.index(id.Name) < 0 || in.index(tl.Name) < 0 {
+		return nil, t.errAt(o, "active_users_count's id and timeline are columns of the input")
+	}
+	if l, ok := args[7].(*kql.Literal); ok && l.Kind == kql.LitString {
+		return nil, t.unsupported(args[7], "active_users_count with a calendar bin ("+l.Value+")")
+	}
+	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
+	var dims []string
+	for _, d := range args[8:] {
+		dd, ok := d.(*kql.Ident)
+		if !ok || in.index(dd.Name) < 0 {
+			return nil, t.errAt(d, "active_users_count's dimensions are columns of the input")
+		}
+		dims = append(dims, q(dd.Name))
+	}
+	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
+	start, end, look, period, n, bin := p(2), p(3), p(4), p(5), p(6), p(7)
+	keys := append([]string{"__id"}, dims...)
+	src := "let B = __input | project __id = " + q(id.Name) + ", __t = " + q(tl.Name) + joinDims(dims) + ";\n" +
+		"B | extend __b = bin_at(__t, " + bin + ", " + start + ") | where __b >= " + start + " and __b <= " + end +
+		" | join kind=inner (B | project __t2 = __t, " + strings.Join(keys, ", ") + ") on " + strings.Join(keys, ", ") +
+		" | where __t2 > __t - " + look + " and __t2 <= __t" +
+		" | summarize __periods = dcount(bin(__t2, " + period + ")) by " + strings.Join(keys, ", ") + ", __t, __b" +
+		" | where __periods >= " + n +
+		" | summarize ['dcount'] = dcount(__id) by " + q(tl.Name) + " = __b" + joinDims(dims)
+	return t.viaKQL(o, in, e, src)
+}
