@@ -196,6 +196,9 @@ let T =  datatable(User:string, Timestamp:datetime)
     "B",      datetime(2018-07-24)
 ];
 T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Period, ActivePeriods, Bin)`, "Timestamp,dcount", []string{"2018-07-01T00:00:00Z|1", "2018-07-15T00:00:00Z|1"}},
+		{"activity_engagement", `datatable(id:long, d:datetime)[1, datetime(2017-01-01), 2, datetime(2017-01-01), 1, datetime(2017-01-02), 3, datetime(2017-01-03), 1, datetime(2017-01-03)]
+			| evaluate activity_engagement(id, d, datetime(2017-01-01), datetime(2017-01-03), 1d, 2d)`,
+			"d,dcount_activities_inner,dcount_activities_outer,activity_ratio", []string{"2017-01-01T00:00:00Z|2|2|1", "2017-01-02T00:00:00Z|1|2|0.5", "2017-01-03T00:00:00Z|2|2|1"}},
 	}
 	checkQueries(t, e, cases)
 }

@@ -185,6 +185,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.slidingWindowCounts(in, o, e)
 		case "active_users_count":
 			return t.activeUsersCount(in, o, e)
+		case "activity_engagement":
+			return t.activityEngagement(in, o, e)
 		case "pivot":
 			return t.pivot(in, o, e)
 		}

@@ -577,3 +577,52 @@ func (t *translator) activeUsersCount(in *rel, o *kql.EvaluateOp, e *env) (*rel,
 		" | summarize ['dcount'] = dcount(__id) by " + q(tl.Name) + " = __b" + joinDims(dims)
 	return t.viaKQL(o, in, e, src)
 }
+
+// activityEngagement is evaluate activity_engagement(Id, Time, [Start, End,] Inner,
+// Outer [, dims…]): for each Inner window (and dimensions), the distinct ids in it, in
+// the Outer window that ends with it, and their ratio. Written as KQL; counts exact.
+func (t *translator) activityEngagement(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 4 {
+		return nil, t.errAt(o, "activity_engagement(IdColumn, TimelineColumn, [Start, End,] InnerActivityWindow, OuterActivityWindow [, dims…]) takes 4 arguments or more")
+	}
+	id, ok1 := args[0].(*kql.Ident)
+	tl, ok2 := args[1].(*kql.Ident)
+	if !ok1 || !ok2 || in.index(id.Name) < 0 || in.index(tl.Name) < 0 {
+		return nil, t.errAt(o, "activity_engagement's id and timeline are columns of the input")
+	}
+	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
+	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
+	// Start and End are there when the third argument is a datetime
+	third, err := t.expr(args[2], &scope{env: e})
+	if err != nil {
+		return nil, err
+	}
+	rest := 4
+	start, end := "toscalar(B | summarize min(__t))", "toscalar(B | summarize max(__t))"
+	inner, outer := p(2), p(3)
+	if third.t == TDatetime {
+		if len(args) < 6 {
+			return nil, t.errAt(o, "activity_engagement with Start and End needs InnerActivityWindow and OuterActivityWindow after them")
+		}
+		start, end, inner, outer, rest = p(2), p(3), p(4), p(5), 6
+	}
+	var dims []string
+	for _, d := range args[rest:] {
+		dd, ok := d.(*kql.Ident)
+		if !ok || in.index(dd.Name) < 0 {
+			return nil, t.errAt(d, "activity_engagement's dimensions are columns of the input")
+		}
+		dims = append(dims, q(dd.Name))
+	}
+	src := "let B = __input | project __k = 1, __id = " + q(id.Name) + ", __t = " + q(tl.Name) + joinDims(dims) + ";\n" +
+		"let S = " + start + ";\n" +
+		"let W = B | extend __vb = bin_at(__t, " + inner + ", S) | where __vb >= S and __vb <= " + end + ";\n" +
+		"let I = W | summarize __inner = dcount(__id) by __b = __vb" + joinDims(dims) + ";\n" +
+		"let O = range __b from S to " + end + " step " + inner + " | extend __k = 1 | join kind=inner (W) on __k" +
+		" | where __vb > __b - " + outer + " and __vb <= __b | summarize __outer = dcount(__id) by __b" + joinDims(dims) + ";\n" +
+		"I | join kind=inner O on " + strings.Join(append([]string{"__b"}, dims...), ", ") +
+		" | project " + q(tl.Name) + " = __b, dcount_activities_inner = __inner, dcount_activities_outer = __outer, activity_ratio = todouble(__inner) / __outer" + joinDims(dims) +
+		" | sort by " + q(tl.Name) + " asc"
+	return t.viaKQL(o, in, e, src)
+}
