@@ -107,12 +107,12 @@ func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 		for _, x := range aggArgs {
 			a = append(a, kql.Format(x))
 		}
-		a = append(a, "tostring(['"+strings.ReplaceAll(col.Name, "'", `\'`)+"']) == "+quote(v))
+		a = append(a, "tostring("+quoteName(col.Name)+") == "+quote(v))
 		cell := pivotAggs[agg] + "(" + strings.Join(a, ", ") + ")"
 		if agg == "sum" {
 			cell = "coalesce(" + cell + ", 0)" // a cell without rows is 0, as in Kusto's output
 		}
-		items = append(items, "["+quote(v)+"] = "+cell)
+		items = append(items, quoteName(v)+" = "+cell)
 	}
 	if len(items) == 0 {
 		items = append(items, "__none = count()")
@@ -121,7 +121,7 @@ func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	if len(by) > 0 {
 		q := make([]string, len(by))
 		for i, b := range by {
-			q[i] = "[" + quote(b) + "]"
+			q[i] = quoteName(b)
 		}
 		src += " by " + strings.Join(q, ", ")
 	}

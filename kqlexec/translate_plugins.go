@@ -425,10 +425,14 @@ func (t *translator) rollingPercentile(in *rel, o *kql.EvaluateOp, e *env) (*rel
 	if len(args) < 5 {
 		return nil, t.errAt(o, "rolling_percentile(Value, Percentile, Index, BinSize, BinsPerWindow [, dims…]) takes 5 arguments or more")
 	}
-	val, ok1 := args[0].(*kql.Ident)
-	idx, ok2 := args[2].(*kql.Ident)
-	if !ok1 || !ok2 || in.index(val.Name) < 0 || in.index(idx.Name) < 0 {
-		return nil, t.errAt(o, "rolling_percentile's value and index are columns of the input")
+	cols, err := t.columnArgs(in, "rolling_percentile's value and index", args[0], args[2])
+	if err != nil {
+		return nil, err
+	}
+	val, idx := cols[0], cols[1]
+	dims, err := t.columnArgs(in, "rolling_percentile's dimensions", args[5:]...)
+	if err != nil {
+		return nil, err
 	}
 	w, err := t.constLong(args[4], e, "rolling_percentile's BinsPerWindow")
 	if err != nil {
@@ -437,24 +441,33 @@ func (t *translator) rollingPercentile(in *rel, o *kql.EvaluateOp, e *env) (*rel
 	if w < 1 {
 		return nil, t.errAt(args[4], "rolling_percentile's BinsPerWindow is at least 1")
 	}
-	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
-	var dims []string
-	for _, d := range args[5:] {
-		id, ok := d.(*kql.Ident)
-		if !ok || in.index(id.Name) < 0 {
-			return nil, t.errAt(d, "rolling_percentile's dimensions are columns of the input")
-		}
-		dims = append(dims, q(id.Name))
-	}
 	pct, size := kql.Format(args[1]), kql.Format(args[3])
-	out := "rolling_" + strconv.FormatInt(w, 10) + "_percentile_" + val.Name + "_" + strings.ReplaceAll(pct, ".", "_")
+	out := "rolling_" + strconv.FormatInt(w, 10) + "_percentile_" + args[0].(*kql.Ident).Name + "_" + strings.ReplaceAll(pct, ".", "_")
 	keys := append([]string{"__k"}, dims...)
-	src := "let B = __input | extend __k = 1, __b = bin(" + q(idx.Name) + ", " + size + ");\n" +
+	src := "let B = __input | extend __k = 1, __b = bin(" + idx + ", " + size + ");\n" +
 		"B | summarize by __b, " + strings.Join(keys, ", ") +
-		" | join kind=inner (B | project __k, __v = " + q(val.Name) + ", __vb = __b" + joinDims(dims) + ") on " + strings.Join(keys, ", ") +
+		" | join kind=inner (B | project __k, __v = " + val + ", __vb = __b" + joinDims(dims) + ") on " + strings.Join(keys, ", ") +
 		" | where __vb > __b - " + strconv.FormatInt(w, 10) + " * (" + size + ") and __vb <= __b" +
-		" | summarize " + q(out) + " = percentile(__v, " + pct + ") by " + q(idx.Name) + " = __b" + joinDims(dims)
+		" | summarize " + quoteName(out) + " = percentile(__v, " + pct + ") by " + idx + " = __b" + joinDims(dims)
 	return t.viaKQL(o, in, e, src)
+}
+
+// quoteName writes a column name as a KQL bracketed name (['name']) for the
+// operators written as KQL.
+func quoteName(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
+
+// columnArgs reads plugin arguments that must each name a column of the input and
+// returns the names quoted (quoteName); what names the arguments in the error.
+func (t *translator) columnArgs(in *rel, what string, xs ...kql.Expr) ([]string, error) {
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		id, ok := x.(*kql.Ident)
+		if !ok || in.index(id.Name) < 0 {
+			return nil, t.errAt(x, "%s: %s is not a column of the input", what, kql.Format(x))
+		}
+		out = append(out, quoteName(id.Name))
+	}
+	return out, nil
 }
 
 func joinDims(dims []string) string {
@@ -473,19 +486,14 @@ func (t *translator) activityCountsMetrics(in *rel, o *kql.EvaluateOp, e *env) (
 	if len(args) < 5 {
 		return nil, t.errAt(o, "activity_counts_metrics(IdColumn, TimelineColumn, Start, End, Window [, dims…]) takes 5 arguments or more")
 	}
-	id, ok1 := args[0].(*kql.Ident)
-	tl, ok2 := args[1].(*kql.Ident)
-	if !ok1 || !ok2 || in.index(id.Name) < 0 || in.index(tl.Name) < 0 {
-		return nil, t.errAt(o, "activity_counts_metrics' id and timeline are columns of the input")
+	cols, err := t.columnArgs(in, "activity_counts_metrics id and timeline", args[0], args[1])
+	if err != nil {
+		return nil, err
 	}
-	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
-	var dims []string
-	for _, d := range args[5:] {
-		dd, ok := d.(*kql.Ident)
-		if !ok || in.index(dd.Name) < 0 {
-			return nil, t.errAt(d, "activity_counts_metrics' dimensions are columns of the input")
-		}
-		dims = append(dims, q(dd.Name))
+	id, tl := cols[0], cols[1]
+	dims, err := t.columnArgs(in, "activity_counts_metrics dimensions", args[5:]...)
+	if err != nil {
+		return nil, err
 	}
 	start, end, window := "("+kql.Format(args[2])+")", "("+kql.Format(args[3])+")", "("+kql.Format(args[4])+")"
 	by := "__w" + joinDims(dims)
@@ -493,14 +501,14 @@ func (t *translator) activityCountsMetrics(in *rel, o *kql.EvaluateOp, e *env) (
 	if len(dims) > 0 {
 		restart = ", __d != prev(__d)"
 	}
-	src := "let B = __input | extend __w = bin_at(" + q(tl.Name) + ", " + window + ", " + start + ") | where __w >= " + start + " and __w <= " + end + ";\n" +
-		"let N = B | summarize __first = min(__w) by " + q(id.Name) + joinDims(dims) + " | summarize __new = count() by __w = __first" + joinDims(dims) + ";\n" +
-		"B | summarize __count = count(), __dcount = dcount(" + q(id.Name) + ") by " + by +
+	src := "let B = __input | extend __w = bin_at(" + tl + ", " + window + ", " + start + ") | where __w >= " + start + " and __w <= " + end + ";\n" +
+		"let N = B | summarize __first = min(__w) by " + id + joinDims(dims) + " | summarize __new = count() by __w = __first" + joinDims(dims) + ";\n" +
+		"B | summarize __count = count(), __dcount = dcount(" + id + ") by " + by +
 		" | join kind=leftouter N on " + by +
 		" | extend __new = coalesce(__new, 0), __d = tostring(pack_array(" + strings.Join(append([]string{"0"}, dims...), ", ") + "))" +
 		" | sort by __d asc, __w asc" +
 		" | extend __agg = row_cumsum(__new" + restart + ")" +
-		" | project " + q(tl.Name) + " = __w" + joinDims(dims) + ", ['count'] = __count, ['dcount'] = __dcount, new_dcount = __new, aggregated_dcount = __agg"
+		" | project " + tl + " = __w" + joinDims(dims) + ", ['count'] = __count, ['dcount'] = __dcount, new_dcount = __new, aggregated_dcount = __agg"
 	return t.viaKQL(o, in, e, src)
 }
 
@@ -512,29 +520,24 @@ func (t *translator) slidingWindowCounts(in *rel, o *kql.EvaluateOp, e *env) (*r
 	if len(args) < 6 {
 		return nil, t.errAt(o, "sliding_window_counts(IdColumn, TimelineColumn, Start, End, LookbackWindow, Bin [, dims…]) takes 6 arguments or more")
 	}
-	id, ok1 := args[0].(*kql.Ident)
-	tl, ok2 := args[1].(*kql.Ident)
-	if !ok1 || !ok2 || in.index(id.Name) < 0 || in.index(tl.Name) < 0 {
-		return nil, t.errAt(o, "sliding_window_counts' id and timeline are columns of the input")
+	cols, err := t.columnArgs(in, "sliding_window_counts id and timeline", args[0], args[1])
+	if err != nil {
+		return nil, err
 	}
+	id, tl := cols[0], cols[1]
 	if l, ok := args[5].(*kql.Literal); ok && l.Kind == kql.LitString {
 		return nil, t.unsupported(args[5], "sliding_window_counts with a calendar bin ("+l.Value+")")
 	}
-	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
-	var dims []string
-	for _, d := range args[6:] {
-		dd, ok := d.(*kql.Ident)
-		if !ok || in.index(dd.Name) < 0 {
-			return nil, t.errAt(d, "sliding_window_counts' dimensions are columns of the input")
-		}
-		dims = append(dims, q(dd.Name))
+	dims, err := t.columnArgs(in, "sliding_window_counts dimensions", args[6:]...)
+	if err != nil {
+		return nil, err
 	}
 	start, end, look, bin := "("+kql.Format(args[2])+")", "("+kql.Format(args[3])+")", "("+kql.Format(args[4])+")", "("+kql.Format(args[5])+")"
-	src := "let B = __input | project __k = 1, __vb = bin_at(" + q(tl.Name) + ", " + bin + ", " + start + "), __id = " + q(id.Name) + joinDims(dims) + ";\n" +
+	src := "let B = __input | project __k = 1, __vb = bin_at(" + tl + ", " + bin + ", " + start + "), __id = " + id + joinDims(dims) + ";\n" +
 		"range __b from " + start + " to " + end + " step " + bin + " | extend __k = 1" +
 		" | join kind=inner (B) on __k" +
 		" | where __vb > __b - " + look + " and __vb <= __b" +
-		" | summarize ['count'] = count(), ['dcount'] = dcount(__id) by " + q(tl.Name) + " = __b" + joinDims(dims)
+		" | summarize ['count'] = count(), ['dcount'] = dcount(__id) by " + tl + " = __b" + joinDims(dims)
 	return t.viaKQL(o, in, e, src)
 }
 
@@ -548,33 +551,28 @@ func (t *translator) activeUsersCount(in *rel, o *kql.EvaluateOp, e *env) (*rel,
 	if len(args) < 8 {
 		return nil, t.errAt(o, "active_users_count(IdColumn, TimelineColumn, Start, End, LookbackWindow, Period, ActivePeriodsCount, Bin [, dims…]) takes 8 arguments or more")
 	}
-	id, ok1 := args[0].(*kql.Ident)
-	tl, ok2 := args[1].(*kql.Ident)
-	if !ok1 || !ok2 || in.index(id.Name) < 0 || in.index(tl.Name) < 0 {
-		return nil, t.errAt(o, "active_users_count's id and timeline are columns of the input")
+	cols, err := t.columnArgs(in, "active_users_count id and timeline", args[0], args[1])
+	if err != nil {
+		return nil, err
 	}
+	id, tl := cols[0], cols[1]
 	if l, ok := args[7].(*kql.Literal); ok && l.Kind == kql.LitString {
 		return nil, t.unsupported(args[7], "active_users_count with a calendar bin ("+l.Value+")")
 	}
-	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
-	var dims []string
-	for _, d := range args[8:] {
-		dd, ok := d.(*kql.Ident)
-		if !ok || in.index(dd.Name) < 0 {
-			return nil, t.errAt(d, "active_users_count's dimensions are columns of the input")
-		}
-		dims = append(dims, q(dd.Name))
+	dims, err := t.columnArgs(in, "active_users_count dimensions", args[8:]...)
+	if err != nil {
+		return nil, err
 	}
 	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
 	start, end, look, period, n, bin := p(2), p(3), p(4), p(5), p(6), p(7)
 	keys := append([]string{"__id"}, dims...)
-	src := "let B = __input | project __id = " + q(id.Name) + ", __t = " + q(tl.Name) + joinDims(dims) + ";\n" +
+	src := "let B = __input | project __id = " + id + ", __t = " + tl + joinDims(dims) + ";\n" +
 		"B | extend __b = bin_at(__t, " + bin + ", " + start + ") | where __b >= " + start + " and __b <= " + end +
 		" | join kind=inner (B | project __t2 = __t, " + strings.Join(keys, ", ") + ") on " + strings.Join(keys, ", ") +
 		" | where __t2 > __t - " + look + " and __t2 <= __t" +
 		" | summarize __periods = dcount(bin(__t2, " + period + ")) by " + strings.Join(keys, ", ") + ", __t, __b" +
 		" | where __periods >= " + n +
-		" | summarize ['dcount'] = dcount(__id) by " + q(tl.Name) + " = __b" + joinDims(dims)
+		" | summarize ['dcount'] = dcount(__id) by " + tl + " = __b" + joinDims(dims)
 	return t.viaKQL(o, in, e, src)
 }
 
@@ -586,12 +584,11 @@ func (t *translator) activityEngagement(in *rel, o *kql.EvaluateOp, e *env) (*re
 	if len(args) < 4 {
 		return nil, t.errAt(o, "activity_engagement(IdColumn, TimelineColumn, [Start, End,] InnerActivityWindow, OuterActivityWindow [, dims…]) takes 4 arguments or more")
 	}
-	id, ok1 := args[0].(*kql.Ident)
-	tl, ok2 := args[1].(*kql.Ident)
-	if !ok1 || !ok2 || in.index(id.Name) < 0 || in.index(tl.Name) < 0 {
-		return nil, t.errAt(o, "activity_engagement's id and timeline are columns of the input")
+	cols, err := t.columnArgs(in, "activity_engagement id and timeline", args[0], args[1])
+	if err != nil {
+		return nil, err
 	}
-	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
+	id, tl := cols[0], cols[1]
 	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
 	// Start and End are there when the third argument is a datetime
 	third, err := t.expr(args[2], &scope{env: e})
@@ -607,22 +604,18 @@ func (t *translator) activityEngagement(in *rel, o *kql.EvaluateOp, e *env) (*re
 		}
 		start, end, inner, outer, rest = p(2), p(3), p(4), p(5), 6
 	}
-	var dims []string
-	for _, d := range args[rest:] {
-		dd, ok := d.(*kql.Ident)
-		if !ok || in.index(dd.Name) < 0 {
-			return nil, t.errAt(d, "activity_engagement's dimensions are columns of the input")
-		}
-		dims = append(dims, q(dd.Name))
+	dims, err := t.columnArgs(in, "activity_engagement dimensions", args[rest:]...)
+	if err != nil {
+		return nil, err
 	}
-	src := "let B = __input | project __k = 1, __id = " + q(id.Name) + ", __t = " + q(tl.Name) + joinDims(dims) + ";\n" +
+	src := "let B = __input | project __k = 1, __id = " + id + ", __t = " + tl + joinDims(dims) + ";\n" +
 		"let S = " + start + ";\n" +
 		"let W = B | extend __vb = bin_at(__t, " + inner + ", S) | where __vb >= S and __vb <= " + end + ";\n" +
 		"let I = W | summarize __inner = dcount(__id) by __b = __vb" + joinDims(dims) + ";\n" +
 		"let O = range __b from S to " + end + " step " + inner + " | extend __k = 1 | join kind=inner (W) on __k" +
 		" | where __vb > __b - " + outer + " and __vb <= __b | summarize __outer = dcount(__id) by __b" + joinDims(dims) + ";\n" +
 		"I | join kind=inner O on " + strings.Join(append([]string{"__b"}, dims...), ", ") +
-		" | project " + q(tl.Name) + " = __b, dcount_activities_inner = __inner, dcount_activities_outer = __outer, activity_ratio = todouble(__inner) / __outer" + joinDims(dims) +
-		" | sort by " + q(tl.Name) + " asc"
+		" | project " + tl + " = __b, dcount_activities_inner = __inner, dcount_activities_outer = __outer, activity_ratio = todouble(__inner) / __outer" + joinDims(dims) +
+		" | sort by " + tl + " asc"
 	return t.viaKQL(o, in, e, src)
 }

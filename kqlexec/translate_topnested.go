@@ -24,7 +24,6 @@ import (
 // "with others" is not translated.
 func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error) {
 	const input = "__input"
-	q := func(s string) string { return "['" + strings.ReplaceAll(s, "'", `\'`) + "']" }
 	var b strings.Builder
 	var keys, outs []string
 	for i, lv := range o.Levels {
@@ -80,7 +79,7 @@ func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error
 			fmt(" | top %s by A%s %s", kql.Format(lv.Count), n, order)
 		}
 		b.WriteString(";\n")
-		outs = append(outs, q(ofName)+" = C"+n, q(aggName)+" = A"+n)
+		outs = append(outs, quoteName(ofName)+" = C"+n, quoteName(aggName)+" = A"+n)
 	}
 	b.WriteString("L" + strconv.Itoa(len(o.Levels)) + " | project " + strings.Join(outs, ", "))
 	return t.viaKQL(o, in, e, b.String())
@@ -121,10 +120,10 @@ func (t *translator) topHitters(in *rel, o *kql.TopHittersOp, e *env) (*rel, err
 	if name == "" {
 		name = "Column1"
 	}
-	q := "['" + strings.ReplaceAll(name, "'", `\'`) + "']"
-	agg, col := "count()", "['approximate_count_"+strings.ReplaceAll(name, "'", `\'`)+"']"
+	q := quoteName(name)
+	agg, col := "count()", quoteName("approximate_count_"+name)
 	if o.By != nil {
-		agg, col = "sum("+kql.Format(o.By)+")", "['approximate_sum_"+strings.ReplaceAll(name, "'", `\'`)+"']"
+		agg, col = "sum("+kql.Format(o.By)+")", quoteName("approximate_sum_"+name)
 	}
 	return t.viaKQL(o, in, e, "__input | summarize "+col+" = "+agg+" by "+q+" = "+kql.Format(o.Of)+" | top "+kql.Format(o.Count)+" by "+col+" desc")
 }
@@ -150,6 +149,5 @@ func (t *translator) facet(in *rel, o *kql.FacetOp, e *env) (*rel, error) {
 	if !ok || in.index(id.Name) < 0 {
 		return nil, t.errAt(o.By[0], "facet by takes columns of the input")
 	}
-	q := "['" + strings.ReplaceAll(id.Name, "'", `\'`) + "']"
-	return t.viaKQL(o, in, e, "__input | summarize ['count_"+strings.ReplaceAll(id.Name, "'", `\'`)+"'] = count() by "+q)
+	return t.viaKQL(o, in, e, "__input | summarize "+quoteName("count_"+id.Name)+" = count() by "+quoteName(id.Name))
 }
