@@ -28,6 +28,10 @@ type profile struct {
 	// skew > 1 makes the first values of a column's draw more frequent than the last,
 	// so that groups have different sizes (fewer ties in ORDER BY COUNT(*) … LIMIT)
 	skew float64
+	// narrow draws each column that is not a key from one or two values: groups are
+	// large, and a value equals the column's average, minimum and maximum, so that
+	// > and >= (or < and <=) against an aggregate, and COUNT and COUNT(DISTINCT), differ
+	narrow bool
 }
 
 var profiles = []profile{
@@ -35,6 +39,7 @@ var profiles = []profile{
 	{minRows: 8, maxRows: 16, nullRate: 0.1, skew: 1},
 	{minRows: 12, maxRows: 30, nullRate: 0.05, skew: 3},
 	{minRows: 6, maxRows: 20, nullRate: 0, skew: 2},
+	{minRows: 3, maxRows: 12, nullRate: 0.05, skew: 1, narrow: true},
 }
 
 // pick draws an index below n, skewed towards 0.
@@ -75,7 +80,11 @@ func generate(w TableWriter, tables []*table, rng *rand.Rand, p profile) (map[st
 				}
 			}
 			k := len(pool)
-			if k > 3 && !t.inUnique(i) && !c.sortKey && rng.IntN(2) == 0 {
+			switch {
+			case t.inUnique(i) || c.sortKey:
+			case p.narrow:
+				k = min(k, 1+rng.IntN(2))
+			case k > 3 && rng.IntN(2) == 0:
 				k = 2 + rng.IntN(k/2)
 			}
 			draws[i] = pool[:k]
@@ -167,6 +176,9 @@ func generate(w TableWriter, tables []*table, rng *rand.Rand, p profile) (map[st
 			rows = append(rows, row)
 			tableRows = append(tableRows, full)
 		}
+		if !selfRef {
+			plantLiterals(t, idx, rows, tableRows, fkOf, rng)
+		}
 		if !selfRef && len(rows) > 0 {
 			k, err := w.Insert(t.name, cols, rows)
 			if err != nil {
@@ -183,6 +195,39 @@ func generate(w TableWriter, tables []*table, rng *rand.Rand, p profile) (map[st
 		kept[strings.ToLower(t.name)] = tableRows
 	}
 	return kept, nil
+}
+
+// plantRate is the chance that a gold literal missing from a column's drawn rows is
+// written into one of them.
+const plantRate = 0.5
+
+// plantLiterals makes the gold's own literals likely to be present: a literal the draw
+// missed (the pool holds many values, its neighbours among them) replaces the value of
+// a random row, half of the time. Foreign-key columns are left alone (they take their
+// values from the parent, whose key draws the literal instead), and a value already in
+// the column is not planted again, so keys and LIMIT sort keys stay distinct.
+func plantLiterals(t *table, idx []int, rows, full [][]qeval.Value, fkOf map[int]*foreignKey, rng *rand.Rand) {
+	if len(rows) == 0 {
+		return
+	}
+	for j, i := range idx {
+		c := t.cols[i]
+		if fkOf[i] != nil || len(c.exact) == 0 {
+			continue
+		}
+		present := map[qeval.Value]bool{}
+		for _, r := range full {
+			present[r[i]] = true
+		}
+		for _, v := range c.exact {
+			if present[v] || rng.Float64() >= plantRate {
+				continue
+			}
+			r := rng.IntN(len(rows))
+			rows[r][j], full[r][i] = v, v
+			present[v] = true
+		}
+	}
 }
 
 // insertable returns the column names a writer fills (generated columns left out) and

@@ -50,7 +50,8 @@ func (g *GoldQuery) Neighbours(sch *qeval.Schema, max int) []Neighbour {
 			tables = append(tables, t)
 		}
 	}
-	return neighboursOf(g.s, columnAlternatives(tables), max)
+	resolveKeys(tables)
+	return neighboursOf(g.s, columnAlternatives(tables), keysOf(tables), max)
 }
 
 // Tie is a tie at the LIMIT cut of one SELECT of a gold query: the last row kept and

@@ -11,6 +11,9 @@ import (
 type Neighbour struct {
 	Change string `json:"change"` // what was changed, e.g. "flip >= to >"
 	SQL    string `json:"sql"`
+	// Equivalent is set when the change provably keeps the meaning (a LEFT JOIN toggled
+	// under a filter that drops its NULL rows): not a near miss, and not counted as one.
+	Equivalent bool `json:"equivalent,omitempty"`
 }
 
 // DefaultMaxNeighbours caps the neighbours made per gold query.
@@ -38,20 +41,27 @@ var errNotSelect error = notSelect{}
 // mutation changes the node at a position of the walk order; it returns the node to
 // put in its place, or nil when it does not apply.
 type mutation struct {
-	at     int
-	change string
-	apply  func(rq.Node) rq.Node
+	at         int
+	change     string
+	apply      func(rq.Node) rq.Node
+	equivalent bool
 }
 
 // neighboursOf returns the neighbours of a parsed gold query, deduplicated, without
 // the query itself, at most max. columns maps a lower-case column name to other column
 // names of the same table, for the "another column" mutation.
-func neighboursOf(s *rq.SelectStatement, columns map[string][]string, max int) []Neighbour {
+func neighboursOf(s *rq.SelectStatement, columns map[string][]string, keys *keyInfo, max int) []Neighbour {
 	var muts []mutation
 	i := 0
-	visit(rq.CloneStatement(s), func(n rq.Node) {
+	clone := rq.CloneStatement(s)
+	rejected := outerJoinsEquivalent(clone, keys)
+	visit(clone, func(n rq.Node) {
 		for _, m := range mutationsAt(n, columns) {
 			m.at = i
+			// the one mutation of a join toggles LEFT JOIN
+			if j, ok := n.(*rq.JoinClause); ok && rejected[j] {
+				m.equivalent = true
+			}
 			muts = append(muts, m)
 		}
 		i++
@@ -85,7 +95,7 @@ func neighboursOf(s *rq.SelectStatement, columns map[string][]string, max int) [
 			continue
 		}
 		seen[q] = true
-		out = append(out, Neighbour{Change: m.change, SQL: q})
+		out = append(out, Neighbour{Change: m.change, SQL: q, Equivalent: m.equivalent})
 	}
 	return out
 }

@@ -13,7 +13,7 @@ func TestNeighboursOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	cols := map[string][]string{"name": {"country"}, "age": {"name"}}
-	got := neighboursOf(s, cols, 200)
+	got := neighboursOf(s, cols, nil, 200)
 	changes := map[string]string{}
 	for _, n := range got {
 		changes[n.Change] = n.SQL
@@ -55,7 +55,7 @@ func TestNeighboursOf(t *testing.T) {
 			t.Errorf("neighbour %q does not parse: %v\n%s", n.Change, err, n.SQL)
 		}
 	}
-	if got := neighboursOf(s, cols, 5); len(got) != 5 {
+	if got := neighboursOf(s, cols, nil, 5); len(got) != 5 {
 		t.Errorf("neighboursOf with max 5 returned %d", len(got))
 	}
 }

@@ -34,6 +34,7 @@ type column struct {
 	sortKey   bool // a gold query orders by it and has a LIMIT
 	pool      []qeval.Value
 	literal   map[qeval.Value]bool // pool values that come from gold literals
+	exact     []qeval.Value        // the gold literals themselves (not their neighbours)
 }
 
 // foreignKey links columns of a table to columns of a parent table.

@@ -195,6 +195,23 @@ func neighbours(v qeval.Value) []qeval.Value {
 // text. A table without rows gets values made from the declared types.
 func buildPools(tables []*table, lits map[string][]qeval.Value) {
 	const maxOriginal = 40
+	// a literal compared with a foreign-key column matches a row only when the parent
+	// key holds it: the referenced column draws it too
+	byName := map[string]*table{}
+	for _, t := range tables {
+		byName[strings.ToLower(t.name)] = t
+	}
+	inherited := map[*column][]qeval.Value{}
+	for _, t := range tables {
+		for _, fk := range t.fks {
+			p := byName[strings.ToLower(fk.parent)]
+			if p == nil || len(fk.cols) != 1 || len(fk.pidx) != 1 {
+				continue
+			}
+			pc := p.cols[fk.pidx[0]]
+			inherited[pc] = append(inherited[pc], lits[strings.ToLower(t.cols[fk.cols[0]].name)]...)
+		}
+	}
 	for _, t := range tables {
 		for ci, c := range t.cols {
 			seen := map[qeval.Value]bool{}
@@ -230,7 +247,11 @@ func buildPools(tables []*table, lits map[string][]qeval.Value) {
 				add(v)
 			}
 			c.literal = map[qeval.Value]bool{}
-			for _, l := range lits[strings.ToLower(c.name)] {
+			c.exact = nil
+			for _, l := range append(lits[strings.ToLower(c.name)], inherited[c]...) {
+				if l.Kind != qeval.KindNull && !c.literal[l] {
+					c.exact = append(c.exact, l)
+				}
 				for _, v := range neighbours(l) {
 					add(v)
 					c.literal[v] = true
