@@ -44,7 +44,9 @@ type Options struct {
 	ForeignKeys map[string][]ForeignKey
 	// PerSchema is the most generated databases kept per database (DefaultPerSchema).
 	PerSchema int
-	// Candidates is how many databases are generated per database before distillation.
+	// Candidates is how many usable databases are generated per database before
+	// distillation; candidates rejected (a tie at a LIMIT cut, a failed write) are made
+	// up for, up to maxAttempts times as many attempts.
 	Candidates int
 	// Seed makes the suite reproducible.
 	Seed uint64
@@ -181,6 +183,9 @@ type goldState struct {
 	result  *qeval.ResultSet
 	tables  map[string]bool // lower-case names of the tables the gold reads
 }
+
+// maxAttempts bounds the candidates tried per usable one wanted.
+const maxAttempts = 3
 
 // maxRepairs bounds the row deletions tried to remove ties from one candidate.
 const maxRepairs = 30
@@ -331,7 +336,7 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 		}
 		return kept, ""
 	}
-	for c := 0; c < opt.Candidates && ctx.Err() == nil; c++ {
+	for c := 0; len(cands) < opt.Candidates && c < maxAttempts*opt.Candidates && ctx.Err() == nil; c++ {
 		path := filepath.Join(work, fmt.Sprintf("%s_c%02d.sqlite", id, c))
 		rng := rand.New(rand.NewPCG(opt.Seed, seedOf(id, c)))
 		// rows are drawn against a scratch database that says which rows the

@@ -195,6 +195,62 @@ func (k *keyInfo) unique(table, col string) bool {
 	return false
 }
 
+// neverNullColumn reports whether column col (any case) of table is never NULL; with
+// table "" (an unqualified column), whether it is never NULL in every table that has it.
+func (k *keyInfo) neverNullColumn(table, col string) bool {
+	if k == nil {
+		return false
+	}
+	found := false
+	for name, t := range k.tables {
+		if table != "" && name != table {
+			continue
+		}
+		for i, c := range t.cols {
+			if strings.EqualFold(c.name, col) {
+				if !neverNull(t, i) {
+					return false
+				}
+				found = true
+			}
+		}
+	}
+	return found
+}
+
+// plainCount reports whether c is count(x) of one argument, without DISTINCT, FILTER
+// or OVER.
+func plainCount(c *rq.Call) bool {
+	return c.Name != nil && strings.EqualFold(c.Name.Name, "count") && !c.Star.IsValid() && !c.Distinct.IsValid() &&
+		len(c.Args) == 1 && c.Filter == nil && c.Over == nil
+}
+
+// columnOf returns the table (lower-case, "" when unqualified or ambiguous) and the
+// column of a column reference; col is "" for anything else.
+func columnOf(e rq.Expr, aliases map[string]string) (table, col string) {
+	for {
+		p, ok := e.(*rq.ParenExpr)
+		if !ok {
+			break
+		}
+		e = p.X
+	}
+	switch e := e.(type) {
+	case *rq.Ident:
+		return "", e.Name
+	case *rq.QualifiedRef:
+		if e.Table == nil || e.Column == nil {
+			return "", ""
+		}
+		t := aliases[strings.ToLower(e.Table.Name)]
+		if t == "" {
+			return "", ""
+		}
+		return t, e.Column.Name
+	}
+	return "", ""
+}
+
 // nullIgnoring lists the aggregates that skip NULL arguments and are NULL (or 0, for
 // count) over NULLs alone: rows whose arguments are all NULL add nothing to them.
 var nullIgnoring = map[string]bool{"sum": true, "avg": true, "min": true, "max": true, "count": true, "group_concat": true}

@@ -73,6 +73,38 @@ func TestOuterJoinsEquivalent(t *testing.T) {
 	}
 }
 
+// TestCountOfNeverNullColumns checks that count(a) → count(b) is equivalent only when
+// neither column is ever NULL and the count has no DISTINCT.
+func TestCountOfNeverNullColumns(t *testing.T) {
+	var tables []*table
+	tb, _ := parseTable(qeval.TableSchema{Name: "model", DDL: `CREATE TABLE model (id INTEGER PRIMARY KEY, maker_id INTEGER NOT NULL, price REAL)`})
+	tables = append(tables, tb)
+	keys := keysOf(tables)
+	cols := map[string][]string{"maker_id": {"id", "price"}}
+	for _, c := range []struct {
+		sql  string
+		want map[string]bool
+	}{
+		{`SELECT count(b.maker_id) FROM model AS b`, map[string]bool{"count of column id instead": true, "count of column price instead": false}},
+		{`SELECT count(maker_id) FROM model`, map[string]bool{"count of column id instead": true, "count of column price instead": false}},
+		{`SELECT count(DISTINCT maker_id) FROM model`, map[string]bool{"count of column id instead": false, "count of column price instead": false}},
+	} {
+		s, err := parseSelect(c.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, n := range neighboursOf(s, cols, keys, 200) {
+			got[n.Change] = n.Equivalent
+		}
+		for change, want := range c.want {
+			if eq, ok := got[change]; !ok || eq != want {
+				t.Errorf("%s: %q made %v, equivalent %v; want equivalent %v", c.sql, change, ok, eq, want)
+			}
+		}
+	}
+}
+
 // TestBuildPools_ForeignKeyLiterals checks that a literal compared with a foreign-key
 // column reaches the parent key's pool, and that planting puts missing literals in.
 func TestBuildPools_ForeignKeyLiterals(t *testing.T) {

@@ -45,6 +45,7 @@ type mutation struct {
 	change     string
 	apply      func(rq.Node) rq.Node
 	equivalent bool
+	column     string // the column an "another column" mutation puts in
 }
 
 // neighboursOf returns the neighbours of a parsed gold query, deduplicated, without
@@ -55,12 +56,18 @@ func neighboursOf(s *rq.SelectStatement, columns map[string][]string, keys *keyI
 	i := 0
 	clone := rq.CloneStatement(s)
 	rejected := outerJoinsEquivalent(clone, keys)
+	aliases := tableAliases(clone)
 	visit(clone, func(n rq.Node) {
 		for _, m := range mutationsAt(n, columns) {
 			m.at = i
 			// the one mutation of a join toggles LEFT JOIN
 			if j, ok := n.(*rq.JoinClause); ok && rejected[j] {
 				m.equivalent = true
+			}
+			// count(a) and count(b) both count every row when neither is ever NULL
+			if c, ok := n.(*rq.Call); ok && m.column != "" && plainCount(c) {
+				table, col := columnOf(c.Args[0], aliases)
+				m.equivalent = col != "" && keys.neverNullColumn(table, col) && keys.neverNullColumn(table, m.column)
 			}
 			muts = append(muts, m)
 		}
@@ -203,6 +210,7 @@ func mutationsAt(n rq.Node, columns map[string][]string) []mutation {
 					c.Args = []rq.Expr{withColumn(c.Args[0], alt)}
 					return &c
 				})
+				out[len(out)-1].column = alt
 			}
 		}
 	case *rq.JoinClause:

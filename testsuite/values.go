@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,16 +13,34 @@ import (
 	"github.com/qeval/qeval"
 )
 
-// literals collects, per lower-case column name, the literal values a query compares
-// that column with (col = 5, col IN ('a', 'b'), col LIKE '%x%', col BETWEEN 1 AND 9).
+// literals collects the literal values a query compares a column with (col = 5,
+// col IN ('a', 'b'), col LIKE '%x%', col BETWEEN 1 AND 9), keyed by "table.column"
+// (lower-case) when the column is qualified by a name of one table, else by column.
 func literals(stmt rq.Statement, out map[string][]qeval.Value) {
+	aliases := tableAliases(stmt)
+	key := func(e rq.Expr) string {
+		name := columnName(e)
+		for {
+			p, ok := e.(*rq.ParenExpr)
+			if !ok {
+				break
+			}
+			e = p.X
+		}
+		if r, ok := e.(*rq.QualifiedRef); ok && name != "" && r.Table != nil {
+			if t := aliases[strings.ToLower(r.Table.Name)]; t != "" {
+				return t + "." + name
+			}
+		}
+		return name
+	}
 	visit(stmt, func(n rq.Node) {
 		switch e := n.(type) {
 		case *rq.BinaryExpr:
-			col := columnName(e.X)
+			col := key(e.X)
 			other := e.Y
 			if col == "" {
-				col, other = columnName(e.Y), e.X
+				col, other = key(e.Y), e.X
 			}
 			if col == "" {
 				return
@@ -189,6 +208,28 @@ func neighbours(v qeval.Value) []qeval.Value {
 	return out
 }
 
+// tableAliases maps the names a statement gives its tables (aliases, and the table
+// names themselves) to the lower-case table name; a name given to two tables in
+// different parts of the statement maps to none.
+func tableAliases(stmt rq.Node) map[string]string {
+	out := map[string]string{}
+	visit(stmt, func(n rq.Node) {
+		t, ok := n.(*rq.QualifiedTableName)
+		if !ok || t.Name == nil {
+			return
+		}
+		name := strings.ToLower(t.Name.Name)
+		for _, k := range []string{name, sourceName(t)} {
+			if old, seen := out[k]; seen && old != name {
+				out[k] = ""
+			} else {
+				out[k] = name
+			}
+		}
+	})
+	return out
+}
+
 // buildPools gives each column the values generation draws from: the distinct
 // original values (a deterministic sample of at most maxOriginal), the gold literals
 // compared with a column of that name and their neighbours, and the empty string for
@@ -209,7 +250,9 @@ func buildPools(tables []*table, lits map[string][]qeval.Value) {
 				continue
 			}
 			pc := p.cols[fk.pidx[0]]
-			inherited[pc] = append(inherited[pc], lits[strings.ToLower(t.cols[fk.cols[0]].name)]...)
+			child := strings.ToLower(t.cols[fk.cols[0]].name)
+			inherited[pc] = append(inherited[pc], lits[child]...)
+			inherited[pc] = append(inherited[pc], lits[strings.ToLower(t.name)+"."+child]...)
 		}
 	}
 	for _, t := range tables {
@@ -248,7 +291,8 @@ func buildPools(tables []*table, lits map[string][]qeval.Value) {
 			}
 			c.literal = map[qeval.Value]bool{}
 			c.exact = nil
-			for _, l := range append(lits[strings.ToLower(c.name)], inherited[c]...) {
+			name := strings.ToLower(c.name)
+			for _, l := range slices.Concat(lits[name], lits[strings.ToLower(t.name)+"."+name], inherited[c]) {
 				if l.Kind != qeval.KindNull && !c.literal[l] {
 					c.exact = append(c.exact, l)
 				}
