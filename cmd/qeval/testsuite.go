@@ -31,7 +31,7 @@ func cmdTestsuite(ctx context.Context, args []string, e *env) int {
 	tables := fs.String("tables", "", "Spider tables.json: foreign keys the SQLite schemas do not declare")
 	out := fs.String("out", "", "suite folder to write: SUITEDIR/<db_id>/ gets the original and the generated databases")
 	perSchema := fs.Int("dbs-per-schema", testsuite.DefaultPerSchema, "most generated databases kept per database")
-	candidates := fs.Int("candidates", testsuite.DefaultCandidates, "databases generated per database before distillation")
+	candidates := fs.Int("candidates", testsuite.DefaultCandidates, "usable databases generated per database before distillation (rejected ones are made up for, up to 3 attempts each)")
 	seed := fs.Uint64("seed", 1, "random seed (the same seed builds the same suite)")
 	mode := fs.String("mode", "spider-ts", "comparison mode that decides whether a neighbour query is told apart")
 	timeout := fs.Duration("timeout", testsuite.DefaultTimeout, "deadline for each query run while building")
