@@ -1,6 +1,10 @@
 package qeval
 
-import "time"
+import (
+	"path/filepath"
+	"strings"
+	"time"
+)
 
 // Item is one question of an evaluation: the gold query, the generated one and the
 // database both run on (a file, or a folder of files forming a test suite).
@@ -39,7 +43,22 @@ type Verdict struct {
 	// Databases is the number of databases the queries were compared on when more
 	// than one (a test suite); Database then names the one that decided.
 	Databases int `json:"databases,omitempty"`
+	// OriginalMatch is, on a test suite whose folder holds the original database
+	// (<folder>/<folder>.sqlite, compared first), whether the prediction matches on the
+	// original alone: the single-database verdict beside the suite's. Nil otherwise.
+	OriginalMatch *bool `json:"original_match,omitempty"`
+	// Explanation says how the results differ, on a mismatch: row and column counts,
+	// the column mapping, rows missing and extra, the first differing value, and the
+	// database that told them apart.
+	Explanation *Explanation `json:"explanation,omitempty"`
 	// GoldCached is set when every gold result the verdict used came from the gold
 	// cache rather than from running the gold query.
 	GoldCached bool `json:"gold_cached,omitempty"`
+}
+
+// IsOriginalDatabase reports whether a file of a test-suite folder is its original
+// database: the one named after the folder (<folder>/<folder>.sqlite).
+func IsOriginalDatabase(file string) bool {
+	base := filepath.Base(file)
+	return strings.TrimSuffix(base, filepath.Ext(base)) == filepath.Base(filepath.Dir(file))
 }

@@ -151,8 +151,31 @@ type Summary struct {
 	// (judge.panel) agreed with the first.
 	JudgeConsistency *JudgeConsistency `json:"judge_self_consistency,omitempty"`
 	PanelAgreement   []PanelAgreement  `json:"judge_panel_agreement,omitempty"`
+	// TestSuite sets, for the cases judged on a test suite, the verdict of the original
+	// database alone beside the suite's, and lists the cases the suite flipped.
+	TestSuite *TestSuiteSummary `json:"test_suite,omitempty"`
 	// Warnings are things a person must see (e.g. CRITICAL safety recall).
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// TestSuiteSummary compares single-database execution accuracy (the original database
+// alone, what the official evaluators report) with test-suite execution accuracy
+// (every database of the suite must match), over the cases judged on a test suite.
+type TestSuiteSummary struct {
+	Cases int `json:"cases"`
+	// SingleDatabase and Suite are execution accuracy with their intervals.
+	SingleDatabase *Interval `json:"single_database"`
+	Suite          *Interval `json:"suite"`
+	// Flipped are the cases that match on the original database and not on the suite,
+	// each with the database that told them apart and how the results differ there.
+	Flipped []FlippedCase `json:"flipped,omitempty"`
+}
+
+// FlippedCase is a case a test suite turned from a match into a mismatch.
+type FlippedCase struct {
+	ID          string       `json:"id"`
+	Database    string       `json:"database"`
+	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
 // Disagreements are the two ways the composite score and execution can disagree.

@@ -23,14 +23,14 @@ func TestExplain(t *testing.T) {
 		gold, pred *qeval.ResultSet
 		ordered    bool
 		want       []string // substrings of String()
-		check      func(t *testing.T, e compare.Explanation)
+		check      func(t *testing.T, e qeval.Explanation)
 	}{
 		{"Equal", named([]string{"a"}, []qeval.Value{I(1)}), named([]string{"a"}, []qeval.Value{I(1)}), false,
 			[]string{"the results are equal"}, nil},
 		{"MissingRow", named([]string{"name", "n"}, []qeval.Value{T("x"), I(1)}, []qeval.Value{T("y"), I(2)}),
 			named([]string{"name", "n"}, []qeval.Value{T("x"), I(1)}), false,
 			[]string{"gold 2 rows × 2 columns, prediction 1 rows × 2 columns", `missing 1 row(s), e.g. ("y", 2)`},
-			func(t *testing.T, e compare.Explanation) {
+			func(t *testing.T, e qeval.Explanation) {
 				if e.MissingCount != 1 || e.ExtraCount != 0 {
 					t.Errorf("missing=%d extra=%d, want 1 0", e.MissingCount, e.ExtraCount)
 				}
@@ -41,7 +41,7 @@ func TestExplain(t *testing.T) {
 		{"ColumnsMappedOtherOrder", named([]string{"a", "b"}, []qeval.Value{I(1), T("x")}),
 			named([]string{"b", "a"}, []qeval.Value{T("x"), I(1)}, []qeval.Value{T("x"), I(1)}), false,
 			[]string{"(in another column order)", `extra 1 row(s), e.g. (1, "x")`},
-			func(t *testing.T, e compare.Explanation) {
+			func(t *testing.T, e qeval.Explanation) {
 				if len(e.Mapping) != 2 || e.Mapping[0] != 1 || e.Mapping[1] != 0 {
 					t.Errorf("Mapping=%v, want [1 0]", e.Mapping)
 				}

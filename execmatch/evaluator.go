@@ -3,6 +3,7 @@ package execmatch
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -246,9 +247,14 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		return v
 	}
 	files := goldSrc.Files
+	// on a test suite that holds its original database (compared first), the verdict
+	// of that database alone is kept beside the suite's
+	original := false
 	if len(files) > 1 {
 		v.Databases = len(files)
+		original = qeval.IsOriginalDatabase(files[0])
 	}
+	originalMatch := false
 	candidates := []string{pred}
 	if e.opt.PlugValue {
 		more, total := PlugValues(gold, pred, e.opt.MaxCandidates)
@@ -324,9 +330,22 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 			}
 			if !e.mode.Equal(g, rs, ordered) {
 				cv.Outcome = qeval.OutcomeMismatch
+				if ci == 0 {
+					x := compare.Explain(e.mode, g, rs, ordered)
+					if len(files) > 1 {
+						x.Database = filepath.Base(file) // the file of the suite, not where it lives
+					}
+					cv.Explanation = &x
+				}
 				pass = false
 				break
 			}
+			if fi == 0 {
+				originalMatch = true
+			}
+		}
+		if original {
+			cv.OriginalMatch = &originalMatch
 		}
 		if pass {
 			cv.Match, cv.Outcome, cv.Error = true, qeval.OutcomeMatch, ""
@@ -340,6 +359,9 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 	}
 	out := *first
 	out.GoldTime, out.PredTime = v.GoldTime, v.PredTime
+	if original {
+		out.OriginalMatch = &originalMatch // another candidate may have matched there
+	}
 	return e.trim(out)
 }
 

@@ -123,6 +123,9 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 		out.Status = qeval.StatusFail
 		out.Reason = fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**total, 100*threshold)
 	}
+	if v != nil && v.Outcome == qeval.OutcomeMismatch && v.Explanation != nil && out.Status != qeval.StatusPass {
+		out.Reason += "; the results differ: " + v.Explanation.String()
+	}
 	if v != nil && v.Outcome == qeval.OutcomeUnsupported {
 		flag := "flagged: the engine does not support the generated query (" + v.Error + "); it is scored on its other components"
 		if out.Reason != "" {

@@ -136,7 +136,15 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 				src.Files = append(src.Files, filepath.Join(target, en.Name()))
 			}
 		}
-		sort.Strings(src.Files)
+		// the original database (<folder>/<folder>.sqlite) first: a verdict decided on
+		// another file then says the original alone matched
+		sort.SliceStable(src.Files, func(i, j int) bool {
+			oi, oj := qeval.IsOriginalDatabase(src.Files[i]), qeval.IsOriginalDatabase(src.Files[j])
+			if oi != oj {
+				return oi
+			}
+			return src.Files[i] < src.Files[j]
+		})
 		if len(src.Files) == 0 {
 			return nil, &qeval.Error{Code: qeval.CodeNotFound,
 				Message: "no database files in the folder " + target, Hint: "a test-suite folder holds files whose names contain .sqlite"}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"html/template"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -39,6 +40,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"safety":   safetyLine,
 	"critical": critical,
 	"plural":   plural,
+	"base":     filepath.Base,
 	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"statusClass": func(s string) string {
 		switch s {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -63,6 +64,10 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 	if iv := s.ExecutionAccuracy; iv != nil {
 		p("| Execution accuracy | %s | %s | %d |\n", pct(iv.Value), interval(iv), iv.N)
 	}
+	if ts := s.TestSuite; ts != nil {
+		p("| Execution accuracy, original database alone | %s | %s | %d |\n", pct(ts.SingleDatabase.Value), interval(ts.SingleDatabase), ts.Cases)
+		p("| Execution accuracy, whole test suite | %s | %s | %d |\n", pct(ts.Suite.Value), interval(ts.Suite), ts.Cases)
+	}
 	if s.Safety != nil {
 		p("| Safety recall | %s | | %d |\n", pctPtr(s.Safety.Recall), s.Safety.TP+s.Safety.FN)
 	}
@@ -82,6 +87,17 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 		p("| Judge vs execution agreement (Cohen's κ %s) | %s | | %d |\n", scorePtr(a.Kappa), pct(a.Agreement), a.N)
 	}
 	p("\n")
+	if ts := s.TestSuite; ts != nil && len(ts.Flipped) > 0 {
+		p("<details><summary>Flipped by the test suite (%d): match on the original database, not on the suite</summary>\n\n| Case | Told apart by | How the results differ |\n|---|---|---|\n", len(ts.Flipped))
+		for _, f := range ts.Flipped {
+			why := ""
+			if f.Explanation != nil {
+				why = f.Explanation.String()
+			}
+			p("| %s | %s | %s |\n", mdEscape(f.ID), mdEscape(filepath.Base(f.Database)), mdEscape(clip(why, 300)))
+		}
+		p("\n</details>\n\n")
+	}
 	if a := s.JudgeAgreement; a != nil && len(a.Disagreements) > 0 {
 		p("<details><summary>Judge and execution disagree (%d)</summary>\n\n| Case | Suspect | Judge | Execution | Judge's reasoning |\n|---|---|---|---|---|\n", len(a.Disagreements))
 		for _, d := range a.Disagreements {

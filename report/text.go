@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -71,6 +72,10 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 		if iv := s.ExecutionAccuracy; iv != nil {
 			fmt.Fprintf(tw, "  execution accuracy\t%s\t%s\t%d\n", pct(iv.Value), interval(iv), iv.N)
 		}
+		if ts := s.TestSuite; ts != nil {
+			fmt.Fprintf(tw, "  original database alone\t%s\t%s\t%d\n", pct(ts.SingleDatabase.Value), interval(ts.SingleDatabase), ts.Cases)
+			fmt.Fprintf(tw, "  whole test suite\t%s\t%s\t%d\n", pct(ts.Suite.Value), interval(ts.Suite), ts.Cases)
+		}
 		for _, tag := range s.ByTag {
 			if iv := tag.Accuracy; iv != nil {
 				fmt.Fprintf(tw, "  tag %s\t%s\t%s\t%d\n", termText(clip(tag.Tag, 40)), pct(iv.Value), interval(iv), iv.N)
@@ -119,6 +124,20 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 			fmt.Fprint(bw, " (pass_requires: [score, execution] requires both)")
 		}
 		fmt.Fprintln(bw)
+	}
+	if ts := s.TestSuite; ts != nil && len(ts.Flipped) > 0 {
+		fmt.Fprintf(bw, "Test suite: %d %s match on the original database but not on the suite:\n", len(ts.Flipped), plural(len(ts.Flipped), "case", "cases"))
+		for i, f := range ts.Flipped {
+			if i == maxFlippedShown {
+				fmt.Fprintf(bw, "  … and %d more (every one is in the JSON report)\n", len(ts.Flipped)-i)
+				break
+			}
+			why := filepath.Base(f.Database)
+			if f.Explanation != nil {
+				why = f.Explanation.String()
+			}
+			fmt.Fprintf(bw, "  %s: %s\n", termText(f.ID), termText(clip(why, 240)))
+		}
 	}
 	if a := s.JudgeAgreement; a != nil {
 		fmt.Fprintf(bw, "Judge vs execution: agreement %s on %d cases, Cohen's κ %s; %d judged correct with results that differ (suspect gold), %d judged wrong with results that match (suspect lucky match)\n",
@@ -192,3 +211,6 @@ func auditCounts(a *qeval.GoldAudit) string {
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }
+
+// maxFlippedShown is how many cases a test suite flipped the terminal lists.
+const maxFlippedShown = 20

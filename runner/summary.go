@@ -179,7 +179,7 @@ func suiteNote(v *qeval.Verdict) string {
 		return fmt.Sprintf("the results match on all %d databases of the test suite", v.Databases)
 	}
 	base := filepath.Base(v.Database)
-	if strings.TrimSuffix(base, filepath.Ext(base)) != filepath.Base(filepath.Dir(v.Database)) {
+	if !qeval.IsOriginalDatabase(v.Database) {
 		return fmt.Sprintf("the results match on the original database but differ on %s, a generated database of the test suite", base)
 	}
 	return fmt.Sprintf("the results differ on the original database (%s); the test suite has %d databases", base, v.Databases)
@@ -283,6 +283,7 @@ func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
 	if execN > 0 {
 		s.ExecutionAccuracy = interval(metric.BootstrapProportion(execK, execN, bo), execK, execN)
 	}
+	s.TestSuite = testSuiteSummary(cases, bo)
 	names := make([]string, 0, len(tags))
 	for t := range tags {
 		names = append(names, t)
@@ -345,6 +346,35 @@ func calibration(r metric.CalibrationReport) *qeval.CalibrationSummary {
 }
 
 func f(x float64) *float64 { return &x }
+
+// testSuiteSummary sets single-database accuracy beside test-suite accuracy over the
+// cases whose verdict knows both (nil when none was judged on a suite).
+func testSuiteSummary(cases []qeval.CaseResult, bo metric.BootstrapOptions) *qeval.TestSuiteSummary {
+	var single, suite, n int
+	var flipped []qeval.FlippedCase
+	for _, c := range cases {
+		v := c.Verdict
+		if v == nil || v.OriginalMatch == nil {
+			continue
+		}
+		n++
+		if *v.OriginalMatch {
+			single++
+		}
+		if v.Match {
+			suite++
+		} else if *v.OriginalMatch {
+			flipped = append(flipped, qeval.FlippedCase{ID: c.ID, Database: v.Database, Explanation: v.Explanation})
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &qeval.TestSuiteSummary{Cases: n,
+		SingleDatabase: interval(metric.BootstrapProportion(single, n, bo), single, n),
+		Suite:          interval(metric.BootstrapProportion(suite, n, bo), suite, n),
+		Flipped:        flipped}
+}
 
 func interval(iv metric.Interval, k, n int) *qeval.Interval {
 	return &qeval.Interval{Value: float64(k) / float64(n), Low: iv.Lower, High: iv.Upper, N: n}

@@ -27,7 +27,7 @@ type ItemResult struct {
 	Distinguishing string `json:"distinguishing_database,omitempty"`
 	// Explanation says how the results differ there (nil when they do not, or when a
 	// query failed).
-	Explanation *compare.Explanation `json:"explanation,omitempty"`
+	Explanation *qeval.Explanation `json:"explanation,omitempty"`
 }
 
 // JudgeItem judges it on SUITEDIR/<db_id>/<db_id>.sqlite (the original) and on the

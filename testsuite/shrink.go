@@ -41,12 +41,12 @@ type Counterexample struct {
 	RowsBefore int    `json:"rows_before"`
 	RowsAfter  int    `json:"rows_after"`
 	// Inserts fill the schema of Database with the rows of the counterexample.
-	Inserts     []string            `json:"inserts"`
-	Gold        *qeval.ResultSet    `json:"gold_result"`
-	Pred        *qeval.ResultSet    `json:"pred_result,omitempty"`
-	PredError   string              `json:"pred_error,omitempty"`
-	Explanation compare.Explanation `json:"explanation"`
-	Trials      int                 `json:"trials"`
+	Inserts     []string          `json:"inserts"`
+	Gold        *qeval.ResultSet  `json:"gold_result"`
+	Pred        *qeval.ResultSet  `json:"pred_result,omitempty"`
+	PredError   string            `json:"pred_error,omitempty"`
+	Explanation qeval.Explanation `json:"explanation"`
+	Trials      int               `json:"trials"`
 }
 
 // Shrink deletes rows of a database while the gold and predicted queries still give

@@ -135,6 +135,11 @@ func writeSummary(f *excelize.File, r *qeval.Report, st *styles) error {
 	measure("Pass rate", sum.PassRate, st.percent)
 	measure("Mean total score", sum.MeanScore, st.score)
 	withInterval("Execution accuracy", sum.ExecutionAccuracy)
+	if ts := sum.TestSuite; ts != nil {
+		withInterval("Execution accuracy, original database alone", ts.SingleDatabase)
+		withInterval("Execution accuracy, whole test suite", ts.Suite)
+		measure("Cases flipped by the test suite", len(ts.Flipped), 0)
+	}
 	if sf := sum.Safety; sf != nil {
 		measure("Safety recall", sf.Recall, st.percent)
 		measure("Safety precision", sf.Precision, st.percent)

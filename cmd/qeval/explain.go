@@ -103,7 +103,7 @@ type explainOutput struct {
 	Mode           string                    `json:"mode"`
 	Database       string                    `json:"database"`
 	Error          string                    `json:"error,omitempty"`
-	Explanation    *compare.Explanation      `json:"explanation,omitempty"`
+	Explanation    *qeval.Explanation        `json:"explanation,omitempty"`
 	Counterexample *testsuite.Counterexample `json:"counterexample,omitempty"`
 	ShrinkError    string                    `json:"shrink_error,omitempty"`
 }

@@ -163,31 +163,38 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 
 // spiderReport is the summary of a run, as --json prints it.
 type spiderReport struct {
-	Mode          string                 `json:"mode,omitempty"`
-	Etype         string                 `json:"etype"`
-	Metrics       []string               `json:"metrics"`
-	Total         int                    `json:"total"`
-	Correct       *int                   `json:"correct,omitempty"`
-	Accuracy      *float64               `json:"accuracy,omitempty"`
-	ExactCorrect  *int                   `json:"exact_correct,omitempty"`
-	ExactAccuracy *float64               `json:"exact_accuracy,omitempty"`
-	Levels        map[string]*levelScore `json:"levels"`
-	Turns         map[string]*levelScore `json:"turns,omitempty"`
-	Outcomes      map[qeval.Outcome]int  `json:"outcomes,omitempty"`
-	Interactions  int                    `json:"interactions"`
-	Timings       map[string]float64     `json:"timings_ms"`
-	levelOrder    []string
+	Mode     string   `json:"mode,omitempty"`
+	Etype    string   `json:"etype"`
+	Metrics  []string `json:"metrics"`
+	Total    int      `json:"total"`
+	Correct  *int     `json:"correct,omitempty"`
+	Accuracy *float64 `json:"accuracy,omitempty"`
+	// On a test suite: the items right on the original database alone (the official
+	// single-database verdict) and those the suite flipped.
+	OriginalCorrect *int                   `json:"correct_original_database,omitempty"`
+	Flipped         *int                   `json:"flipped_by_suite,omitempty"`
+	ExactCorrect    *int                   `json:"exact_correct,omitempty"`
+	ExactAccuracy   *float64               `json:"exact_accuracy,omitempty"`
+	Levels          map[string]*levelScore `json:"levels"`
+	Turns           map[string]*levelScore `json:"turns,omitempty"`
+	Outcomes        map[qeval.Outcome]int  `json:"outcomes,omitempty"`
+	Interactions    int                    `json:"interactions"`
+	Timings         map[string]float64     `json:"timings_ms"`
+	levelOrder      []string
 }
 
 // levelScore is one column of the official table: a hardness level, "all", a turn or
 // "joint_all".
 type levelScore struct {
-	Count   int                         `json:"count"`
-	Exec    *float64                    `json:"exec,omitempty"`
-	Exact   *float64                    `json:"exact,omitempty"`
-	Partial map[string]exactmatch.Score `json:"partial,omitempty"`
-	right   int
-	tally   exactmatch.Tally
+	Count int      `json:"count"`
+	Exec  *float64 `json:"exec,omitempty"`
+	// Original is execution accuracy on the original database alone, on a test suite.
+	Original *float64                    `json:"exec_original_database,omitempty"`
+	Exact    *float64                    `json:"exact,omitempty"`
+	Partial  map[string]exactmatch.Score `json:"partial,omitempty"`
+	right    int
+	orig     int
+	tally    exactmatch.Tally
 }
 
 // spiderEMMetric is the versioned name of the exact-set-match metric.
@@ -217,12 +224,32 @@ func buildSpiderReport(set *suite.Spider, vs []qeval.Verdict, hardness []*string
 		rep.Levels[l] = &levelScore{}
 	}
 	execOK := func(i int) bool { return vs != nil && vs[i].Match }
+	suiteRun := false
+	for i := range vs {
+		suiteRun = suiteRun || vs[i].OriginalMatch != nil
+	}
+	origOK := func(i int) bool { return vs[i].OriginalMatch != nil && *vs[i].OriginalMatch }
+	if suiteRun {
+		n, flipped := 0, 0
+		for i := range vs {
+			if origOK(i) {
+				n++
+				if !vs[i].Match {
+					flipped++
+				}
+			}
+		}
+		rep.OriginalCorrect, rep.Flipped = &n, &flipped
+	}
 	exactOK := func(i int) bool { return em != nil && em.results[i] != nil && em.results[i].Exact }
 	for i := range set.Items {
 		add := func(l *levelScore, partial bool) {
 			l.Count++
 			if execOK(i) {
 				l.right++
+			}
+			if suiteRun && origOK(i) {
+				l.orig++
 			}
 			if em == nil {
 				return
@@ -266,6 +293,10 @@ func buildSpiderReport(set *suite.Spider, vs []qeval.Verdict, hardness []*string
 					v = float64(l.right) / float64(l.Count)
 				}
 				l.Exec = &v
+				if suiteRun && l.Count > 0 && !strings.HasPrefix(name, "turn") && name != "joint_all" {
+					o := float64(l.orig) / float64(l.Count)
+					l.Original = &o
+				}
 			}
 			if em != nil {
 				v := l.tally.Exact()
@@ -324,6 +355,16 @@ func printSpiderTable(w io.Writer, rep *spiderReport) {
 	if rep.Correct != nil {
 		fmt.Fprintln(w, "=====================   EXECUTION ACCURACY     =====================")
 		row("execution", cells(rep.levelOrder, rep.Levels, func(l *levelScore) string { return fmt.Sprintf("%-20.3f", *l.Exec) }))
+		if rep.OriginalCorrect != nil {
+			row("original db only", cells(rep.levelOrder, rep.Levels, func(l *levelScore) string {
+				if l.Original == nil {
+					return fmt.Sprintf("%-20s", "-")
+				}
+				return fmt.Sprintf("%-20.3f", *l.Original)
+			}))
+			fmt.Fprintf(w, "test suite: %d items match on the original database alone, %d on every database; %d flipped (see exec_original_database and difference in --items)\n",
+				*rep.OriginalCorrect, *rep.Correct, *rep.Flipped)
+		}
 	}
 	if rep.ExactCorrect != nil {
 		printExactTable(w, rep, row)
@@ -345,25 +386,31 @@ func printSpiderTable(w io.Writer, rep *spiderReport) {
 }
 
 type spiderItem struct {
-	Index       int                         `json:"index"`
-	Interaction *int                        `json:"interaction,omitempty"`
-	Turn        *int                        `json:"turn,omitempty"`
-	DBID        string                      `json:"db_id"`
-	Hardness    *string                     `json:"hardness"`
-	Exec        *bool                       `json:"exec,omitempty"`
-	Outcome     qeval.Outcome               `json:"outcome,omitempty"`
-	Error       *string                     `json:"error"`
-	Mode        string                      `json:"mode,omitempty"`
-	PredMS      *float64                    `json:"pred_ms,omitempty"`
-	GoldMS      *float64                    `json:"gold_ms,omitempty"`
-	Candidates  int                         `json:"candidates,omitempty"`
-	CapHit      bool                        `json:"candidate_cap_hit,omitempty"`
-	PredEngine  string                      `json:"pred_engine,omitempty"`
-	Explanation string                      `json:"explanation,omitempty"`
-	Exact       *bool                       `json:"exact,omitempty"`
-	Partial     map[string]exactmatch.Score `json:"partial,omitempty"`
-	ParseError  string                      `json:"pred_parse_error,omitempty"`
-	ExactError  string                      `json:"exact_error,omitempty"`
+	Index       int           `json:"index"`
+	Interaction *int          `json:"interaction,omitempty"`
+	Turn        *int          `json:"turn,omitempty"`
+	DBID        string        `json:"db_id"`
+	Hardness    *string       `json:"hardness"`
+	Exec        *bool         `json:"exec,omitempty"`
+	Outcome     qeval.Outcome `json:"outcome,omitempty"`
+	Error       *string       `json:"error"`
+	Mode        string        `json:"mode,omitempty"`
+	PredMS      *float64      `json:"pred_ms,omitempty"`
+	GoldMS      *float64      `json:"gold_ms,omitempty"`
+	Candidates  int           `json:"candidates,omitempty"`
+	CapHit      bool          `json:"candidate_cap_hit,omitempty"`
+	PredEngine  string        `json:"pred_engine,omitempty"`
+	Explanation string        `json:"explanation,omitempty"`
+	// On a test suite: the verdict on the original database alone, and the database
+	// that told the results apart.
+	ExecOriginal *bool  `json:"exec_original_database,omitempty"`
+	Database     string `json:"database,omitempty"`
+	// Difference says how the results differ, on a mismatch.
+	Difference *qeval.Explanation          `json:"difference,omitempty"`
+	Exact      *bool                       `json:"exact,omitempty"`
+	Partial    map[string]exactmatch.Score `json:"partial,omitempty"`
+	ParseError string                      `json:"pred_parse_error,omitempty"`
+	ExactError string                      `json:"exact_error,omitempty"`
 }
 
 func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict, hardness []*string, cross *crossEngine, em *exactScores) error {
@@ -387,6 +434,10 @@ func writeSpiderItems(path string, e *env, set *suite.Spider, vs []qeval.Verdict
 			if v.Error != "" {
 				msg := v.Error
 				it.Error = &msg
+			}
+			it.ExecOriginal, it.Difference = v.OriginalMatch, v.Explanation
+			if v.Databases > 1 && !v.Match {
+				it.Database = v.Database
 			}
 			if v.Candidates > 1 || v.CandidateCapHit {
 				it.Candidates, it.CapHit = v.Candidates, v.CandidateCapHit

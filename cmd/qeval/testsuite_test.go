@@ -116,3 +116,80 @@ cases:
 		t.Errorf("suite naming a missing file: code %d, stderr %q", code, stderr)
 	}
 }
+
+// TestTestsuite_SingleAndSuiteSideBySide runs a near miss that the original database
+// cannot tell from the gold on a generated suite: qeval spider and every report of
+// qeval run show the original database's verdict beside the suite's, and list the
+// flipped case with the database that told them apart and how the results differ.
+func TestTestsuite_SingleAndSuiteSideBySide(t *testing.T) {
+	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "suite")
+	mustTeamDB(t, dir)
+	gold := writeFile(t, dir, "gold.sql", "SELECT name FROM player WHERE score > 15\tteam\nSELECT count(*) FROM club\tteam\n")
+	if code, _, stderr := runCLI(t, "", "testsuite", "build", "--gold", gold, "--db", dir, "--out", out, "--seed", "3", "--candidates", "8"); code != exitOK {
+		t.Fatalf("build: code %d: %s", code, stderr)
+	}
+	preds := writeFile(t, dir, "pred.txt", "SELECT name FROM player WHERE score >= 15\nSELECT count(*) FROM club\n")
+	items := filepath.Join(dir, "items.jsonl")
+	code, stdout, stderr := runCLI(t, "", "spider", "--gold", gold, "--pred", preds, "--db", out, "--items", items)
+	if code != exitOK {
+		t.Fatalf("spider: code %d: %s", code, stderr)
+	}
+	for _, want := range []string{"original db only", "1 items match on the original database alone"[2:], "1 flipped"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("spider table lacks %q:\n%s", want, stdout)
+		}
+	}
+	data, _ := os.ReadFile(items)
+	var first struct {
+		Exec       *bool              `json:"exec"`
+		Original   *bool              `json:"exec_original_database"`
+		Database   string             `json:"database"`
+		Difference *qeval.Explanation `json:"difference"`
+	}
+	json.Unmarshal([]byte(strings.SplitN(string(data), "\n", 2)[0]), &first)
+	if first.Exec == nil || *first.Exec || first.Original == nil || !*first.Original || !strings.HasPrefix(filepath.Base(first.Database), "team_ts") ||
+		first.Difference == nil || first.Difference.ExtraCount == 0 {
+		t.Errorf("item 1: %s", data)
+	}
+
+	suiteFile := writeFile(t, dir, "s.yaml", `name: team
+database: `+filepath.Join(out, "team")+`
+pass_requires: [execution]
+cases:
+  - {id: near, question: "Who scores over 15?", expected_query: "SELECT name FROM player WHERE score > 15", generated_query: "SELECT name FROM player WHERE score >= 15"}
+  - {id: same, question: "How many clubs?", expected_query: "SELECT count(*) FROM club", generated_query: "SELECT count(*) FROM club"}
+`)
+	rdir := filepath.Join(dir, "report")
+	code, stdout, stderr = runCLI(t, "", "run", suiteFile, "-o", rdir, "--judge", "none")
+	if code != exitOK && code != exitFailed {
+		t.Fatalf("run: code %d: %s", code, stderr)
+	}
+	var rep qeval.Report
+	data, err := os.ReadFile(filepath.Join(rdir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	ts := rep.Summary.TestSuite
+	if ts == nil || ts.Cases != 2 || ts.SingleDatabase.Value != 1 || ts.Suite.Value != 0.5 || len(ts.Flipped) != 1 ||
+		ts.Flipped[0].ID != "near" || !strings.HasPrefix(ts.Flipped[0].Database, filepath.Join(out, "team", "team_ts")) || ts.Flipped[0].Explanation == nil {
+		t.Fatalf("summary.test_suite = %+v", ts)
+	}
+	for _, c := range rep.Cases {
+		if c.ID == "near" && !strings.Contains(c.Reason, "the results differ: told apart by team_ts") {
+			t.Errorf("reason of the flipped case: %q", c.Reason)
+		}
+	}
+	if !strings.Contains(stdout, "original database alone") || !strings.Contains(stdout, "whole test suite") || !strings.Contains(stdout, "near: told apart by team_ts") {
+		t.Errorf("terminal report lacks the side-by-side accuracy or the flipped case:\n%s", stdout)
+	}
+	md, _ := os.ReadFile(filepath.Join(rdir, "summary.md"))
+	html, _ := os.ReadFile(filepath.Join(rdir, "report.html"))
+	for name, body := range map[string]string{"summary.md": string(md), "report.html": string(html)} {
+		if !strings.Contains(body, "Flipped by the test suite") || !strings.Contains(body, "original database alone") && !strings.Contains(body, "Original database alone") {
+			t.Errorf("%s lacks the test-suite section", name)
+		}
+	}
+}
