@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/qeval/qeval"
 )
 
 // The tree the official parser builds (see the header of process_sql.py). Field names
@@ -152,6 +154,10 @@ func require(ok bool, format string, args ...any) {
 
 // Parse reads query with the official Spider parser's rules against schema.
 func Parse(schema *Schema, query string) (sql *SQL, err error) {
+	// bounded before tokenizing: a hostile query of millions of tokens is refused at once
+	if err := qeval.CheckQuerySize(query, 0, 0); err != nil {
+		return nil, parseError("%s", qeval.ErrorMessage(err))
+	}
 	toks, err := tokenize(query)
 	if err != nil {
 		return nil, err

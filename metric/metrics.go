@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/qeval/qeval"
 )
@@ -179,10 +180,10 @@ func (o Options) withDefaults() Options {
 
 // inputs are what a failed metric's error records of the case.
 func (c *Case) inputs() map[string]string {
-	in := map[string]string{"generated": c.Generated, "expected": c.Expected}
+	in := map[string]string{"generated": clipInput(c.Generated), "expected": clipInput(c.Expected)}
 	add := func(k, v string) {
 		if v != "" {
-			in[k] = v
+			in[k] = clipInput(v)
 		}
 	}
 	add("id", c.ID)
@@ -200,6 +201,22 @@ func (c *Case) inputs() map[string]string {
 		in["validator_errors"] = strings.Join(c.ValidatorErrors, "\n")
 	}
 	return in
+}
+
+// maxInputBytes bounds each input an error records: the case holds the whole query
+// once; a hostile 8 MB query must not be copied into every failed metric of its case.
+const maxInputBytes = 4096
+
+// clipInput cuts s to maxInputBytes (at a rune boundary), saying how long it was.
+func clipInput(s string) string {
+	if len(s) <= maxInputBytes {
+		return s
+	}
+	cut := maxInputBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
 }
 
 // prefixError wraps a parse error with the operation and the position it carries.

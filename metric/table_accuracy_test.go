@@ -109,3 +109,18 @@ func TestTableAccuracy_Skips(t *testing.T) {
 		t.Errorf("without generated query: %+v, want skipped", r)
 	}
 }
+
+// TestEvaluate_ErrorInputsBounded checks that a failed metric records a clipped copy of
+// a huge generated query, not the whole of it (the case holds it once).
+func TestEvaluate_ErrorInputsBounded(t *testing.T) {
+	huge := "SELEC " + strings.Repeat("x + ", 1<<20)
+	rs := metric.Evaluate(context.Background(), metric.Case{ID: "huge", Generated: huge, ExpectedTables: []string{"users"}}, metric.Options{})
+	r := rs[metric.NameTableAccuracy]
+	if r.Error == nil {
+		t.Fatalf("table_accuracy = %+v, want an error", r)
+	}
+	in := r.Error.Inputs["generated"]
+	if len(in) > 4200 || !strings.HasPrefix(in, "SELEC x + ") || !strings.Contains(in, "bytes in all)") {
+		t.Errorf("recorded input: %d bytes, ending %q", len(in), in[max(0, len(in)-40):])
+	}
+}

@@ -15,6 +15,10 @@ import (
 // Columns, with Source "engine". A statement the engine rejects is a CodeQuery or
 // CodeForbidden error, as for Query.
 func (e *Executor) Reads(ctx context.Context, query string) (*qeval.Shape, error) {
+	// bounded as a query to run is: preparing a 10 MB IN list costs SQLite 400 MB
+	if err := qeval.CheckQuerySize(query, 0, 0); err != nil {
+		return nil, err
+	}
 	stmt, err := single(query)
 	if err != nil {
 		return nil, err

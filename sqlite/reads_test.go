@@ -75,3 +75,13 @@ func sameSet(a, b string) bool {
 	}
 	return true
 }
+
+// TestExecutor_ReadsBounded checks that Reads refuses a query over the size bound before
+// SQLite prepares it (a 10 MB IN list costs the parser hundreds of MB).
+func TestExecutor_ReadsBounded(t *testing.T) {
+	e := mustOpen(t, "CREATE TABLE t (a INT)")
+	_, err := e.Reads(context.Background(), "SELECT a FROM t WHERE a IN ("+strings.Repeat("1,", 1<<20)+"1)")
+	if err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("Reads of a 2 MB query: %v", err)
+	}
+}

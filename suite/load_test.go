@@ -199,6 +199,29 @@ not json
 	}
 }
 
+// TestLoad_JSONLLines checks each line's problems: a numeric id is kept as written,
+// and an unknown key or a value of the wrong type names the line, the case and the field.
+func TestLoad_JSONLLines(t *testing.T) {
+	dir := t.TempDir()
+	ok := write(t, dir, "ok.jsonl", `{"id": 7, "expected_query": "SELECT 1", "generated_query": "SELECT 1", "confidence": 0.5, "validator": {"is_valid": true}}`+"\n")
+	s, err := suite.Load(ok, suite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Cases[0]; c.ID != "7" || *c.GeneratedQuery != "SELECT 1" || *c.Confidence.Value != 0.5 || !*c.Validator.IsValid || c.Line != 1 {
+		t.Errorf("case = %+v", c)
+	}
+	bad := write(t, dir, "bad.jsonl", `{"id": "a", "expected_query": "SELECT 1", "expectd": 1}
+{"id": "b", "expected_query": "SELECT 1", "tags": 5}
+`)
+	_, err = suite.Load(bad, suite.Options{})
+	for _, want := range []string{bad + `:1: case "a": unknown case field "expectd"`, bad + `:2: case "b": field tags: a JSON number where a list is wanted`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to contain %q", err, want)
+		}
+	}
+}
+
 func TestLoad_MissingFileAndFormat(t *testing.T) {
 	_, err := suite.Load("/nonexistent/suite.yaml", suite.Options{})
 	if qeval.ErrorCode(err) != qeval.CodeNotFound || !strings.Contains(err.Error(), "/nonexistent/suite.yaml") {
