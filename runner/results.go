@@ -8,20 +8,28 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/qeval/qeval"
 )
 
 // ResultsWriter appends each finished case to a JSONL results file as it completes, so
-// a run that is killed loses nothing that finished. It is safe for concurrent use.
+// a run that is killed loses nothing that finished: each line is one write to the file,
+// in the kernel's hands at once. It is synced to disk at most every syncEvery (and on
+// Close), against a machine that goes down: a sync per case cost a tenth of a large run.
+// It is safe for concurrent use.
 type ResultsWriter struct {
 	// Secrets are masked in every line written.
 	Secrets qeval.Secrets
 
-	mu  sync.Mutex
-	f   *os.File
-	err error
+	mu     sync.Mutex
+	f      *os.File
+	err    error
+	synced time.Time
 }
+
+// syncEvery is how often the results file is synced to disk while a run writes it.
+const syncEvery = time.Second
 
 // CreateResults opens path for appending (creating it when missing).
 func CreateResults(path string) (*ResultsWriter, error) {
@@ -32,7 +40,7 @@ func CreateResults(path string) (*ResultsWriter, error) {
 	return &ResultsWriter{f: f}, nil
 }
 
-// Append writes one case and syncs it to disk.
+// Append writes one case (synced to disk when the last sync is syncEvery old).
 func (w *ResultsWriter) Append(r qeval.CaseResult) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -49,11 +57,23 @@ func (w *ResultsWriter) Append(r qeval.CaseResult) error {
 		w.err = err
 		return err
 	}
+	if time.Since(w.synced) < syncEvery {
+		return nil
+	}
+	w.synced = time.Now()
 	return w.f.Sync()
 }
 
-// Close closes the file.
-func (w *ResultsWriter) Close() error { return w.f.Close() }
+// Close syncs and closes the file.
+func (w *ResultsWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	serr := w.f.Sync()
+	if err := w.f.Close(); err != nil {
+		return err
+	}
+	return serr
+}
 
 // Results is what a results file holds: the finished cases, and how much of the file
 // is whole lines.
