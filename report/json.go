@@ -19,22 +19,73 @@ type JSON struct{}
 // FileName is "report.json".
 func (JSON) FileName() string { return "report.json" }
 
-// Write writes r as indented JSON followed by a newline, streamed to w (a report of
-// many cases is never held whole in memory as bytes). On an error part of the report
-// may have been written: write to a temporary file and rename it (the CLI does).
+// Write writes r as indented JSON followed by a newline, streamed to w: each case is
+// encoded on its own, so a report of many (or huge) cases is never held whole in memory
+// as bytes. The bytes are those of one json.Encoder with two-space indentation. On an
+// error part of the report may have been written: write to a temporary file and rename
+// it (the CLI does).
 func (JSON) Write(w io.Writer, r *qeval.Report) error {
 	out := normalized(r)
 	bw := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		if isEncodeError(err) {
-			return &qeval.Error{Code: qeval.CodeInternal, Op: "write report.json", Message: locate(out, err)}
+	p := &partWriter{w: bw}
+	p.raw("{\n  \"schema_version\": ")
+	p.value(out.SchemaVersion, "  ")
+	p.raw(",\n  \"run\": ")
+	p.value(out.Run, "  ")
+	p.raw(",\n  \"summary\": ")
+	p.value(out.Summary, "  ")
+	p.raw(",\n  \"cases\": [")
+	for i := range out.Cases {
+		if i > 0 {
+			p.raw(",")
 		}
-		return err
+		p.raw("\n    ")
+		p.value(&out.Cases[i], "    ")
+	}
+	if len(out.Cases) > 0 {
+		p.raw("\n  ")
+	}
+	p.raw("]")
+	if out.Audit != nil {
+		p.raw(",\n  \"audit\": ")
+		p.value(out.Audit, "  ")
+	}
+	p.raw("\n}\n")
+	if p.err != nil {
+		if isEncodeError(p.err) {
+			return &qeval.Error{Code: qeval.CodeInternal, Op: "write report.json", Message: locate(out, p.err)}
+		}
+		return p.err
 	}
 	return bw.Flush()
+}
+
+// partWriter writes the parts of a report, keeping the first error.
+type partWriter struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	err error
+}
+
+func (p *partWriter) raw(s string) {
+	if p.err == nil {
+		_, p.err = p.w.WriteString(s)
+	}
+}
+
+// value writes v indented as a value nested at prefix.
+func (p *partWriter) value(v any, prefix string) {
+	if p.err != nil {
+		return
+	}
+	p.buf.Reset()
+	enc := json.NewEncoder(&p.buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if p.err = enc.Encode(v); p.err != nil {
+		return
+	}
+	_, p.err = p.w.Write(bytes.TrimSuffix(p.buf.Bytes(), []byte("\n")))
 }
 
 // isEncodeError reports an error of the value rather than of the writer.

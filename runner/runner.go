@@ -48,6 +48,11 @@ type Config struct {
 	// MaxResultBytes caps the bytes one query may fetch (qeval.DefaultMaxBytes when 0);
 	// a bigger result is too_large.
 	MaxResultBytes int64
+	// MaxRunBytes bounds the results the whole run holds at once (DefaultMaxRunBytes
+	// when 0): each of the Concurrency cases in flight holds a gold and a generated
+	// result, so one result may take at most MaxRunBytes / (2 × Concurrency), and
+	// memory follows the concurrency, never the number or the size of hostile queries.
+	MaxRunBytes int64
 	// GoldCache, when set, keeps gold results keyed by database content, engine, mode
 	// and query (the local cache file or Redis): a second run on the same databases
 	// executes only the generated queries.
@@ -132,6 +137,24 @@ type run struct {
 	dbs         map[string]*dbInfo // by database name
 }
 
+// DefaultMaxRunBytes bounds the results a run holds at once: with two cases in flight,
+// a result may take 128 MiB.
+const DefaultMaxRunBytes = 512 << 20
+
+// resultCap is the byte cap of one result: MaxResultBytes, lowered so that the results
+// of every case in flight fit in MaxRunBytes.
+func resultCap(cfg Config, concurrency int) int64 {
+	capped := cfg.MaxResultBytes
+	if capped <= 0 {
+		capped = qeval.DefaultMaxBytes
+	}
+	run := cfg.MaxRunBytes
+	if run <= 0 {
+		run = DefaultMaxRunBytes
+	}
+	return min(capped, max(1<<20, run/int64(2*max(1, concurrency))))
+}
+
 func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.Catalog == nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "run suite", Message: "no catalog to resolve databases with"}
@@ -148,7 +171,14 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.QueryTimeout > 0 {
 		qt = cfg.QueryTimeout
 	}
-	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt, MaxBytes: cfg.MaxResultBytes}, Now: cfg.Now}
+	r.concurrency = cfg.Concurrency
+	if r.concurrency <= 0 {
+		r.concurrency = s.Concurrency
+	}
+	if r.concurrency <= 0 {
+		r.concurrency = runtime.GOMAXPROCS(0)
+	}
+	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt, MaxBytes: resultCap(cfg, r.concurrency)}, Now: cfg.Now}
 	if s.PredictionDatabase != "" {
 		opts.PredCatalog = predictionCatalog{cfg.Catalog, s}
 	}
@@ -185,13 +215,6 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	}
 	if s.Target != nil && s.Target.Concurrency > 0 {
 		r.targetSlots = make(chan struct{}, s.Target.Concurrency)
-	}
-	r.concurrency = cfg.Concurrency
-	if r.concurrency <= 0 {
-		r.concurrency = s.Concurrency
-	}
-	if r.concurrency <= 0 {
-		r.concurrency = runtime.GOMAXPROCS(0)
 	}
 	r.caseTimeout = cfg.CaseTimeout
 	if r.caseTimeout <= 0 {
