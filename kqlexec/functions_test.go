@@ -199,6 +199,16 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 		{"activity_engagement", `datatable(id:long, d:datetime)[1, datetime(2017-01-01), 2, datetime(2017-01-01), 1, datetime(2017-01-02), 3, datetime(2017-01-03), 1, datetime(2017-01-03)]
 			| evaluate activity_engagement(id, d, datetime(2017-01-01), datetime(2017-01-03), 1d, 2d)`,
 			"d,dcount_activities_inner,dcount_activities_outer,activity_ratio", []string{"2017-01-01T00:00:00Z|2|2|1", "2017-01-02T00:00:00Z|1|2|0.5", "2017-01-03T00:00:00Z|2|2|1"}},
+		// sessions: a gap over 3 from the previous value, or over 10 from the first,
+		// starts a new one; a restart on a new key; items before and after kept in order
+		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]
+			| sort by k asc, v asc
+			| extend before = v * 2, s = row_window_session(v, 10, 3, k != prev(k)), after = v - s
+			| project k, v, before, s, after`,
+			"k,v,before,s,after", []string{"a|1|2|1|0", "a|2|4|1|1", "a|4|8|1|3", "a|8|16|8|0", "a|9|18|8|1", "a|11|22|8|3", "a|12|24|8|4",
+				"a|14|28|8|6", "b|15|30|15|0", "b|16|32|15|1"}},
+		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
+			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
 	checkQueries(t, e, cases)
 }

@@ -159,6 +159,9 @@ func functionSupport(name string) (Status, string) {
 			return Partly, d.partly
 		}
 	}
+	if r, ok := extendOnly[name]; ok {
+		return Partly, r
+	}
 	if !known {
 		return Unsupported, "not implemented"
 	}
@@ -166,6 +169,12 @@ func functionSupport(name string) (Status, string) {
 		return Partly, r
 	}
 	return Supported, ""
+}
+
+// extendOnly lists the functions translated as a whole extend item, not as an
+// expression: what they cover.
+var extendOnly = map[string]string{
+	"row_window_session": "as an extend item Name = row_window_session(...); a restart predicate may read the previous row with prev(Column) only",
 }
 
 func aggregateSupport(name string) (Status, string) {

@@ -81,7 +81,7 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		return t.project(in, o.Items, e, false)
 	case *kql.ExtendOp:
 		t.sorted = wasSorted
-		return t.project(in, o.Items, e, true)
+		return t.tabularExtend(in, o.Items, e)
 	case *kql.ProjectAwayOp:
 		t.sorted = wasSorted
 		return t.projectAway(in, o)
