@@ -1,6 +1,8 @@
 package kqlexec_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 )
 
@@ -207,8 +209,37 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			| project k, v, before, s, after`,
 			"k,v,before,s,after", []string{"a|1|2|1|0", "a|2|4|1|1", "a|4|8|1|3", "a|8|16|8|0", "a|9|18|8|1", "a|11|22|8|3", "a|12|24|8|4",
 				"a|14|28|8|6", "b|15|30|15|0", "b|16|32|15|1"}},
+		// a declared pattern: the rule naming the values wins over *, whose body reads
+		// the pattern's parameters
+		{"declare pattern", `declare pattern country = (name:string)[state:string]
+{
+  ("USA").["New York"] = { print Capital = "Albany" };
+  ("USA").["Washington"] = { print Capital = "Olympia" };
+  (*).["Capital"] = { print Capital = strcat("capital of ", name, " (", state, ")") };
+  ("USA").["Capital"] = { print Capital = "Washington, D.C." };
+};
+union country("USA").["New York"], country('France').Capital, country("USA").Capital`, "Capital",
+			[]string{"Albany", "capital of France (Capital)", "Washington, D.C."}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
 	checkQueries(t, e, cases)
+}
+
+// TestPattern_Errors checks that a pattern call no rule answers, or with the wrong
+// arguments, says which.
+func TestPattern_Errors(t *testing.T) {
+	e := mustOpen(t, "")
+	decl := "declare pattern country = (name:string)[state:string] { (\"USA\").[\"Ohio\"] = { print c = 1 }; };\n"
+	for q, want := range map[string]string{
+		decl + `country("Spain").Ohio`:     `pattern country has no rule for country("Spain").Ohio`,
+		decl + `country("USA", "x").Ohio`:  "pattern country takes 1 arguments, not 2",
+		decl + `country("USA")`:            "pattern country needs a path",
+		decl + `country(strcat("U")).Ohio`: "a pattern argument that is not a literal",
+	} {
+		_, err := e.Query(context.Background(), q)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", q, err, want)
+		}
+	}
 }

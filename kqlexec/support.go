@@ -111,6 +111,7 @@ var offline = map[string]string{
 // partial says what a supported name does not cover.
 var partial = map[string]string{
 	"scan":                    "one step only; not partition by, order by, output=none or sequences of steps",
+	"pattern":                 "invoked with literal arguments; not the path * (the union of every rule)",
 	"partition":               "the parenthesized subquery form; not the braced form (a query per key value)",
 	"top-nested":              "not with others",
 	"pivot":                   "not with an output schema",

@@ -72,6 +72,9 @@ type binding struct {
 	rel    *rel
 	fn     *kql.FuncDef
 	fnEnv  *env
+	// pattern is a declared pattern (declare pattern), its rules read in patEnv
+	pattern *kql.PatternStmt
+	patEnv  *env
 }
 
 func (e *env) lookup(name string) *binding {
@@ -158,6 +161,8 @@ func (t *translator) script1(stmts []kql.Stmt) (*rel, error) {
 			if err := t.declare(s, e); err != nil {
 				return nil, err
 			}
+		case *kql.PatternStmt:
+			e.binds[s.Name.Name] = &binding{pattern: s, patEnv: e}
 		default:
 			return nil, t.unsupported(s, "statement "+strings.TrimSpace(strings.SplitN(kql.Format(s), " ", 2)[0]))
 		}
@@ -289,7 +294,14 @@ func isTabular(x kql.Expr, e *env, t *translator) bool {
 			_, ok := t.tables(v.Name)
 			return ok
 		}
+	case *kql.Member:
+		if b, _, _ := patternCall(v, e); b != nil {
+			return true
+		}
 	case *kql.Call:
+		if b, _, _ := patternCall(v, e); b != nil {
+			return true
+		}
 		switch v.Name() {
 		case "materialize", "table", "view":
 			return true

@@ -40,6 +40,9 @@ func (t *translator) tabular(x kql.Expr, e *env) (*rel, error) {
 		if c, ok := v.X.(*kql.Call); ok && (c.Name() == "database" || c.Name() == "cluster") {
 			return t.tableRef(v.Name, e)
 		}
+		if b, c, path := patternCall(v, e); b != nil {
+			return t.invokePattern(b, c, path, e)
+		}
 	case *kql.DatatableExpr:
 		return t.datatable(v, e)
 	case *kql.PrintOp:
@@ -108,6 +111,9 @@ func (t *translator) tabularCall(c *kql.Call, e *env) (*rel, error) {
 		if b := e.lookup(id.Name); b != nil && b.fn != nil {
 			return t.callTabularFunc(c, b, c.Args, e)
 		}
+	}
+	if b, pc, _ := patternCall(c, e); b != nil {
+		return t.invokePattern(b, pc, nil, e)
 	}
 	return nil, t.unsupported(c, "tabular function "+name+"()")
 }
