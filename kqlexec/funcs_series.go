@@ -2,6 +2,7 @@ package kqlexec
 
 import (
 	"math"
+	"slices"
 )
 
 // Series functions work on dynamic arrays of numbers, element by element.
@@ -225,8 +226,44 @@ func seriesFuncs(def func(string, *fnDef)) {
 		}
 		return realsDyn(y, nil)
 	}, TDynamic, TDynamic, TDynamic))
+	// series_seasonal(s, period): the median of the values at each position of the
+	// period, repeated; the period Kusto detects by itself (no period, or -1) is not
+	// computed, its detection being Kusto's own
+	def("series_seasonal", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TLong}, ret: TDynamic,
+		partly: "with a given period; not the period series_periods_detect would find", fn: func(a []any) any {
+			xs, valid, ok := nums(a[0])
+			if !ok {
+				return nil
+			}
+			period := long(a, 1, -1)
+			if period < 0 {
+				return unsupportedError("series_seasonal() with a period detected by Kusto (give the period)")
+			}
+			out := make([]float64, len(xs))
+			if period == 0 {
+				return realsDyn(out, nil)
+			}
+			p := int(min(period, int64(len(xs))))
+			if p == 0 {
+				return realsDyn(out, nil)
+			}
+			med := make([]float64, p)
+			for ph := 0; ph < p; ph++ {
+				var vs []float64
+				for i := ph; i < len(xs); i += p {
+					if valid[i] && !math.IsNaN(xs[i]) {
+						vs = append(vs, xs[i])
+					}
+				}
+				med[ph] = median(vs)
+			}
+			for i := range out {
+				out[i] = med[i%p]
+			}
+			return realsDyn(out, nil)
+		}})
 	for _, n := range []string{"series_decompose", "series_decompose_anomalies", "series_decompose_forecast", "series_outliers",
-		"series_periods_detect", "series_periods_validate", "series_seasonal"} {
+		"series_periods_detect", "series_periods_validate"} {
 		unsupportedFuncs[n] = true
 	}
 }
@@ -373,3 +410,16 @@ func fillLinear(a []any) any {
 }
 
 func mustReal(x any) float64 { f, _ := toReal(Dyn{x}); return f }
+
+// median is the median of vs (the mean of the middle two for an even count), 0 for none.
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

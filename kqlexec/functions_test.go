@@ -220,6 +220,10 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 };
 union country("USA").["New York"], country('France').Capital, country("USA").Capital`, "Capital",
 			[]string{"Albany", "capital of France (Capital)", "Washington, D.C."}},
+		{"series_seasonal with a period", `print s=dynamic([1, 3, 5, 1, 3, 5, 2, 4, 6])
+| union (print s=dynamic([1, 3, 5, 2, 4, 6, 1, 3, 5, 2, 4, 6]))
+| extend s_seasonal = series_seasonal(s, 3) | project s_seasonal`, "s_seasonal",
+			[]string{"[1.0,3.0,5.0,1.0,3.0,5.0,1.0,3.0,5.0]", "[1.5,3.5,5.5,1.5,3.5,5.5,1.5,3.5,5.5,1.5,3.5,5.5]"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
