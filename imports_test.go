@@ -72,7 +72,7 @@ var outside = map[string][]string{
 	// one real parser per SQL dialect (and the protobuf runtime pg_query's tree comes in)
 	"sqlparse": {"github.com/rqlite/sql", "github.com/pganalyze/pg_query_go/v6", "github.com/pingcap/tidb/pkg/parser", "google.golang.org/protobuf"},
 	// the KQL engine's geo functions: S2 cells, H3 cells, and IDNA for URL parsing
-	"kqlexec": {"github.com/cespare/xxhash/v2", "github.com/golang/geo", "github.com/uber/h3-go/v4", "golang.org/x/net/idna"},
+	"kqlexec": {"github.com/cespare/xxhash/v2", "github.com/golang/geo", "github.com/uber/h3-go/v4", "golang.org/x/net/idna", "github.com/ua-parser/uap-go"},
 	"suite":   {"go.yaml.in/yaml/v3"},
 	// SARIF output of the validator's findings, for code-scanning tools
 	"validate": {"github.com/owenrumney/go-sarif/v3"},

@@ -59,6 +59,7 @@ var library = []func(def func(string, *fnDef)){
 	textFuncs,
 	statsFuncs,
 	sketchFuncs,
+	userAgentFuncs,
 	miscFuncs,
 }
 

@@ -224,6 +224,13 @@ union country("USA").["New York"], country('France').Capital, country("USA").Cap
 | union (print s=dynamic([1, 3, 5, 2, 4, 6, 1, 3, 5, 2, 4, 6]))
 | extend s_seasonal = series_seasonal(s, 3) | project s_seasonal`, "s_seasonal",
 			[]string{"[1.0,3.0,5.0,1.0,3.0,5.0,1.0,3.0,5.0]", "[1.5,3.5,5.5,1.5,3.5,5.5,1.5,3.5,5.5,1.5,3.5,5.5]"}},
+		{"parse_user_agent", `print ua = "Mozilla/5.0 (SymbianOS/9.2; U; Series60/3.1 NokiaN81-3/10.0.032 Profile/MIDP-2.0 Configuration/CLDC-1.1 ) AppleWebKit/413 (KHTML, like Gecko) Safari/4"
+| extend x = parse_user_agent(ua, dynamic(["browser","os","device"]))
+| project b = x.Browser.Family, bv = strcat(x.Browser.MajorVersion, ".", x.Browser.MinorVersion, ".", x.Browser.Patch),
+	os = x.OperatingSystem.Family, osv = strcat(x.OperatingSystem.MajorVersion, ".", x.OperatingSystem.MinorVersion),
+	d = x.Device.Family, brand = x.Device.Brand, model = x.Device.Model,
+	adobe = parse_user_agent("Mozilla/5.0 (Windows; U; en-US) AppleWebKit/531.9 (KHTML, like Gecko) AdobeAIR/2.5.1", "browser").Browser.Family`,
+			"b,bv,os,osv,d,brand,model,adobe", []string{`"Nokia OSS Browser"|3.1.|"Symbian OS"|9.2|"Nokia N81"|"Nokia"|"N81-3"|"AdobeAIR"`}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
