@@ -60,9 +60,11 @@ func TestFunctions_Reference(t *testing.T) {
 		{"scan_running_state", `range x from 1 to 5 step 1 | extend y = 2 * x
 			| scan declare (cx:long=0, cy:long=0) with (step s1: true => cx = iff(s1.cx >= 10, x, x + s1.cx), cy = iff(s1.cy >= 10, y, y + s1.cy);)`,
 			"x,y,cx,cy", []string{"1|2|1|2", "2|4|3|6", "3|6|6|12", "4|8|10|8", "5|10|5|18"}},
+		// one step matching every row continues one match: its id stays 0 (a match ends
+		// only when a later step takes its state, as the session example shows)
 		{"scan_fill_forward", `datatable (Ts: timespan, Event: string) [0m, "A", 1m, "", 2m, "B", 3m, ""] | sort by Ts asc
 			| scan with_match_id=id declare (filled: string="") with (step s1: true => filled = iff(isempty(Event), s1.filled, Event);) | project filled, id`,
-			"filled,id", []string{"A|0", "A|1", "B|2", "B|3"}},
+			"filled,id", []string{"A|0", "A|0", "B|0", "B|0"}},
 		{"scan_condition", `range x from 1 to 6 step 1 | scan declare (last:long) with (step s: x % 2 == 0 => last = x + coalesce(s.last, 0);)`,
 			"x,last", []string{"2|2", "4|6", "6|12"}},
 		{"array_sort_several", `let array1 = dynamic([1,3,4,5,2]); let array2 = dynamic(["a","b","c","d","e"]); print array_sort_desc(array1, array2)`,
@@ -231,6 +233,28 @@ union country("USA").["New York"], country('France').Capital, country("USA").Cap
 	d = x.Device.Family, brand = x.Device.Brand, model = x.Device.Model,
 	adobe = parse_user_agent("Mozilla/5.0 (Windows; U; en-US) AppleWebKit/531.9 (KHTML, like Gecko) AdobeAIR/2.5.1", "browser").Browser.Family`,
 			"b,bv,os,osv,d,brand,model,adobe", []string{`"Nokia OSS Browser"|3.1.|"Symbian OS"|9.2|"Nokia N81"|"Nokia"|"N81-3"|"AdobeAIR"`}},
+		// scans of several steps, as the reference's walkthrough steps through them
+		{"scan steps", `datatable (Ts: timespan, Event: string) [0m, "A", 1m, "Start", 2m, "B", 3m, "D", 4m, "Stop", 6m, "C", 8m, "Start", 11m, "E", 12m, "Stop"]
+| sort by Ts asc
+| scan with_match_id=m_id with (
+    step s1: Event == "Start";
+    step s2: Event != "Start" and Event != "Stop" and Ts - s1.Ts <= 5m;
+    step s3: Event == "Stop" and Ts - s1.Ts <= 5m;
+)`, "Ts,Event,m_id", []string{"00:01:00|Start|0", "00:02:00|B|0", "00:03:00|D|0", "00:04:00|Stop|0", "00:08:00|Start|1", "00:11:00|E|1", "00:12:00|Stop|1"}},
+		{"scan steps with output=none", `datatable (Ts: timespan, Event: string) [0m, "A", 1m, "A", 2m, "B", 3m, "D", 32m, "B", 36m, "C", 38m, "D", 41m, "E", 75m, "A"]
+| sort by Ts asc
+| scan with_match_id=session_id declare (sessionStart: timespan) with (
+    step inSession: true => sessionStart = iff(isnull(inSession.sessionStart), Ts, inSession.sessionStart);
+    step endSession output=none: Ts - inSession.sessionStart > 30m;
+) | summarize n = count(), first = min(Ts) by session_id, sessionStart`, "session_id,sessionStart,n,first",
+			[]string{"0|00:00:00|4|00:00:00", "1|00:32:00|4|00:32:00", "2|01:15:00|1|01:15:00"}},
+		// a row two steps match is output by each, the later step first; a variable
+		// no assignment sets keeps the state's value
+		{"scan steps: one row, two matches", `datatable (x: long) [1, 2, 1, 5]
+| scan declare (tag: string = "none", k: long) with (
+    step a: x == 1 => tag = "a", k = x;
+    step b: x >= 2 or x == 1 and a.k == 1 => k = x * 10;
+)`, "x,tag,k", []string{"1|a|1", "2|a|20", "1|a|10", "1|a|1", "5|a|50"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
