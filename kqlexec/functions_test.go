@@ -255,6 +255,15 @@ union country("USA").["New York"], country('France').Capital, country("USA").Cap
     step a: x == 1 => tag = "a", k = x;
     step b: x >= 2 or x == 1 and a.k == 1 => k = x * 10;
 )`, "x,tag,k", []string{"1|a|1", "2|a|20", "1|a|10", "1|a|1", "5|a|50"}},
+		// a scan inside partition scans each key's rows apart (its own state and ids)
+		{"scan inside partition", `datatable(u:long, t:long, e:string)[1, 1, "in", 2, 2, "in", 1, 5, "out", 2, 4, "out", 2, 6, "in", 2, 9, "out"]
+| partition hint.strategy=native by u (
+    sort by t asc
+    | scan with_match_id=m declare (start: long, dur: long) with (
+        step s1 output=none: e == "in" => start = t;
+        step s2: e == "out" => start = s1.start, dur = t - s1.start;
+    )
+) | project u, start, dur, m`, "u,start,dur,m", []string{"1|1|4|0", "2|2|2|0", "2|6|3|1"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}

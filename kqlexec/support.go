@@ -110,7 +110,7 @@ var offline = map[string]string{
 
 // partial says what a supported name does not cover.
 var partial = map[string]string{
-	"scan":                    "not partition by or order by, not output=last, not inside partition or mv-apply",
+	"scan":                    "not partition by or order by, not output=last",
 	"pattern":                 "invoked with literal arguments; not the path * (the union of every rule)",
 	"partition":               "the parenthesized subquery form; not the braced form (a query per key value)",
 	"top-nested":              "not with others",

@@ -27,7 +27,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 	if t.part != "" {
 		switch op.(type) {
 		case *kql.WhereOp, *kql.ProjectOp, *kql.ExtendOp, *kql.ProjectAwayOp, *kql.ProjectRenameOp, *kql.SummarizeOp,
-			*kql.CountOp, *kql.DistinctOp, *kql.SortOp, *kql.TopOp, *kql.TakeOp, *kql.MvExpandOp, *kql.ParseOp, *kql.SerializeOp:
+			*kql.CountOp, *kql.DistinctOp, *kql.SortOp, *kql.TopOp, *kql.TakeOp, *kql.MvExpandOp, *kql.ParseOp, *kql.SerializeOp,
+			*kql.ScanOp:
 		default:
 			return nil, t.unsupported(op, op.OpName()+" inside mv-apply or partition")
 		}

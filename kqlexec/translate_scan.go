@@ -27,9 +27,14 @@ func (t *translator) scan(in *rel, o *kql.ScanOp, e *env) (*rel, error) {
 		}
 		matchID = id.Name
 	}
-	// the rows in order, numbered: c0..cN-1 the row, cN its number
+	// the rows in order, numbered: c0..cN-1 the row, cN its number (within its group,
+	// inside partition or mv-apply: each group is scanned apart)
+	over := "ORDER BY t._o"
+	if pi := in.index(t.part); t.part != "" && pi >= 0 {
+		over = "PARTITION BY t." + colName(pi) + " " + over
+	}
 	ord := t.stage(append(append([]column(nil), in.cols...), column{"\x00rn", TLong}),
-		"SELECT "+strings.Join(append(selectCols(in), "row_number() OVER (ORDER BY t._o)", "t._o"), ", ")+" FROM "+in.from+" t")
+		"SELECT "+strings.Join(append(selectCols(in), "row_number() OVER ("+over+")", "t._o"), ", ")+" FROM "+in.from+" t")
 
 	// the declared variables: names, types, defaults
 	vars := make([]scanVar, len(o.Declare))

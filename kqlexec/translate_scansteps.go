@@ -248,7 +248,11 @@ func (t *translator) scanSteps(in *rel, o *kql.ScanOp, e *env, ord *rel, vars []
 	if err != nil {
 		return nil, err
 	}
-	step, err := level(ord.from+" o JOIN "+cte+" r ON o."+colName(n)+" = r.rn + 1", func(col string) string { return "r." + col })
+	join := "o." + colName(n) + " = r.rn + 1"
+	if pi := in.index(t.part); t.part != "" && pi >= 0 {
+		join += " AND o." + colName(pi) + " IS r.c" + strconv.Itoa(pi) // the group's own state
+	}
+	step, err := level(ord.from+" o JOIN "+cte+" r ON "+join, func(col string) string { return "r." + col })
 	if err != nil {
 		return nil, err
 	}
