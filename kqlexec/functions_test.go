@@ -264,6 +264,19 @@ union country("USA").["New York"], country('France').Capital, country("USA").Cap
         step s2: e == "out" => start = s1.start, dur = t - s1.start;
     )
 ) | project u, start, dur, m`, "u,start,dur,m", []string{"1|1|4|0", "2|2|2|0", "2|6|3|1"}},
+		// geo lookups: a point in a polygon (or within a radius of it), near a line;
+		// unmatched rows kept on request, the key column only on request
+		{"geo_polygon_lookup", `let P = datatable(name:string, poly:dynamic)["sq", dynamic({"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,1],[0,0]]]})];
+datatable(id:string, lon:real, lat:real)["in", 0.5, 0.5, "near", 1.0005, 0.5, "far", 5, 5]
+| evaluate geo_polygon_lookup(P, poly, lon, lat, return_unmatched = true) | project id, name`,
+			"id,name", []string{"in|sq", "near|", "far|"}},
+		{"geo_polygon_lookup with a radius", `let P = datatable(name:string, poly:dynamic)["sq", dynamic({"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,1],[0,0]]]})];
+datatable(id:string, lon:real, lat:real)["in", 0.5, 0.5, "near", 1.0005, 0.5, "far", 5, 5]
+| evaluate geo_polygon_lookup(P, poly, lon, lat, 100, return_lookup_key = true) | project id, name, t = tostring(poly.type)`,
+			"id,name,t", []string{"in|sq|Polygon", "near|sq|Polygon"}},
+		{"geo_line_lookup", `let L = datatable(road:string, line:dynamic)["r1", dynamic({"type":"LineString","coordinates":[[0,0],[0,1]]})];
+datatable(id:string, lon:real, lat:real)["on", 0.0001, 0.5, "off", 0.01, 0.5]
+| evaluate geo_line_lookup(L, line, lon, lat, 50)`, "id,lon,lat,road", []string{"on|0.0001|0.5|r1"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}

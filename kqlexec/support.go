@@ -261,6 +261,8 @@ var probes = map[string]string{
 	// plugins whose arguments are not one column
 	"ipv4_lookup":             "T | evaluate ipv4_lookup(T, s, s)",
 	"ipv6_lookup":             "T | evaluate ipv6_lookup(T, s, s)",
+	"geo_polygon_lookup":      "T | evaluate geo_polygon_lookup(T, d, a, a)",
+	"geo_line_lookup":         "T | evaluate geo_line_lookup(T, d, a, a, 10)",
 	"bag_unpack":              "T | evaluate bag_unpack(d)",
 	"narrow":                  "T | evaluate narrow()",
 	"rows_near":               "T | evaluate rows_near(a > 1, 1)",

@@ -172,6 +172,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.bagUnpack(in, o, e)
 		case "ipv4_lookup", "ipv6_lookup":
 			return t.ipLookup(in, o, e)
+		case "geo_polygon_lookup", "geo_line_lookup":
+			return t.geoLookup(in, o, e)
 		case "narrow":
 			return t.narrow(in, o)
 		case "rows_near":
