@@ -277,6 +277,11 @@ datatable(id:string, lon:real, lat:real)["in", 0.5, 0.5, "near", 1.0005, 0.5, "f
 		{"geo_line_lookup", `let L = datatable(road:string, line:dynamic)["r1", dynamic({"type":"LineString","coordinates":[[0,0],[0,1]]})];
 datatable(id:string, lon:real, lat:real)["on", 0.0001, 0.5, "off", 0.01, 0.5]
 | evaluate geo_line_lookup(L, line, lon, lat, 50)`, "id,lon,lat,road", []string{"on|0.0001|0.5|r1"}},
+		// the braced partition runs its own query once per key value, read as the key
+		{"partition braced", `datatable(x:long)[2, 1, 2, 3]
+| partition hint.strategy=legacy by x { datatable(v:long)[1, 2, 3, 4] | where v > x | summarize n = count() | extend k = toscalar(x), same = x }`,
+			"n,k,same", []string{"2|2|2", "3|1|1", "1|3|3"}},
+		{"partition braced over no rows", `datatable(x:long)[] | partition by x { print n = x }`, "n", nil},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}

@@ -112,7 +112,7 @@ var offline = map[string]string{
 var partial = map[string]string{
 	"scan":                    "not partition by or order by, not output=last",
 	"pattern":                 "invoked with literal arguments; not the path * (the union of every rule)",
-	"partition":               "the parenthesized subquery form; not the braced form (a query per key value)",
+	"partition":               "a braced query runs for at most 256 key values",
 	"top-nested":              "not with others",
 	"pivot":                   "not with an output schema",
 	"activity_counts_metrics": "exact distinct counts where Kusto estimates; no cohort or lookback arguments; windows without rows are left out",

@@ -1,6 +1,8 @@
 package kqlexec
 
 import (
+	"encoding/hex"
+	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval/kql"
@@ -17,7 +19,7 @@ func (t *translator) partition(in *rel, o *kql.PartitionOp, e *env) (*rel, error
 	}
 	body, ok := o.Body.(*kql.PipeExpr)
 	if !ok || body.Source != nil {
-		return nil, t.unsupported(o, "partition with a braced body (a query per key value)")
+		return t.partitionEach(in, o, e)
 	}
 	key, err := t.expr(o.By, inScope(in, e))
 	if err != nil {
@@ -49,4 +51,101 @@ func (t *translator) partition(in *rel, o *kql.PartitionOp, e *env) (*rel, error
 	}
 	// the groups one after the other, each in its own order
 	return t.stage(cols, "SELECT "+strings.Join(append(sqls, "row_number() OVER (ORDER BY t."+colName(ri)+", t._o)"), ", ")+" FROM "+r.from+" t"), nil
+}
+
+// maxPartitions bounds the key values a braced partition runs its query for.
+const maxPartitions = 256
+
+// partitionEach translates T | partition by Key { Query }: Query (which has its own
+// source) runs once per distinct value of Key, reading the value as Key (or
+// toscalar(Key)), and the results are put together in the order the values first
+// appear. The values are read from the data while translating (at most
+// maxPartitions).
+func (t *translator) partitionEach(in *rel, o *kql.PartitionOp, e *env) (*rel, error) {
+	id, ok := o.By.(*kql.Ident)
+	if !ok || in.index(id.Name) < 0 {
+		return nil, t.errAt(o.By, "partition by needs a column of the input")
+	}
+	if t.probe == nil {
+		return nil, t.unsupported(o, "partition with a braced body without an engine")
+	}
+	ci := in.index(id.Name)
+	q := "SELECT t." + colName(ci) + " FROM " + in.from + " t GROUP BY 1 ORDER BY min(t._o) LIMIT " + strconv.Itoa(maxPartitions+1)
+	if len(t.ctes) > 0 {
+		q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
+	}
+	rows, err := t.probe(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) > maxPartitions {
+		return nil, t.unsupported(o, "a braced partition of more than "+strconv.Itoa(maxPartitions)+" key values")
+	}
+	parts := e.child()
+	u := &kql.UnionOp{}
+	for i, r := range rows {
+		inner := e.child()
+		x := expr{sql: sqlLiteral(r[0]), t: in.cols[ci].Type}
+		inner.binds[id.Name] = &binding{scalar: &x}
+		res, err := t.subquery(o.Body, inner)
+		if err != nil {
+			return nil, err
+		}
+		name := "__partition" + strconv.Itoa(i)
+		parts.binds[name] = &binding{rel: res}
+		u.Tables = append(u.Tables, &kql.Ident{Name: name})
+	}
+	if len(u.Tables) == 0 {
+		// no key value: the query's columns, no rows
+		inner := e.child()
+		x := expr{sql: "NULL", t: in.cols[ci].Type}
+		inner.binds[id.Name] = &binding{scalar: &x}
+		res, err := t.subquery(o.Body, inner)
+		if err != nil {
+			return nil, err
+		}
+		return t.stage(res.cols, "SELECT "+strings.Join(append(selectCols(res), "t._o"), ", ")+" FROM "+res.from+" t WHERE 0"), nil
+	}
+	return t.union(nil, u, parts)
+}
+
+// subquery translates a query that may be a braced block of let statements and one
+// tabular expression.
+func (t *translator) subquery(x kql.Expr, e *env) (*rel, error) {
+	b, ok := x.(*kql.Block)
+	if !ok {
+		return t.tabular(x, e)
+	}
+	var last kql.Expr
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *kql.LetStmt:
+			if err := t.let(s, e); err != nil {
+				return nil, err
+			}
+		case *kql.QueryStmt:
+			last = s.Query
+		}
+	}
+	if last == nil {
+		return nil, t.errAt(x, "the subquery has no tabular expression")
+	}
+	return t.tabular(last, e)
+}
+
+// sqlLiteral writes a value read back from SQLite as an SQL literal.
+func sqlLiteral(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case string:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	case []byte:
+		return "X'" + hex.EncodeToString(v) + "'"
+	}
+	return "NULL"
 }
