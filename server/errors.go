@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -161,9 +160,9 @@ func jsonError(err error) error {
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			return invalid("", "the body must be a JSON object, not %s", jsonKind(typ.Value))
+			return invalid("", "the body must be a JSON object, not %s", qeval.JSONValueKind(typ.Value))
 		}
-		return invalid(field, "%s must be %s, not %s", field, goKind(typ.Type), jsonKind(typ.Value))
+		return invalid(field, "%s must be %s", field, qeval.JSONTypeProblem(typ))
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
@@ -191,49 +190,6 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%d KB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// jsonKind names a JSON value kind as encoding/json reports it ("number", "string"...).
-func jsonKind(v string) string {
-	switch v {
-	case "object", "array":
-		return "an " + v
-	case "":
-		return "this value"
-	}
-	return "a " + v
-}
-
-// goKind names the JSON a Go type expects, for people.
-func goKind(t reflect.Type) string {
-	if t == nil {
-		return "another type"
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Map {
-			return "an array of objects"
-		}
-		if t.Elem().Kind() == reflect.String {
-			return "an array of strings"
-		}
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return "another type"
 }
 
 // checkDuplicateKeys refuses a JSON document in which an object has the same key

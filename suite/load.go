@@ -292,32 +292,12 @@ func parseJSONCase(line []byte, n int, p *problems) (qeval.Case, bool) {
 	if err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			p.add(n, c.ID, "field %s: a JSON %s where %s is wanted", strings.TrimPrefix(te.Field, "Case."), te.Value, jsonKind(te.Type))
+			p.add(n, c.ID, "field %s must be %s", strings.TrimPrefix(te.Field, "Case."), qeval.JSONTypeProblem(te))
 		} else {
 			p.add(n, c.ID, "%s", strings.TrimPrefix(qeval.ErrorMessage(err), "json: "))
 		}
 	}
 	return c, true
-}
-
-// jsonKind names what a Go type wants in JSON terms.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
-		return "a number"
-	}
-	return t.String()
 }
 
 func parseJSONL(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {

@@ -215,7 +215,7 @@ func TestLoad_JSONLLines(t *testing.T) {
 {"id": "b", "expected_query": "SELECT 1", "tags": 5}
 `)
 	_, err = suite.Load(bad, suite.Options{})
-	for _, want := range []string{bad + `:1: case "a": unknown case field "expectd"`, bad + `:2: case "b": field tags: a JSON number where a list is wanted`} {
+	for _, want := range []string{bad + `:1: case "a": unknown case field "expectd"`, bad + `:2: case "b": field tags must be an array of strings, not a number`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want it to contain %q", err, want)
 		}

@@ -268,40 +268,28 @@ func nullRowsInvisible(s *rq.SelectStatement, table string) bool {
 		grouped[strings.ToLower(g.String())] = true
 	}
 	aggs := 0
-	var ok func(e rq.Expr) bool
-	ok = func(e rq.Expr) bool {
-		switch e := e.(type) {
-		case nil, *rq.NumberLit, *rq.StringLit, *rq.NullLit, *rq.BoolLit:
-			return true
-		case *rq.ParenExpr:
-			return ok(e.X)
-		case *rq.UnaryExpr:
-			return ok(e.X)
-		case *rq.BinaryExpr:
-			return ok(e.X) && ok(e.Y)
-		case *rq.Ident, *rq.QualifiedRef:
-			return grouped[strings.ToLower(e.String())]
-		case *rq.Call:
-			if e.Name != nil && nullIgnoring[strings.ToLower(e.Name.Name)] && e.Over == nil && e.Filter == nil {
+	ok := func(e rq.Expr) bool {
+		return everyLeaf(e, func(e rq.Expr) (bool, bool) {
+			switch e := e.(type) {
+			case *rq.Ident, *rq.QualifiedRef:
+				return grouped[strings.ToLower(e.String())], true
+			case *rq.Call:
+				if e.Name == nil || !nullIgnoring[strings.ToLower(e.Name.Name)] || e.Over != nil || e.Filter != nil {
+					return false, false // another function: its arguments are looked at
+				}
 				if e.Star.IsValid() || len(e.Args) == 0 {
-					return false
+					return false, true
 				}
 				for _, a := range e.Args {
 					if !onlyColumnsOf(a, table) {
-						return false
+						return false, true
 					}
 				}
 				aggs++
-				return true
+				return true, true
 			}
-			for _, a := range e.Args {
-				if !ok(a) {
-					return false
-				}
-			}
-			return true
-		}
-		return false
+			return false, false
+		})
 	}
 	for _, c := range s.Columns {
 		if c.Star.IsValid() || !ok(c.Expr) {
@@ -323,31 +311,52 @@ func nullRowsInvisible(s *rq.SelectStatement, table string) bool {
 // (nor to a subquery).
 func onlyColumnsOf(e rq.Expr, table string) bool {
 	refs := 0
-	var ok func(e rq.Expr) bool
-	ok = func(e rq.Expr) bool {
+	ok := everyLeaf(e, func(e rq.Expr) (bool, bool) {
 		switch e := e.(type) {
-		case *rq.NumberLit, *rq.StringLit, *rq.NullLit, *rq.BoolLit:
-			return true
 		case *rq.QualifiedRef:
 			refs++
-			return e.Table != nil && e.Column != nil && strings.EqualFold(e.Table.Name, table)
-		case *rq.ParenExpr:
-			return ok(e.X)
-		case *rq.UnaryExpr:
-			return ok(e.X)
-		case *rq.BinaryExpr:
-			return ok(e.X) && ok(e.Y)
+			return e.Table != nil && e.Column != nil && strings.EqualFold(e.Table.Name, table), true
+		case *rq.Ident:
+			return false, true // an unqualified column
 		case *rq.Call:
-			for _, a := range e.Args {
-				if !ok(a) {
-					return false
-				}
+			if e.Star.IsValid() {
+				return false, true
 			}
-			return !e.Star.IsValid()
 		}
-		return false // an unqualified column, a subquery, anything else
+		return false, false
+	})
+	return ok && refs > 0
+}
+
+// everyLeaf reports whether an expression holds up to leaf: leaf decides the nodes it
+// knows (done), and everyLeaf walks through parentheses, unary and binary operators
+// and the arguments of calls; a literal or an absent expression holds, anything else
+// (a subquery, CASE, CAST, …) does not.
+func everyLeaf(e rq.Expr, leaf func(rq.Expr) (ok, done bool)) bool {
+	if e == nil {
+		return true
 	}
-	return ok(e) && refs > 0
+	if ok, done := leaf(e); done {
+		return ok
+	}
+	switch e := e.(type) {
+	case *rq.NumberLit, *rq.StringLit, *rq.NullLit, *rq.BoolLit:
+		return true
+	case *rq.ParenExpr:
+		return everyLeaf(e.X, leaf)
+	case *rq.UnaryExpr:
+		return everyLeaf(e.X, leaf)
+	case *rq.BinaryExpr:
+		return everyLeaf(e.X, leaf) && everyLeaf(e.Y, leaf)
+	case *rq.Call:
+		for _, a := range e.Args {
+			if !everyLeaf(a, leaf) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // dropsNullGroups reports whether a HAVING condition is NULL or false for a group whose
