@@ -1,7 +1,6 @@
 package kqlexec
 
 import (
-	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -85,7 +84,7 @@ func (t *translator) partitionEach(in *rel, o *kql.PartitionOp, e *env) (*rel, e
 	u := &kql.UnionOp{}
 	for i, r := range rows {
 		inner := e.child()
-		x := expr{sql: sqlLiteral(r[0]), t: in.cols[ci].Type}
+		x := expr{sql: sqlValue(r[0]), t: in.cols[ci].Type}
 		inner.binds[id.Name] = &binding{scalar: &x}
 		res, err := t.subquery(o.Body, inner)
 		if err != nil {
@@ -116,36 +115,12 @@ func (t *translator) subquery(x kql.Expr, e *env) (*rel, error) {
 	if !ok {
 		return t.tabular(x, e)
 	}
-	var last kql.Expr
-	for _, s := range b.Stmts {
-		switch s := s.(type) {
-		case *kql.LetStmt:
-			if err := t.let(s, e); err != nil {
-				return nil, err
-			}
-		case *kql.QueryStmt:
-			last = s.Query
-		}
+	last, err := t.blockQuery(b, e)
+	if err != nil {
+		return nil, err
 	}
 	if last == nil {
 		return nil, t.errAt(x, "the subquery has no tabular expression")
 	}
 	return t.tabular(last, e)
-}
-
-// sqlLiteral writes a value read back from SQLite as an SQL literal.
-func sqlLiteral(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "NULL"
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	case string:
-		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
-	case []byte:
-		return "X'" + hex.EncodeToString(v) + "'"
-	}
-	return "NULL"
 }

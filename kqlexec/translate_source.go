@@ -124,21 +124,31 @@ func (t *translator) callTabularFunc(at kql.Node, b *binding, args []kql.Expr, c
 	if err != nil {
 		return nil, err
 	}
+	last, err := t.blockQuery(b.fn.Body, inner)
+	if err != nil {
+		return nil, err
+	}
+	if last == nil {
+		return nil, t.errAt(at, "function has no result")
+	}
+	return t.tabularOrScalar(last, inner)
+}
+
+// blockQuery binds a block's let statements in e and returns its (last) query
+// expression, nil when it has none.
+func (t *translator) blockQuery(b *kql.Block, e *env) (kql.Expr, error) {
 	var last kql.Expr
-	for _, s := range b.fn.Body.Stmts {
+	for _, s := range b.Stmts {
 		switch s := s.(type) {
 		case *kql.LetStmt:
-			if err := t.let(s, inner); err != nil {
+			if err := t.let(s, e); err != nil {
 				return nil, err
 			}
 		case *kql.QueryStmt:
 			last = s.Query
 		}
 	}
-	if last == nil {
-		return nil, t.errAt(at, "function has no result")
-	}
-	return t.tabularOrScalar(last, inner)
+	return last, nil
 }
 
 // bindParams binds a user function's parameters to the call's arguments.

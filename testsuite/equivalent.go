@@ -363,53 +363,62 @@ func everyLeaf(e rq.Expr, leaf func(rq.Expr) (ok, done bool)) bool {
 // columns of table are all NULL: a conjunct comparing sum, avg, min or max of them
 // (NULL then), or count of them (0 then) with > n (n ≥ 0), >= n or = n (n ≥ 1).
 func dropsNullGroups(e rq.Expr, table string) bool {
-	switch e := e.(type) {
-	case *rq.ParenExpr:
-		return dropsNullGroups(e.X, table)
-	case *rq.BinaryExpr:
-		switch e.Op {
-		case rq.AND:
-			return dropsNullGroups(e.X, table) || dropsNullGroups(e.Y, table)
-		case rq.OR:
-			return dropsNullGroups(e.X, table) && dropsNullGroups(e.Y, table)
+	return falsifies(e, comparison(func(c *rq.BinaryExpr) bool {
+		switch c.Op {
 		case rq.EQ, rq.NE, rq.LT, rq.LE, rq.GT, rq.GE:
-			if name, ok := aggregateOver(e.X, table); ok {
+			if name, ok := aggregateOver(c.X, table); ok {
 				if name != "count" {
 					return true
 				}
-				n, isInt := intLiteral(e.Y)
-				return isInt && (e.Op == rq.GT && n >= 0 || (e.Op == rq.GE || e.Op == rq.EQ) && n >= 1)
+				n, isInt := intLiteral(c.Y)
+				return isInt && (c.Op == rq.GT && n >= 0 || (c.Op == rq.GE || c.Op == rq.EQ) && n >= 1)
 			}
-			if name, ok := aggregateOver(e.Y, table); ok && name != "count" {
-				return true
-			}
+			name, ok := aggregateOver(c.Y, table)
+			return ok && name != "count"
+		}
+		return false
+	}))
+}
+
+// falsifies reports whether a condition is false (or NULL) whenever the conditions
+// leaf accepts are: through parentheses, an AND needs one such side, an OR both.
+func falsifies(e rq.Expr, leaf func(rq.Expr) bool) bool {
+	switch x := e.(type) {
+	case *rq.ParenExpr:
+		return falsifies(x.X, leaf)
+	case *rq.BinaryExpr:
+		switch x.Op {
+		case rq.AND:
+			return falsifies(x.X, leaf) || falsifies(x.Y, leaf)
+		case rq.OR:
+			return falsifies(x.X, leaf) && falsifies(x.Y, leaf)
 		}
 	}
-	return false
+	return e != nil && leaf(e)
+}
+
+// comparison gives leaf the binary expressions only.
+func comparison(leaf func(*rq.BinaryExpr) bool) func(rq.Expr) bool {
+	return func(e rq.Expr) bool {
+		b, ok := e.(*rq.BinaryExpr)
+		return ok && leaf(b)
+	}
 }
 
 // havingDropsSingletons reports whether HAVING has a conjunct that drops a group of
 // one row: count(*) > n (n ≥ 1), count(*) >= n or = n (n ≥ 2).
 func havingDropsSingletons(e rq.Expr) bool {
-	switch e := e.(type) {
-	case *rq.ParenExpr:
-		return havingDropsSingletons(e.X)
-	case *rq.BinaryExpr:
-		switch e.Op {
-		case rq.AND:
-			return havingDropsSingletons(e.X) || havingDropsSingletons(e.Y)
-		case rq.OR:
-			return havingDropsSingletons(e.X) && havingDropsSingletons(e.Y)
-		case rq.GT, rq.GE, rq.EQ:
-			c, ok := e.X.(*rq.Call)
-			if !ok || c.Name == nil || !strings.EqualFold(c.Name.Name, "count") || !c.Star.IsValid() || c.Over != nil || c.Filter != nil {
-				return false
-			}
-			n, isInt := intLiteral(e.Y)
-			return isInt && (e.Op == rq.GT && n >= 1 || e.Op != rq.GT && n >= 2)
+	return falsifies(e, comparison(func(b *rq.BinaryExpr) bool {
+		if b.Op != rq.GT && b.Op != rq.GE && b.Op != rq.EQ {
+			return false
 		}
-	}
-	return false
+		c, ok := b.X.(*rq.Call)
+		if !ok || c.Name == nil || !strings.EqualFold(c.Name.Name, "count") || !c.Star.IsValid() || c.Over != nil || c.Filter != nil {
+			return false
+		}
+		n, isInt := intLiteral(b.Y)
+		return isInt && (b.Op == rq.GT && n >= 1 || b.Op != rq.GT && n >= 2)
+	}))
 }
 
 // aggregateOver returns the name of a null-ignoring aggregate whose arguments are
@@ -461,23 +470,21 @@ func sourceName(s rq.Source) string {
 // disjunctions of such conditions. NOT IN over a subquery is not accepted: NULL NOT
 // IN an empty set is true.
 func rejectsNull(e rq.Expr, table string) bool {
-	switch e := e.(type) {
-	case *rq.ParenExpr:
-		return rejectsNull(e.X, table)
-	case *rq.Null:
-		return e.Op == rq.NOTNULL && nullWith(e.X, table)
-	case *rq.BinaryExpr:
-		switch e.Op {
-		case rq.AND:
-			return rejectsNull(e.X, table) || rejectsNull(e.Y, table)
-		case rq.OR:
-			return rejectsNull(e.X, table) && rejectsNull(e.Y, table)
+	return falsifies(e, func(e rq.Expr) bool {
+		if n, ok := e.(*rq.Null); ok {
+			return n.Op == rq.NOTNULL && nullWith(n.X, table)
+		}
+		b, ok := e.(*rq.BinaryExpr)
+		if !ok {
+			return false
+		}
+		switch b.Op {
 		case rq.EQ, rq.NE, rq.LT, rq.LE, rq.GT, rq.GE, rq.LIKE, rq.NOTLIKE, rq.GLOB, rq.NOTGLOB:
-			return nullWith(e.X, table) || nullWith(e.Y, table)
+			return nullWith(b.X, table) || nullWith(b.Y, table)
 		case rq.IN, rq.BETWEEN, rq.NOTBETWEEN:
-			return nullWith(e.X, table)
+			return nullWith(b.X, table)
 		case rq.NOTIN:
-			l, ok := e.Y.(*rq.ExprList)
+			l, ok := b.Y.(*rq.ExprList)
 			if !ok || len(l.Exprs) == 0 {
 				return false
 			}
@@ -486,13 +493,13 @@ func rejectsNull(e rq.Expr, table string) bool {
 					return false
 				}
 			}
-			return nullWith(e.X, table)
+			return nullWith(b.X, table)
 		case rq.ISNOT:
-			_, null := e.Y.(*rq.NullLit)
-			return null && nullWith(e.X, table)
+			_, null := b.Y.(*rq.NullLit)
+			return null && nullWith(b.X, table)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 // nullWith reports whether the expression is NULL whenever table's columns are: a

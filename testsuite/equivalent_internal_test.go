@@ -29,6 +29,7 @@ func TestOuterJoinsEquivalent(t *testing.T) {
 		{`SELECT a.name FROM maker AS a JOIN model AS b ON a.id = b.maker_id WHERE b.price > 10`, true},
 		{`SELECT a.name FROM maker AS a LEFT JOIN model AS b ON a.id = b.maker_id WHERE b.price IN (1, 2) AND a.id > 0`, true},
 		{`SELECT a.name FROM maker AS a JOIN model AS b ON a.id = b.maker_id WHERE b.price IS NOT NULL`, true},
+		{`SELECT a.name FROM maker AS a JOIN model AS b ON a.id = b.maker_id WHERE a.id > 0 AND (b.price NOTNULL)`, true},
 		// filters a NULL row passes
 		{`SELECT a.name FROM maker AS a JOIN model AS b ON a.id = b.maker_id WHERE b.price IS NULL`, false},
 		{`SELECT a.name FROM maker AS a JOIN model AS b ON a.id = b.maker_id WHERE b.price > 10 OR a.id = 1`, false},
