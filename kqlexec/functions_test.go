@@ -282,6 +282,15 @@ datatable(id:string, lon:real, lat:real)["on", 0.0001, 0.5, "off", 0.01, 0.5]
 | partition hint.strategy=legacy by x { datatable(v:long)[1, 2, 3, 4] | where v > x | summarize n = count() | extend k = toscalar(x), same = x }`,
 			"n,k,same", []string{"2|2|2", "3|1|1", "1|3|3"}},
 		{"partition braced over no rows", `datatable(x:long)[] | partition by x { print n = x }`, "n", nil},
+		// output=last: only the last row of each series of matches (here the last "B"
+		// before each "Stop", and each series of "A" rows of a new sequence)
+		{"scan output=last", `datatable (x: string) ["A", "B", "B", "Stop", "B", "A", "A", "B", "Stop"]
+| serialize i = row_number()
+| scan with (
+    step s1 output=last: x == "A";
+    step s2 output=last: x == "B";
+    step s3: x == "Stop";
+) | project i, x`, "i,x", []string{"1|A", "3|B", "4|Stop", "7|A", "8|B", "9|Stop"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}

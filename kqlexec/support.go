@@ -110,7 +110,7 @@ var offline = map[string]string{
 
 // partial says what a supported name does not cover.
 var partial = map[string]string{
-	"scan":                    "not partition by or order by, not output=last",
+	"scan":                    "not partition by or order by",
 	"pattern":                 "invoked with literal arguments; not the path * (the union of every rule)",
 	"partition":               "a braced query runs for at most 256 key values",
 	"top-nested":              "not with others",

@@ -26,27 +26,29 @@ import (
 // default in a new sequence). It is a recursive common table expression, one input
 // row per level, whose row carries every step's state and what each step outputs;
 // the outputs are then unfolded, a row's in the order its steps were checked.
-// output=last (which needs to know that a series of matches ended) is not translated.
+// A step with output=last outputs only the last row of each series of its matches (a
+// series starts with Check 1, or a new sequence of the first step, and goes on with
+// Check 2): each row records how it matched each step, and a row is output when the
+// step's next match does not continue its series.
 func (t *translator) scanSteps(in *rel, o *kql.ScanOp, e *env, ord *rel, vars []scanVar, matchID string) (*rel, error) {
 	steps := o.Steps
 	K := len(steps)
 	n := len(in.cols)
 	nf := n + len(vars) // a record: the input columns, then the variables
 	seen := map[string]bool{}
-	outputs := make([]bool, K) // false: output=none
+	outputs := make([]string, K) // all, none or last
 	for k, st := range steps {
 		if seen[st.Name.Name] {
 			return nil, t.errAt(st, "scan has two steps named %s", st.Name.Name)
 		}
 		seen[st.Name.Name] = true
-		outputs[k] = true
+		outputs[k] = "all"
 		if out := opParam(st.Params, "output"); out != nil {
-			switch kql.Format(out) {
-			case "none":
-				outputs[k] = false
-			case "all":
+			switch o := strings.ToLower(kql.Format(out)); o {
+			case "none", "all", "last":
+				outputs[k] = o
 			default:
-				return nil, t.unsupported(st, "scan step with output="+kql.Format(out))
+				return nil, t.errAt(out, "a scan step's output is all, last or none, not %s", kql.Format(out))
 			}
 		}
 	}
@@ -231,13 +233,23 @@ func (t *translator) scanSteps(in *rel, o *kql.ScanOp, e *env, ord *rel, vars []
 			}
 		}
 		sels = append(sels, "("+g+" + (CASE WHEN "+newSeq+" THEN 1 ELSE 0 END))")
-		// what each step outputs for this row
+		// what each step outputs for this row: 1 (all) or nothing (none); for last,
+		// how the row matched: 1 starts a series, 2 continues one
 		for k := range steps {
-			out := "0"
-			if outputs[k] {
-				out = "(" + m1[k] + " OR " + m2[k] + ")"
+			var out string
+			switch outputs[k] {
+			case "none":
+				out = "0"
+			case "all":
+				out = "(CASE WHEN " + m1[k] + " OR " + m2[k] + " THEN 1 ELSE 0 END)"
+			case "last":
+				cont := "2"
+				if k == 0 {
+					cont = "(CASE WHEN " + live[0] + " THEN 2 ELSE 1 END)"
+				}
+				out = "(CASE WHEN " + m1[k] + " THEN 1 WHEN " + m2[k] + " THEN " + cont + " ELSE 0 END)"
 			}
-			sels = append(sels, "(CASE WHEN "+out+" THEN 1 ELSE 0 END)", ids[k])
+			sels = append(sels, out, ids[k])
 			sels = append(sels, ext[k]...)
 		}
 		sels = append(sels, "o."+colName(n), "o._o")
@@ -307,7 +319,17 @@ func (t *translator) scanSteps(in *rel, o *kql.ScanOp, e *env, ord *rel, vars []
 			sels[len(cols)-1] = "t." + outSeq(k)
 		}
 		sels = append(sels, "t.rn * "+strconv.Itoa(K)+" + "+strconv.Itoa(K-1-k))
-		parts = append(parts, "SELECT "+strings.Join(sels, ", ")+" FROM "+cte+" t WHERE t."+outFlag(k)+" = 1")
+		if outputs[k] != "last" {
+			parts = append(parts, "SELECT "+strings.Join(sels, ", ")+" FROM "+cte+" t WHERE t."+outFlag(k)+" = 1")
+			continue
+		}
+		// the last row of each series: the step's next match does not continue it
+		over := "ORDER BY t.rn"
+		if pi := in.index(t.part); t.part != "" && pi >= 0 {
+			over = "PARTITION BY t.c" + strconv.Itoa(pi) + " " + over
+		}
+		parts = append(parts, "SELECT "+strings.Join(sels, ", ")+" FROM (SELECT t.*, lead(t."+outFlag(k)+") OVER ("+over+") AS nk FROM "+cte+
+			" t WHERE t."+outFlag(k)+" > 0) t WHERE coalesce(t.nk, 0) != 2")
 	}
 	return t.stage(cols, strings.Join(parts, " UNION ALL ")), nil
 }
