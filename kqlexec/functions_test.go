@@ -291,6 +291,14 @@ datatable(id:string, lon:real, lat:real)["on", 0.0001, 0.5, "off", 0.01, 0.5]
     step s2 output=last: x == "B";
     step s3: x == "Stop";
 ) | project i, x`, "i,x", []string{"1|A", "3|B", "4|Stop", "7|A", "8|B", "9|Stop"}},
+		// graphs: nodes from a node table (and the ids only the edges name, with empty
+		// properties), weakly connected components numbered in node order, edges back
+		{"make-graph nodes", `let nodes = datatable(name:string, age:long)["Alice", 23, "Bob", 31, "Trent", 99, "Zed", 5];
+let edges = datatable(source:string, destination:string, kind:string)["Alice", "Bob", "knows", "Bob", "Trent", "uses", "Eve", "Alice", "attacks"];
+edges | make-graph source --> destination with nodes on name | graph-mark-components | graph-to-table nodes`,
+			"name,age,ComponentId", []string{"Alice|23|0", "Bob|31|0", "Trent|99|0", "Zed|5|1", "|null|0"}},
+		{"make-graph edges", `datatable(source:string, destination:string, kind:string)["Alice", "Bob", "knows", "Bob", "Trent", "uses"]
+| make-graph source --> destination with_node_id=id | graph-to-table edges`, "source,destination,kind", []string{"Alice|Bob|knows", "Bob|Trent|uses"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
@@ -307,6 +315,26 @@ func TestPattern_Errors(t *testing.T) {
 		decl + `country("USA", "x").Ohio`:  "pattern country takes 1 arguments, not 2",
 		decl + `country("USA")`:            "pattern country needs a path",
 		decl + `country(strcat("U")).Ohio`: "a pattern argument that is not a literal",
+	} {
+		_, err := e.Query(context.Background(), q)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", q, err, want)
+		}
+	}
+}
+
+// TestGraph_Errors checks that a graph goes only to graph operators, and graph
+// operators only read graphs.
+func TestGraph_Errors(t *testing.T) {
+	e := mustOpen(t, "")
+	edges := `datatable(a:string, b:string)["x", "y"]`
+	for q, want := range map[string]string{
+		edges + ` | make-graph a --> b | where a == "x"`:                        "where needs a table: a graph from make-graph goes to a graph operator",
+		edges + ` | graph-to-table nodes`:                                       "graph-to-table reads a graph: build one with make-graph first",
+		edges + ` | graph-mark-components`:                                      "graph-mark-components reads a graph",
+		edges + ` | make-graph a --> nope | graph-to-table nodes`:               "make-graph's source and target must be columns of the edges",
+		edges + ` | make-graph a --> b | graph-to-table edges with_source_id=s`: "unsupported: graph-to-table with_source_id",
+		edges + ` | make-graph a --> b`:                                         "the query ends with a graph",
 	} {
 		_, err := e.Query(context.Background(), q)
 		if err == nil || !strings.Contains(err.Error(), want) {

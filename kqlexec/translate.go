@@ -28,6 +28,9 @@ type column struct {
 type rel struct {
 	from string
 	cols []column
+	// graph is set on what make-graph returns: not a table, only graph operators
+	// read it
+	graph *graph
 }
 
 func (r *rel) index(name string) int {
@@ -105,6 +108,9 @@ func translate(src string, now Datetime, tables func(string) (*rel, bool), probe
 	}
 	t := &translator{script: script, now: now, tables: tables, probe: probe}
 	res, err := t.script1(script.Stmts)
+	if err == nil && res.graph != nil {
+		err = &qeval.Error{Code: qeval.CodeQuery, Message: "the query ends with a graph: a graph operator (graph-to-table, graph-match) turns it into a table"}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,19 @@ func selectCols(r *rel) []string {
 func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 	wasSorted := t.sorted
 	t.sorted = false
+	if in.graph != nil {
+		switch o := op.(type) {
+		case *kql.GraphToTableOp:
+			return t.graphToTable(in, o)
+		case *kql.SimpleOp:
+			if o.Name == "graph-mark-components" {
+				return t.graphMarkComponents(in, o)
+			}
+		case *kql.GraphMatchOp:
+			return nil, t.unsupported(o, o.Name)
+		}
+		return nil, t.errAt(op, "%s needs a table: a graph from make-graph goes to a graph operator (graph-to-table, graph-mark-components, graph-match)", op.OpName())
+	}
 	if t.part != "" {
 		switch op.(type) {
 		case *kql.WhereOp, *kql.ProjectOp, *kql.ExtendOp, *kql.ProjectAwayOp, *kql.ProjectRenameOp, *kql.SummarizeOp,
@@ -154,6 +167,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		return t.project(in, o.Items, e, true)
 	case *kql.SimpleOp:
 		switch o.Name {
+		case "graph-mark-components":
+			return nil, t.errAt(op, "graph-mark-components reads a graph: build one with make-graph first")
 		case "getschema":
 			return t.getschema(in)
 		case "consume":
@@ -162,6 +177,10 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		return nil, t.unsupported(o, o.Name)
 	case *kql.MakeSeriesOp:
 		return t.makeSeries(in, o, e)
+	case *kql.MakeGraphOp:
+		return t.makeGraph(in, o, e)
+	case *kql.GraphToTableOp, *kql.GraphMatchOp:
+		return nil, t.errAt(op, "%s reads a graph: build one with make-graph first", op.OpName())
 	case *kql.InvokeOp:
 		return t.invoke(in, o, e)
 	case *kql.SampleOp:

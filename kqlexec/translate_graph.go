@@ -1,0 +1,136 @@
+package kqlexec
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/qeval/qeval/kql"
+)
+
+// graph is what make-graph builds: its edges (the input rows, source and target
+// columns) and its nodes (a relation whose first column is the hidden node id, the
+// others the node properties, in the order the nodes first appear). Only graph
+// operators read it.
+type graph struct {
+	edges    *rel
+	src, dst int
+	nodes    *rel
+}
+
+// nodeIDCol is the hidden node id column of a graph's nodes.
+const nodeIDCol = "\x00node"
+
+// makeGraph translates Edges | make-graph Source --> Target [with_node_id=Name] [with
+// Nodes on Key [, Nodes2 on Key2]]. Without node tables the nodes are the distinct
+// source and target values, each with the property Name (with_node_id) holding its
+// id; with node tables, their rows (the first table's row for an id in both), and
+// then the ids the edges name that no table has, with empty properties.
+func (t *translator) makeGraph(in *rel, o *kql.MakeGraphOp, e *env) (*rel, error) {
+	if o.PartitionBy != nil {
+		return nil, t.unsupported(o, "make-graph partitioned-by")
+	}
+	src, ok1 := o.Source.(*kql.Ident)
+	dst, ok2 := o.Target.(*kql.Ident)
+	if !ok1 || !ok2 || in.index(src.Name) < 0 || in.index(dst.Name) < 0 {
+		return nil, t.errAt(o, "make-graph's source and target must be columns of the edges")
+	}
+	g := &graph{edges: in, src: in.index(src.Name), dst: in.index(dst.Name)}
+	// every id the edges name, in the order they first appear (source before target)
+	ends := "SELECT v, min(o) AS o FROM (SELECT t." + colName(g.src) + " AS v, t._o * 2 AS o FROM " + in.from + " t UNION ALL SELECT t." +
+		colName(g.dst) + ", t._o * 2 + 1 FROM " + in.from + " t) WHERE v IS NOT NULL GROUP BY v"
+	idType := in.cols[g.src].Type
+	if len(o.Nodes) == 0 {
+		cols := []column{{nodeIDCol, idType}}
+		sel := "SELECT n.v"
+		if id, ok := o.Param("with_node_id").(*kql.Ident); ok {
+			cols = append(cols, column{id.Name, idType})
+			sel += ", n.v"
+		}
+		g.nodes = t.stage(cols, sel+", n.o FROM ("+ends+") n")
+		return &rel{graph: g}, nil
+	}
+	if o.Param("with_node_id") != nil {
+		return nil, t.errAt(o, "make-graph takes with_node_id or node tables, not both")
+	}
+	if len(o.Nodes) > 1 {
+		return nil, t.unsupported(o, "make-graph with two node tables")
+	}
+	nt, err := t.tabular(o.Nodes[0].Table, e)
+	if err != nil {
+		return nil, err
+	}
+	key, ok := o.Nodes[0].Key.(*kql.Ident)
+	if !ok || nt.index(key.Name) < 0 {
+		return nil, t.errAt(o.Nodes[0].Key, "make-graph's node key must be a column of the node table")
+	}
+	ki := nt.index(key.Name)
+	cols := append([]column{{nodeIDCol, nt.cols[ki].Type}}, nt.cols...)
+	props := selectCols(nt)
+	missing := make([]string, len(nt.cols))
+	for i := range missing {
+		missing[i] = "NULL"
+	}
+	// the node table's rows first (one per id), then the ids only the edges name
+	sel := "SELECT t." + colName(ki) + ", " + strings.Join(props, ", ") + ", t._o FROM " + nt.from + " t" +
+		" WHERE t." + colName(ki) + " IS NOT NULL AND t._o = (SELECT min(u._o) FROM " + nt.from + " u WHERE u." + colName(ki) + " = t." + colName(ki) + ")" +
+		" UNION ALL SELECT n.v, " + strings.Join(missing, ", ") + ", (SELECT count(*) FROM " + nt.from + ") + n.o FROM (" + ends + ") n" +
+		" WHERE n.v NOT IN (SELECT u." + colName(ki) + " FROM " + nt.from + " u WHERE u." + colName(ki) + " IS NOT NULL)"
+	g.nodes = t.stage(cols, sel)
+	return &rel{graph: g}, nil
+}
+
+// graphMarkComponents translates G | graph-mark-components [kind=weak]
+// [with_component_id=Name]: each node gets the number of its weakly connected
+// component (edges read both ways), components numbered from 0 in the order of their
+// first node. kind=strong is not translated.
+func (t *translator) graphMarkComponents(in *rel, o *kql.SimpleOp) (*rel, error) {
+	g := in.graph
+	if k, ok := o.Param("kind").(*kql.Ident); ok && !strings.EqualFold(k.Name, "weak") {
+		return nil, t.unsupported(o, "graph-mark-components kind="+k.Name)
+	}
+	name := "ComponentId"
+	if id, ok := o.Param("with_component_id").(*kql.Ident); ok {
+		name = id.Name
+	}
+	// which nodes each node reaches, edges read both ways (UNION drops repeats, so
+	// the recursion ends)
+	reach := "r" + strconv.Itoa(t.n+1)
+	t.n++
+	nodes, edges := g.nodes.from, g.edges.from
+	s, d := "e."+colName(g.src), "e."+colName(g.dst)
+	t.ctes = append(t.ctes, reach+"(a, b) AS (SELECT n.c0, n.c0 FROM "+nodes+" n"+
+		" UNION SELECT r.a, "+d+" FROM "+reach+" r JOIN "+edges+" e ON "+s+" = r.b"+
+		" UNION SELECT r.a, "+s+" FROM "+reach+" r JOIN "+edges+" e ON "+d+" = r.b)")
+	cols := append(append([]column(nil), g.nodes.cols...), column{name, TLong})
+	sel := "SELECT " + strings.Join(append(selectCols(g.nodes), "dense_rank() OVER (ORDER BY c.root) - 1", "t._o"), ", ") +
+		" FROM " + nodes + " t JOIN (SELECT r.a, min(m._o) AS root FROM " + reach + " r JOIN " + nodes + " m ON m.c0 = r.b GROUP BY r.a) c ON c.a = t.c0"
+	marked := t.stage(cols, sel)
+	return &rel{graph: &graph{edges: g.edges, src: g.src, dst: g.dst, nodes: marked}}, nil
+}
+
+// graphToTable translates G | graph-to-table nodes or edges: the nodes with their
+// properties, or the edges with theirs. The hash ids Kusto can add (with_node_id,
+// with_source_id, with_target_id) and the form returning both tables are not
+// translated: Kusto's ids are its own.
+func (t *translator) graphToTable(in *rel, o *kql.GraphToTableOp) (*rel, error) {
+	if len(o.Items) != 1 {
+		return nil, t.unsupported(o, "graph-to-table with nodes and edges (two tables)")
+	}
+	it := o.Items[0]
+	for _, p := range it.Params {
+		return nil, t.unsupported(p, "graph-to-table "+p.Name+" (Kusto's own node hash ids)")
+	}
+	switch strings.ToLower(it.Kind) {
+	case "nodes":
+		n := in.graph.nodes
+		cols := n.cols[1:]
+		sels := make([]string, len(cols))
+		for i := range cols {
+			sels[i] = "t." + colName(i+1)
+		}
+		return t.stage(cols, "SELECT "+strings.Join(append(sels, "t._o"), ", ")+" FROM "+n.from+" t"), nil
+	case "edges":
+		return in.graph.edges, nil
+	}
+	return nil, t.errAt(it, "graph-to-table exports nodes or edges, not %s", it.Kind)
+}
