@@ -299,6 +299,22 @@ edges | make-graph source --> destination with nodes on name | graph-mark-compon
 			"name,age,ComponentId", []string{"Alice|23|0", "Bob|31|0", "Trent|99|0", "Zed|5|1", "|null|0"}},
 		{"make-graph edges", `datatable(source:string, destination:string, kind:string)["Alice", "Bob", "knows", "Bob", "Trent", "uses"]
 | make-graph source --> destination with_node_id=id | graph-to-table edges`, "source,destination,kind", []string{"Alice|Bob|knows", "Bob|Trent|uses"}},
+		// graph-match over fixed-length patterns, as the reference's tutorial answers
+		{"graph-match", `let employees = datatable(name:string, role:string, age:long)["Alice", "CEO", 45, "Bob", "Engineering Manager", 35,
+  "Carol", "Marketing Manager", 38, "Dave", "Developer", 28, "Eve", "Developer", 26, "Frank", "Marketing Specialist", 30];
+let reports = datatable(employee:string, manager:string)["Bob", "Alice", "Carol", "Alice", "Dave", "Bob", "Eve", "Bob", "Frank", "Carol"];
+reports | make-graph employee --> manager with employees on name
+| graph-match (alice)<-[r1]-(m)<-[r2]-(e), (m)--(x)
+  where alice.name == "Alice" and x.name != "Alice"
+  project alice.name, m = m.name, e = e.name, x = x.name, out = node_degree_out(m), inn = node_degree_in(m)`,
+			// (m)--(x) may not reuse r2's edge (cycles=unique_edges, the default)
+			"alice_name,m,e,x,out,inn", []string{"Alice|Bob|Dave|Eve|1|2", "Alice|Bob|Eve|Dave|1|2"}},
+		{"graph-match cycles=all", `let reports = datatable(employee:string, manager:string)["Bob", "Alice", "Carol", "Alice", "Dave", "Bob", "Eve", "Bob", "Frank", "Carol"];
+reports | make-graph employee --> manager with_node_id=name
+| graph-match cycles=all (alice)<-[r1]-(m)<-[r2]-(e), (m)--(x)
+  where alice.name == "Alice" and x.name != "Alice"
+  project m = m.name, e = e.name, x = x.name`,
+			"m,e,x", []string{"Bob|Dave|Dave", "Bob|Dave|Eve", "Bob|Eve|Dave", "Bob|Eve|Eve", "Carol|Frank|Frank"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
@@ -335,6 +351,24 @@ func TestGraph_Errors(t *testing.T) {
 		edges + ` | make-graph a --> nope | graph-to-table nodes`:               "make-graph's source and target must be columns of the edges",
 		edges + ` | make-graph a --> b | graph-to-table edges with_source_id=s`: "unsupported: graph-to-table with_source_id",
 		edges + ` | make-graph a --> b`:                                         "the query ends with a graph",
+	} {
+		_, err := e.Query(context.Background(), q)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", q, err, want)
+		}
+	}
+}
+
+// TestGraphMatch_Errors checks what graph-match refuses, each with its reason.
+func TestGraphMatch_Errors(t *testing.T) {
+	e := mustOpen(t, "")
+	g := `datatable(a:string, b:string)["x", "y"] | make-graph a --> b with_node_id=id | `
+	for q, want := range map[string]string{
+		g + `graph-match (n)-[e*1..3]->(m) project n.id`:          "unsupported: graph-match with a variable-length edge",
+		g + `graph-match cycles=none (n)-->(m) project n.id`:      "unsupported: graph-match cycles=none",
+		g + `graph-match (n)-->(m) project n.nope`:                "n has no column, variable or property \"nope\"",
+		`print x = node_degree_in(n)`:                             "node_degree_in() is read in graph-match's where and project",
+		g + `graph-match (n)-->(m) project d = node_degree_in(q)`: "node_degree_in() takes a node variable of the pattern",
 	} {
 		_, err := e.Query(context.Background(), q)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -115,6 +115,7 @@ var partial = map[string]string{
 	"make-graph":              "one node table; not partitioned-by",
 	"graph-to-table":          "nodes or edges, one table; not Kusto's own hash ids (with_node_id, with_source_id, with_target_id)",
 	"graph-mark-components":   "weakly connected components (kind=weak); not kind=strong",
+	"graph-match":             "patterns of fixed length; not variable-length edges (-[e*1..3]->) or cycles=none",
 	"partition":               "a braced query runs for at most 256 key values",
 	"top-nested":              "not with others",
 	"pivot":                   "not with an output schema",

@@ -33,8 +33,11 @@ type scope struct {
 	// pre collects the helper columns a projection computes before its select
 	// (translate_window.go); nil where there is no projection to stage them.
 	pre *helpers
-	// steps are the states of a scan's steps by name (Step.Field); nil elsewhere.
+	// steps are the states of a scan's steps by name (Step.Field), or the variables of
+	// a graph-match pattern (Variable.Property); nil elsewhere.
 	steps map[string]map[string]expr
+	// graph is set in graph-match's where and project (node_degree_in/out).
+	graph *graphScope
 }
 
 func (s *scope) ref(i int) string {
@@ -197,7 +200,7 @@ func (t *translator) expr(x kql.Expr, sc *scope) (expr, error) {
 				if x, ok := state[v.Name.Name]; ok {
 					return x, nil
 				}
-				return expr{}, t.errAt(v, "scan step %s has no column or variable %q", id.Name, v.Name.Name)
+				return expr{}, t.errAt(v, "%s has no column, variable or property %q", id.Name, v.Name.Name)
 			}
 		}
 		return t.member(v, sc)

@@ -134,3 +134,188 @@ func (t *translator) graphToTable(in *rel, o *kql.GraphToTableOp) (*rel, error) 
 	}
 	return nil, t.errAt(it, "graph-to-table exports nodes or edges, not %s", it.Kind)
 }
+
+// graphScope is what a graph-match's where and project read besides the variables'
+// properties: the node variables' aliases, for node_degree_in/out.
+type graphScope struct {
+	g     *graph
+	nodes map[string]string // node variable → SQL alias of its node row
+}
+
+// graphMatch translates G | graph-match [cycles=unique_edges|all] Pattern [, ...]
+// [where Cond] project Items for patterns of fixed length: each node variable is a
+// node row, each edge variable an edge row, joined as the pattern's directions say
+// (-->, <--, or either way for --); a variable named twice is one node (or edge);
+// with cycles=unique_edges (the default) no edge row is matched twice. Where and
+// project read Variable.Property. Variable-length edges (-[e*1..3]->) and
+// graph-shortest-paths are not translated.
+func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, error) {
+	if o.Name != "graph-match" {
+		return nil, t.unsupported(o, o.Name)
+	}
+	cycles := "unique_edges"
+	if c, ok := o.Param("cycles").(*kql.Ident); ok {
+		cycles = strings.ToLower(c.Name)
+	}
+	if cycles != "unique_edges" && cycles != "all" {
+		return nil, t.unsupported(o, "graph-match cycles="+cycles)
+	}
+	if len(o.Project) == 0 {
+		return nil, t.errAt(o, "graph-match needs a project clause")
+	}
+	g := in.graph
+	nodeAlias := map[string]string{}
+	edgeAlias := map[string]string{}
+	var from, conds, edgeOrder []string
+	node := func(el *kql.GraphElem) string {
+		name := ""
+		if el.Name != nil {
+			name = el.Name.Name
+		}
+		if a, ok := nodeAlias[name]; ok && name != "" {
+			return a
+		}
+		a := "gn" + strconv.Itoa(len(from))
+		from = append(from, g.nodes.from+" "+a)
+		if name != "" {
+			nodeAlias[name] = a
+		}
+		return a
+	}
+	for _, p := range o.Patterns {
+		if len(p.Elems) == 0 || p.Elems[0].Edge {
+			return nil, t.errAt(p, "a graph pattern starts with a node: (n)")
+		}
+		left := node(p.Elems[0])
+		for i := 1; i+1 < len(p.Elems); i += 2 {
+			ed, nx := p.Elems[i], p.Elems[i+1]
+			if !ed.Edge || nx.Edge {
+				return nil, t.errAt(ed, "a graph pattern alternates nodes and edges")
+			}
+			if ed.Min != nil || ed.Max != nil {
+				return nil, t.unsupported(ed, "graph-match with a variable-length edge")
+			}
+			right := node(nx)
+			name := ""
+			if ed.Name != nil {
+				name = ed.Name.Name
+			}
+			a, seen := edgeAlias[name]
+			if !seen || name == "" {
+				a = "ge" + strconv.Itoa(len(from))
+				from = append(from, g.edges.from+" "+a)
+				edgeOrder = append(edgeOrder, a)
+				if name != "" {
+					edgeAlias[name] = a
+				}
+			}
+			s, d := a+"."+colName(g.src), a+"."+colName(g.dst)
+			l, r := left+".c0", right+".c0"
+			switch ed.Dir {
+			case "->":
+				conds = append(conds, s+" = "+l+" AND "+d+" = "+r)
+			case "<-":
+				conds = append(conds, d+" = "+l+" AND "+s+" = "+r)
+			default:
+				conds = append(conds, "(("+s+" = "+l+" AND "+d+" = "+r+") OR ("+d+" = "+l+" AND "+s+" = "+r+"))")
+			}
+			left = right
+		}
+	}
+	if cycles == "unique_edges" {
+		for i := range edgeOrder {
+			for j := i + 1; j < len(edgeOrder); j++ {
+				conds = append(conds, edgeOrder[i]+"._o != "+edgeOrder[j]+"._o")
+			}
+		}
+	}
+	// the variables' properties, as Variable.Property
+	props := map[string]map[string]expr{}
+	for name, a := range nodeAlias {
+		m := map[string]expr{}
+		for i, c := range g.nodes.cols[1:] {
+			m[c.Name] = expr{sql: a + "." + colName(i+1), t: c.Type}
+		}
+		props[name] = m
+	}
+	for name, a := range edgeAlias {
+		m := map[string]expr{}
+		for i, c := range g.edges.cols {
+			m[c.Name] = expr{sql: a + "." + colName(i), t: c.Type}
+		}
+		props[name] = m
+	}
+	sc := &scope{env: e, steps: props, graph: &graphScope{g: g, nodes: nodeAlias}}
+	if o.Where != nil {
+		w, err := t.boolExpr(o.Where, sc)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, w.sql)
+	}
+	var cols []column
+	var sels []string
+	for _, it := range o.Project {
+		names, val := itemParts(it)
+		x, err := t.expr(val, sc)
+		if err != nil {
+			return nil, err
+		}
+		name := autoName(val)
+		if len(names) == 1 {
+			name = names[0]
+		}
+		if name == "" {
+			name = "Column" + strconv.Itoa(len(cols)+1)
+		}
+		cols = append(cols, column{name, x.t})
+		sels = append(sels, x.sql)
+	}
+	// matches in the order of their rows: the pattern's first node, then the rest
+	order := make([]string, 0, len(from))
+	for _, f := range from {
+		order = append(order, f[strings.LastIndexByte(f, ' ')+1:]+"._o")
+	}
+	sel := "SELECT " + strings.Join(append(sels, "row_number() OVER (ORDER BY "+strings.Join(order, ", ")+")"), ", ") +
+		" FROM " + strings.Join(from, ", ")
+	if len(conds) > 0 {
+		sel += " WHERE " + strings.Join(conds, " AND ")
+	}
+	return t.stage(joinCols(nil, cols), sel), nil
+}
+
+// spNodeDegree is node_degree_in(n) or node_degree_out(n) in a graph-match: the number
+// of edges into (out of) the node variable n's node.
+func spNodeDegree(in bool) specialFunc {
+	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
+		if sc.graph == nil {
+			return expr{}, t.errAt(c, "%s() is read in graph-match's where and project", c.Name())
+		}
+		id, ok := singleIdent(c)
+		a := ""
+		if ok {
+			a = sc.graph.nodes[id]
+		}
+		if a == "" {
+			return expr{}, t.errAt(c, "%s() takes a node variable of the pattern", c.Name())
+		}
+		g := sc.graph.g
+		end := g.src
+		if in {
+			end = g.dst
+		}
+		return expr{sql: "(SELECT count(*) FROM " + g.edges.from + " x WHERE x." + colName(end) + " = " + a + ".c0)", t: TLong}, nil
+	}
+}
+
+// singleIdent returns the name of a call's one argument when it is a name.
+func singleIdent(c *kql.Call) (string, bool) {
+	if len(c.Args) != 1 {
+		return "", false
+	}
+	id, ok := c.Args[0].(*kql.Ident)
+	if !ok {
+		return "", false
+	}
+	return id.Name, true
+}

@@ -33,7 +33,7 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 				return t.graphMarkComponents(in, o)
 			}
 		case *kql.GraphMatchOp:
-			return nil, t.unsupported(o, o.Name)
+			return t.graphMatch(in, o, e)
 		}
 		return nil, t.errAt(op, "%s needs a table: a graph from make-graph goes to a graph operator (graph-to-table, graph-mark-components, graph-match)", op.OpName())
 	}

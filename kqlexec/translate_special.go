@@ -37,6 +37,10 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return spStrcat, true
 	case "toscalar":
 		return spToscalar, true
+	case "node_degree_in":
+		return spNodeDegree(true), true
+	case "node_degree_out":
+		return spNodeDegree(false), true
 	case "tostring":
 		return spConvert(TString), true
 	case "toint":
