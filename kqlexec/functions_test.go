@@ -315,6 +315,23 @@ reports | make-graph employee --> manager with_node_id=name
   where alice.name == "Alice" and x.name != "Alice"
   project m = m.name, e = e.name, x = x.name`,
 			"m,e,x", []string{"Bob|Dave|Dave", "Bob|Dave|Eve", "Bob|Eve|Dave", "Bob|Eve|Eve", "Carol|Frank|Frank"}},
+		// variable-length edges: paths of 1 to 5 hops, their edges' properties as lists
+		// (map, Variable.Property), their inner nodes, any/all over them; the
+		// reference's example rows, here in path order
+		{"graph-match variable length", `let employees = datatable(name:string, age:long)["Alice", 32, "Bob", 31, "Eve", 27, "Joe", 29, "Chris", 45, "Alex", 35, "Ben", 23, "Richard", 39];
+let reports = datatable(employee:string, manager:string)["Bob", "Alice", "Chris", "Alice", "Eve", "Bob", "Ben", "Chris", "Joe", "Alice", "Richard", "Bob"];
+reports | make-graph employee --> manager with employees on name
+| graph-match (alice)<-[reports*1..5]-(employee)
+  where alice.name == "Alice" and employee.age < 30
+  project employee = employee.name, age = employee.age, reportingPath = map(reports, manager), levels = array_length(reports),
+    managers = reports.manager, inner = map(inner_nodes(reports), name), young = all(inner_nodes(reports), age < 40), bob = any(reports, manager == "Bob")`,
+			"employee,age,reportingPath,levels,managers,inner,young,bob", []string{`Eve|27|["Alice","Bob"]|2|["Alice","Bob"]|["Bob"]|true|true`,
+				`Joe|29|["Alice"]|1|["Alice"]|[]|true|false`, `Ben|23|["Alice","Chris"]|2|["Alice","Chris"]|["Chris"]|false|false`}},
+		{"graph-match cycles", `let E = datatable(s:string, d:string)["a", "b", "b", "a", "b", "c"];
+let G = E | make-graph s --> d with_node_id=id;
+union (G | graph-match (x)-[e*1..3]->(y) where x.id == "a" project y = y.id, k = "unique_edges"),
+      (G | graph-match cycles=none (x)-[e*1..3]->(y) where x.id == "a" project y = y.id, k = "none")
+| sort by k asc, y asc`, "y,k", []string{"b|none", "c|none", "a|unique_edges", "b|unique_edges", "c|unique_edges"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
@@ -364,8 +381,9 @@ func TestGraphMatch_Errors(t *testing.T) {
 	e := mustOpen(t, "")
 	g := `datatable(a:string, b:string)["x", "y"] | make-graph a --> b with_node_id=id | `
 	for q, want := range map[string]string{
-		g + `graph-match (n)-[e*1..3]->(m) project n.id`:          "unsupported: graph-match with a variable-length edge",
-		g + `graph-match cycles=none (n)-->(m) project n.id`:      "unsupported: graph-match cycles=none",
+		g + `graph-match (n)-[e*0..3]->(m) project n.id`:          "a variable-length edge takes 1 to 10 hops",
+		g + `graph-match (n)-->(m) project x = map(n, id)`:        "expected a variable-length edge of the pattern",
+		g + `graph-match cycles=some (n)-->(m) project n.id`:      "graph-match's cycles is all, none or unique_edges, not some",
 		g + `graph-match (n)-->(m) project n.nope`:                "n has no column, variable or property \"nope\"",
 		`print x = node_degree_in(n)`:                             "node_degree_in() is read in graph-match's where and project",
 		g + `graph-match (n)-->(m) project d = node_degree_in(q)`: "node_degree_in() takes a node variable of the pattern",

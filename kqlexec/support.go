@@ -115,7 +115,7 @@ var partial = map[string]string{
 	"make-graph":              "one node table; not partitioned-by",
 	"graph-to-table":          "nodes or edges, one table; not Kusto's own hash ids (with_node_id, with_source_id, with_target_id)",
 	"graph-mark-components":   "weakly connected components (kind=weak); not kind=strong",
-	"graph-match":             "patterns of fixed length; not variable-length edges (-[e*1..3]->) or cycles=none",
+	"graph-match":             "variable-length edges of 1 to 10 hops; not Kusto's own node ids (node_id)",
 	"partition":               "a braced query runs for at most 256 key values",
 	"top-nested":              "not with others",
 	"pivot":                   "not with an output schema",
@@ -167,6 +167,9 @@ func functionSupport(name string) (Status, string) {
 	if r, ok := extendOnly[name]; ok {
 		return Partly, r
 	}
+	if graphFuncs[name] {
+		return Supported, ""
+	}
 	if !known {
 		return Unsupported, "not implemented"
 	}
@@ -175,6 +178,10 @@ func functionSupport(name string) (Status, string) {
 	}
 	return Supported, ""
 }
+
+// graphFuncs are the graph functions graph-match's where and project read over a
+// variable-length edge (translate_graph.go).
+var graphFuncs = map[string]bool{"all": true, "any": true, "map": true, "inner_nodes": true}
 
 // extendOnly lists the functions translated as a whole extend item, not as an
 // expression: what they cover.

@@ -19,6 +19,11 @@ func (t *translator) call(c *kql.Call, sc *scope) (expr, error) {
 	} else {
 		return expr{}, t.unsupported(c, "function "+kql.Format(c.Func))
 	}
+	if sc.graph != nil {
+		if x, ok, err := t.graphCall(c, sc); ok {
+			return x, err
+		}
+	}
 	name := strings.ToLower(c.Name())
 	scalarName := name
 	if alias, ok := funcAliases[name]; ok {

@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -140,6 +141,13 @@ func (t *translator) graphToTable(in *rel, o *kql.GraphToTableOp) (*rel, error) 
 type graphScope struct {
 	g     *graph
 	nodes map[string]string // node variable → SQL alias of its node row
+	// paths are the variable-length edge variables → SQL alias of their path row
+	// (columns eds and nds: JSON arrays of the edges' row numbers and of the ids of
+	// the nodes inside the path)
+	paths map[string]string
+	// current is the alias of the node (or edge) that all(), any() and map() are at
+	// ("" elsewhere): node_degree_in() without an argument reads it
+	current string
 }
 
 // graphMatch translates G | graph-match [cycles=unique_edges|all] Pattern [, ...]
@@ -157,8 +165,8 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 	if c, ok := o.Param("cycles").(*kql.Ident); ok {
 		cycles = strings.ToLower(c.Name)
 	}
-	if cycles != "unique_edges" && cycles != "all" {
-		return nil, t.unsupported(o, "graph-match cycles="+cycles)
+	if cycles != "unique_edges" && cycles != "all" && cycles != "none" {
+		return nil, t.errAt(o, "graph-match's cycles is all, none or unique_edges, not %s", cycles)
 	}
 	if len(o.Project) == 0 {
 		return nil, t.errAt(o, "graph-match needs a project clause")
@@ -166,7 +174,8 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 	g := in.graph
 	nodeAlias := map[string]string{}
 	edgeAlias := map[string]string{}
-	var from, conds, edgeOrder []string
+	pathAlias := map[string]string{}
+	var from, conds, edgeOrder, pathOrder []string
 	node := func(el *kql.GraphElem) string {
 		name := ""
 		if el.Name != nil {
@@ -192,13 +201,33 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 			if !ed.Edge || nx.Edge {
 				return nil, t.errAt(ed, "a graph pattern alternates nodes and edges")
 			}
-			if ed.Min != nil || ed.Max != nil {
-				return nil, t.unsupported(ed, "graph-match with a variable-length edge")
-			}
 			right := node(nx)
 			name := ""
 			if ed.Name != nil {
 				name = ed.Name.Name
+			}
+			if ed.Min != nil || ed.Max != nil {
+				if _, dup := edgeAlias[name]; dup || pathAlias[name] != "" {
+					return nil, t.unsupported(ed, "graph-match naming a variable-length edge twice")
+				}
+				lo, hi, err := t.hops(ed, e)
+				if err != nil {
+					return nil, err
+				}
+				a := t.pathCTE(g, ed.Dir, hi, cycles)
+				from = append(from, a.cte+" "+a.alias)
+				conds = append(conds, a.alias+".start = "+left+".c0", a.alias+".cur = "+right+".c0",
+					a.alias+".len BETWEEN "+strconv.FormatInt(lo, 10)+" AND "+strconv.FormatInt(hi, 10))
+				if cycles == "none" {
+					// the path's ends are not among its inner nodes, and differ
+					conds = append(conds, a.alias+".start != "+a.alias+".cur")
+				}
+				pathOrder = append(pathOrder, a.alias)
+				if name != "" {
+					pathAlias[name] = a.alias
+				}
+				left = right
+				continue
 			}
 			a, seen := edgeAlias[name]
 			if !seen || name == "" {
@@ -222,10 +251,35 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 			left = right
 		}
 	}
-	if cycles == "unique_edges" {
+	if cycles != "all" {
+		// no edge row twice in a match: fixed edges apart, and apart from the paths'
 		for i := range edgeOrder {
 			for j := i + 1; j < len(edgeOrder); j++ {
 				conds = append(conds, edgeOrder[i]+"._o != "+edgeOrder[j]+"._o")
+			}
+			for _, p := range pathOrder {
+				conds = append(conds, "NOT EXISTS (SELECT 1 FROM json_each("+p+".eds) j WHERE j.value = "+edgeOrder[i]+"._o)")
+			}
+		}
+		for i := range pathOrder {
+			for j := i + 1; j < len(pathOrder); j++ {
+				conds = append(conds, "NOT EXISTS (SELECT 1 FROM json_each("+pathOrder[i]+".eds) j JOIN json_each("+pathOrder[j]+".eds) k ON j.value = k.value)")
+			}
+		}
+	}
+	if cycles == "none" {
+		// no node twice: the node variables' rows apart, and not inside a path
+		var ns []string
+		for _, a := range nodeAlias {
+			ns = append(ns, a)
+		}
+		sort.Strings(ns)
+		for i := range ns {
+			for j := i + 1; j < len(ns); j++ {
+				conds = append(conds, ns[i]+".c0 != "+ns[j]+".c0")
+			}
+			for _, p := range pathOrder {
+				conds = append(conds, "NOT EXISTS (SELECT 1 FROM json_each("+p+".nds) j WHERE j.value = "+ns[i]+".c0)")
 			}
 		}
 	}
@@ -245,7 +299,23 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 		}
 		props[name] = m
 	}
-	sc := &scope{env: e, steps: props, graph: &graphScope{g: g, nodes: nodeAlias}}
+	// a variable-length edge's property is the list of its edges' values, in order;
+	// the variable itself is the list of its edges, each a bag of its properties
+	inner := e.child()
+	for name, a := range pathAlias {
+		m := map[string]expr{}
+		rows := "json_each(" + a + ".eds) j JOIN " + g.edges.from + " " + a + "x ON " + a + "x._o = j.value"
+		var kv []expr
+		for i, c := range g.edges.cols {
+			x := expr{sql: a + "x." + colName(i), t: c.Type}
+			m[c.Name] = listOf(x, rows)
+			kv = append(kv, lit(c.Name, TString), x)
+		}
+		props[name] = m
+		edges := listOf(call("bag_pack", TDynamic, kv...), rows)
+		inner.binds[name] = &binding{scalar: &edges}
+	}
+	sc := &scope{env: inner, steps: props, graph: &graphScope{g: g, nodes: nodeAlias, paths: pathAlias}}
 	if o.Where != nil {
 		w, err := t.boolExpr(o.Where, sc)
 		if err != nil {
@@ -262,6 +332,9 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 			return nil, err
 		}
 		name := autoName(val)
+		if c, ok := val.(*kql.Call); ok && name == "" {
+			name = c.Name() // node_degree_out(src) is node_degree_out
+		}
 		if len(names) == 1 {
 			name = names[0]
 		}
@@ -274,7 +347,12 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 	// matches in the order of their rows: the pattern's first node, then the rest
 	order := make([]string, 0, len(from))
 	for _, f := range from {
-		order = append(order, f[strings.LastIndexByte(f, ' ')+1:]+"._o")
+		a := f[strings.LastIndexByte(f, ' ')+1:]
+		if strings.HasPrefix(a, "gp") {
+			order = append(order, a+".len", a+".eds")
+			continue
+		}
+		order = append(order, a+"._o")
 	}
 	sel := "SELECT " + strings.Join(append(sels, "row_number() OVER (ORDER BY "+strings.Join(order, ", ")+")"), ", ") +
 		" FROM " + strings.Join(from, ", ")
@@ -295,6 +373,8 @@ func spNodeDegree(in bool) specialFunc {
 		a := ""
 		if ok {
 			a = sc.graph.nodes[id]
+		} else if len(c.Args) == 0 {
+			a = sc.graph.current // the node all(), any() or map() is at
 		}
 		if a == "" {
 			return expr{}, t.errAt(c, "%s() takes a node variable of the pattern", c.Name())
@@ -318,4 +398,126 @@ func singleIdent(c *kql.Call) (string, bool) {
 		return "", false
 	}
 	return id.Name, true
+}
+
+// pathRel names a recursive stage of paths and the alias a match reads it by.
+type pathRel struct{ cte, alias string }
+
+// hops reads a variable-length edge's range: *n..m, *n (exactly n) or *..m (from 1).
+func (t *translator) hops(ed *kql.GraphElem, e *env) (int64, int64, error) {
+	lo, hi := int64(1), int64(0)
+	var err error
+	if ed.Min != nil {
+		if lo, err = t.constLong(ed.Min, e, "a variable-length edge's least hops"); err != nil {
+			return 0, 0, err
+		}
+	}
+	hi = lo
+	if ed.Max != nil {
+		if hi, err = t.constLong(ed.Max, e, "a variable-length edge's most hops"); err != nil {
+			return 0, 0, err
+		}
+	}
+	if lo < 1 || hi < lo || hi > maxHops {
+		return 0, 0, t.errAt(ed, "a variable-length edge takes 1 to %d hops, least first", maxHops)
+	}
+	return lo, hi, nil
+}
+
+// maxHops bounds a variable-length edge, so that the paths stay countable.
+const maxHops = 10
+
+// pathCTE adds the paths of up to hi hops from every node, one edge at a time in the
+// direction dir ("->", "<-", or either for "--"): each path row has its start, its
+// current end, its length, the row numbers of its edges (eds) and the ids of its
+// inner nodes (nds). With cycles other than all no edge is taken twice; with none no
+// node is visited twice.
+func (t *translator) pathCTE(g *graph, dir string, hi int64, cycles string) pathRel {
+	t.n++
+	name := "gp" + strconv.Itoa(t.n)
+	s, d := "x."+colName(g.src), "x."+colName(g.dst)
+	var join, next string
+	switch dir {
+	case "->":
+		join, next = s+" = p.cur", d
+	case "<-":
+		join, next = d+" = p.cur", s
+	default:
+		join, next = "("+s+" = p.cur OR "+d+" = p.cur)", "(CASE WHEN "+s+" = p.cur THEN "+d+" ELSE "+s+" END)"
+	}
+	where := "p.len < " + strconv.FormatInt(hi, 10)
+	if cycles != "all" {
+		where += " AND NOT EXISTS (SELECT 1 FROM json_each(p.eds) j WHERE j.value = x._o)"
+	}
+	if cycles == "none" {
+		where += " AND " + next + " != p.start AND NOT EXISTS (SELECT 1 FROM json_each(p.nds) j WHERE j.value = " + next + ")"
+	}
+	t.ctes = append(t.ctes, name+"(start, cur, len, eds, nds) AS (SELECT n.c0, n.c0, 0, json('[]'), json('[]') FROM "+g.nodes.from+" n"+
+		" UNION ALL SELECT p.start, "+next+", p.len + 1, json_insert(p.eds, '$[#]', x._o),"+
+		" CASE WHEN p.len > 0 THEN json_insert(p.nds, '$[#]', p.cur) ELSE p.nds END"+
+		" FROM "+name+" p JOIN "+g.edges.from+" x ON "+join+" WHERE "+where+")")
+	return pathRel{cte: name, alias: "gp" + strconv.Itoa(t.n) + "a"}
+}
+
+// graphCall translates the functions graph-match reads over a variable-length edge e
+// (or its inner nodes, inner_nodes(e)): all(X, cond), any(X, cond), map(X, expr), where
+// cond and expr read the properties of each edge (node) bare, in path order; and
+// e.Property, which is map(e, Property). ok is false for other calls.
+func (t *translator) graphCall(c *kql.Call, sc *scope) (expr, bool, error) {
+	name := strings.ToLower(c.Name())
+	if name != "all" && name != "any" && name != "map" && name != "inner_nodes" {
+		return expr{}, false, nil
+	}
+	if name == "inner_nodes" {
+		return expr{}, true, t.unsupported(c, "inner_nodes() outside all(), any() or map()")
+	}
+	if len(c.Args) != 2 {
+		return expr{}, true, t.errAt(c, "%s() takes a variable-length edge (or inner_nodes of one) and an expression", name)
+	}
+	rows, cols, alias, err := t.pathRows(c.Args[0], sc)
+	if err != nil {
+		return expr{}, true, err
+	}
+	inner := &scope{env: sc.env, cols: cols, alias: alias, graph: &graphScope{g: sc.graph.g, nodes: sc.graph.nodes, paths: sc.graph.paths, current: alias}}
+	x, err := t.expr(c.Args[1], inner)
+	if err != nil {
+		return expr{}, true, err
+	}
+	switch name {
+	case "all":
+		return expr{sql: "NOT EXISTS (SELECT 1 FROM " + rows + " WHERE NOT coalesce(" + coerce(x, TBool).sql + ", 0))", t: TBool}, true, nil
+	case "any":
+		return expr{sql: "EXISTS (SELECT 1 FROM " + rows + " WHERE coalesce(" + coerce(x, TBool).sql + ", 0))", t: TBool}, true, nil
+	}
+	return listOf(x, rows), true, nil
+}
+
+// listOf is the dynamic array of x over rows, in path order.
+func listOf(x expr, rows string) expr {
+	agg := aggCall("make_list_with_nulls", TDynamic, expr{sql: "v", t: x.t})
+	return expr{sql: "(SELECT coalesce(" + agg.sql + ", '[]') FROM (SELECT " + x.sql + " AS v FROM " + rows + " ORDER BY j.key))", t: TDynamic}
+}
+
+// pathRows returns the FROM of a path's edges (e) or inner nodes (inner_nodes(e)), in
+// order (by j.key), with the columns a per-row expression reads and their alias.
+func (t *translator) pathRows(x kql.Expr, sc *scope) (string, []column, string, error) {
+	g := sc.graph.g
+	nodes := false
+	if c, ok := x.(*kql.Call); ok && strings.EqualFold(c.Name(), "inner_nodes") && len(c.Args) == 1 {
+		x, nodes = c.Args[0], true
+	}
+	id, ok := x.(*kql.Ident)
+	p := ""
+	if ok {
+		p = sc.graph.paths[id.Name]
+	}
+	if p == "" {
+		return "", nil, "", t.errAt(x, "expected a variable-length edge of the pattern (or inner_nodes of one)")
+	}
+	t.n++
+	a := "gx" + strconv.Itoa(t.n)
+	if nodes {
+		return "json_each(" + p + ".nds) j JOIN " + g.nodes.from + " " + a + " ON " + a + ".c0 = j.value", g.nodes.cols, a, nil
+	}
+	return "json_each(" + p + ".eds) j JOIN " + g.edges.from + " " + a + " ON " + a + "._o = j.value", g.edges.cols, a, nil
 }
