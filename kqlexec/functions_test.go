@@ -332,6 +332,12 @@ let G = E | make-graph s --> d with_node_id=id;
 union (G | graph-match (x)-[e*1..3]->(y) where x.id == "a" project y = y.id, k = "unique_edges"),
       (G | graph-match cycles=none (x)-[e*1..3]->(y) where x.id == "a" project y = y.id, k = "none")
 | sort by k asc, y asc`, "y,k", []string{"b|none", "c|none", "a|unique_edges", "b|unique_edges", "c|unique_edges"}},
+		// shortest paths per pair of ends: one (output=any) or all of the least length
+		{"graph-shortest-paths", `let E = datatable(f:string, t:string, line:string)["a", "b", "red", "b", "d", "red", "a", "c", "blue", "c", "d", "red", "a", "x", "red", "x", "y", "red", "y", "d", "red"];
+let G = E | make-graph f --> t with_node_id=id;
+union (G | graph-shortest-paths (s)-[p*1..5]->(e) where s.id == "a" and e.id == "d" project n = array_length(p), via = strcat_array(map(p, t), ">"), k = "any"),
+      (G | graph-shortest-paths output=all (s)-[p*1..5]->(e) where s.id == "a" and e.id == "d" project n = array_length(p), via = strcat_array(map(p, t), ">"), k = "all")
+| sort by k asc, via asc`, "n,via,k", []string{"2|b>d|all", "2|c>d|all", "2|b>d|any"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}

@@ -116,6 +116,7 @@ var partial = map[string]string{
 	"graph-to-table":          "nodes or edges, one table; not Kusto's own hash ids (with_node_id, with_source_id, with_target_id)",
 	"graph-mark-components":   "weakly connected components (kind=weak); not kind=strong",
 	"graph-match":             "variable-length edges of 1 to 10 hops; not Kusto's own node ids (node_id)",
+	"graph-shortest-paths":    "variable-length edges of 1 to 10 hops; output=any keeps the first path in pattern order",
 	"partition":               "a braced query runs for at most 256 key values",
 	"top-nested":              "not with others",
 	"pivot":                   "not with an output schema",

@@ -158,8 +158,18 @@ type graphScope struct {
 // project read Variable.Property. Variable-length edges (-[e*1..3]->) and
 // graph-shortest-paths are not translated.
 func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, error) {
-	if o.Name != "graph-match" {
-		return nil, t.unsupported(o, o.Name)
+	shortest := o.Name == "graph-shortest-paths"
+	output := "any"
+	if shortest {
+		if p, ok := o.Param("output").(*kql.Ident); ok {
+			output = strings.ToLower(p.Name)
+		}
+		if output != "any" && output != "all" {
+			return nil, t.errAt(o, "graph-shortest-paths' output is any or all, not %s", output)
+		}
+		if len(o.Patterns) != 1 {
+			return nil, t.errAt(o, "graph-shortest-paths takes one pattern")
+		}
 	}
 	cycles := "unique_edges"
 	if c, ok := o.Param("cycles").(*kql.Ident); ok {
@@ -176,12 +186,14 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 	edgeAlias := map[string]string{}
 	pathAlias := map[string]string{}
 	var from, conds, edgeOrder, pathOrder []string
+	elemAlias := map[*kql.GraphElem]string{}
 	node := func(el *kql.GraphElem) string {
 		name := ""
 		if el.Name != nil {
 			name = el.Name.Name
 		}
 		if a, ok := nodeAlias[name]; ok && name != "" {
+			elemAlias[el] = a
 			return a
 		}
 		a := "gn" + strconv.Itoa(len(from))
@@ -189,6 +201,7 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 		if name != "" {
 			nodeAlias[name] = a
 		}
+		elemAlias[el] = a
 		return a
 	}
 	for _, p := range o.Patterns {
@@ -354,11 +367,40 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 		}
 		order = append(order, a+"._o")
 	}
-	sel := "SELECT " + strings.Join(append(sels, "row_number() OVER (ORDER BY "+strings.Join(order, ", ")+")"), ", ") +
-		" FROM " + strings.Join(from, ", ")
+	rowOrder := "row_number() OVER (ORDER BY " + strings.Join(order, ", ") + ")"
+	where := ""
 	if len(conds) > 0 {
-		sel += " WHERE " + strings.Join(conds, " AND ")
+		where = " WHERE " + strings.Join(conds, " AND ")
 	}
+	if !shortest {
+		return t.stage(joinCols(nil, cols), "SELECT "+strings.Join(append(sels, rowOrder), ", ")+" FROM "+strings.Join(from, ", ")+where), nil
+	}
+	// graph-shortest-paths: per pair of the pattern's end nodes, the matches of least
+	// length (the fixed edges and the paths' hops), one of them for output=any
+	if len(pathOrder) == 0 {
+		return nil, t.errAt(o, "graph-shortest-paths needs a variable-length edge in its pattern")
+	}
+	elems := o.Patterns[0].Elems
+	first, last := elemAlias[elems[0]], elemAlias[elems[len(elems)-1]]
+	length := strconv.Itoa(len(edgeOrder))
+	for _, p := range pathOrder {
+		length += " + " + p + ".len"
+	}
+	named := make([]string, len(sels))
+	outer := make([]string, len(sels))
+	for i, x := range sels {
+		named[i] = x + " AS v" + strconv.Itoa(i)
+		outer[i] = "m.v" + strconv.Itoa(i)
+	}
+	part := "PARTITION BY " + first + ".c0, " + last + ".c0"
+	named = append(named, rowOrder+" AS o",
+		"rank() OVER ("+part+" ORDER BY "+length+") AS rk",
+		"row_number() OVER ("+part+" ORDER BY "+length+", "+strings.Join(order, ", ")+") AS rn")
+	keep := "m.rk = 1"
+	if output == "any" {
+		keep = "m.rn = 1"
+	}
+	sel := "SELECT " + strings.Join(append(outer, "m.o"), ", ") + " FROM (SELECT " + strings.Join(named, ", ") + " FROM " + strings.Join(from, ", ") + where + ") m WHERE " + keep
 	return t.stage(joinCols(nil, cols), sel), nil
 }
 
