@@ -30,6 +30,14 @@ func FuzzQuery(f *testing.F) {
 		`T | mv-apply x = pack_array(a, a) on (summarize s = sum(toint(x)))`,
 		`range t from datetime(2024-01-01) to datetime(2024-01-05) step 1h | make-series count() on t step 1d`,
 		`print d = dynamic({"a":1,"b":"x"}) | evaluate bag_unpack(d)`,
+		`T | sort by a asc | scan with_match_id=m declare (v:long=0) with (step s1 output=last: a > 0 => v = a; step s2: b == "y" and s1.a < a;)`,
+		`T | sort by a asc | extend w = row_window_session(a, 2, 1, b != prev(b))`,
+		`declare pattern p = (x:string)[y:string] { ("a").["b"] = { print 1 }; (*).["c"] = { T | take 1 }; }; p("a").b`,
+		`T | partition by b { T | where s == toscalar(b) | count }`,
+		`T | make-graph b --> s with_node_id=id | graph-match (x)-[e*1..3]-(y) where all(e, a > 0) project x.id, map(inner_nodes(e), id)`,
+		`T | make-graph b --> s with T on b | graph-mark-components | graph-to-table nodes`,
+		`T | make-graph b --> s with_node_id=id | graph-shortest-paths output=all (x)-[e*1..2]->(y) project x.id, y.id`,
+		`T | evaluate geo_polygon_lookup(T, s, a, a, return_unmatched = true)`,
 	} {
 		f.Add(s)
 	}
