@@ -39,6 +39,9 @@ type Options struct {
 	// DiscardResults leaves Verdict.Gold and Verdict.Pred nil, for batches that need
 	// only the verdicts (it keeps a large run's memory flat).
 	DiscardResults bool
+	// NoExplanations leaves Verdict.Explanation nil, for batches that report only
+	// counts (explaining ~170 Spider mismatches is a tenth of such a run).
+	NoExplanations bool
 	// Now is the clock that times the queries (time.Now when nil).
 	Now func() time.Time
 	// CacheGold keeps each gold result, keyed by the database's content (a SQLite
@@ -330,7 +333,7 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 			}
 			if !e.mode.Equal(g, rs, ordered) {
 				cv.Outcome = qeval.OutcomeMismatch
-				if ci == 0 {
+				if ci == 0 && !e.opt.NoExplanations {
 					x := compare.Explain(e.mode, g, rs, ordered)
 					if len(files) > 1 {
 						x.Database = filepath.Base(file) // the file of the suite, not where it lives

@@ -114,7 +114,7 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	if doExec {
 		verdicts, sum, cross, err = runSpiderExec(ctx, e, set, hardness, doMatch, spiderExecFlags{
 			mode: *mode, keepDistinct: *keepDistinct, plugValue: *plugValue, maxCands: *maxCands, timeout: *timeout, maxBytes: *maxBytes,
-			workers: *workers, predEngine: *predEngine, predDSN: *predDSN, keep: *keep, db: *db, cache: *cacheFlag})
+			workers: *workers, predEngine: *predEngine, predDSN: *predDSN, keep: *keep, db: *db, cache: *cacheFlag, explain: *itemsPath != ""})
 		if err != nil {
 			return fail(e, err)
 		}

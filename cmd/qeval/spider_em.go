@@ -129,13 +129,14 @@ type spiderExecFlags struct {
 	keep                    bool
 	db                      string
 	cache                   string // --cache: a folder or redis:// URL for gold results
+	explain                 bool   // the items are written (--items): each mismatch says how
 }
 
 // runSpiderExec judges every item by execution. Unless the exact-match pass already
 // graded them, the workers also grade each gold query's difficulty.
 func runSpiderExec(ctx context.Context, e *env, set *suite.Spider, hardness []*string, graded bool, f spiderExecFlags) ([]qeval.Verdict, execmatch.Summary, *crossEngine, error) {
 	opts := execmatch.Options{Mode: f.mode, KeepDistinct: f.keepDistinct, PlugValue: f.plugValue,
-		MaxCandidates: f.maxCands, Limits: qeval.Limits{Timeout: f.timeout, MaxBytes: f.maxBytes}, Catalog: &registry.Catalog{}, DiscardResults: true}
+		MaxCandidates: f.maxCands, Limits: qeval.Limits{Timeout: f.timeout, MaxBytes: f.maxBytes}, Catalog: &registry.Catalog{}, DiscardResults: true, NoExplanations: !f.explain}
 	var cross *crossEngine
 	if f.predEngine != "" {
 		var err error
