@@ -338,6 +338,11 @@ let G = E | make-graph f --> t with_node_id=id;
 union (G | graph-shortest-paths (s)-[p*1..5]->(e) where s.id == "a" and e.id == "d" project n = array_length(p), via = strcat_array(map(p, t), ">"), k = "any"),
       (G | graph-shortest-paths output=all (s)-[p*1..5]->(e) where s.id == "a" and e.id == "d" project n = array_length(p), via = strcat_array(map(p, t), ">"), k = "all")
 | sort by k asc, via asc`, "n,via,k", []string{"2|b>d|all", "2|c>d|all", "2|b>d|any"}},
+		// partitioned-by: one graph per tenant, its operators run on each
+		{"make-graph partitioned-by", `let E = datatable(s:string, d:string, t:string)["a", "b", "T1", "b", "c", "T1", "b", "c", "T2", "c", "a", "T2"];
+let N = datatable(id:string, t:string, label:string)["a", "T1", "a1", "b", "T1", "b1", "c", "T1", "c1", "b", "T2", "b2", "c", "T2", "c2", "a", "T2", "a2"];
+E | make-graph s --> d with N on id partitioned-by t (graph-match (x)-[p*2..2]->(y) project t = x.t, from = x.label, to = y.label)`,
+			"t,from,to", []string{"T1|a1|c1", "T2|b2|a2"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}

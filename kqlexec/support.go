@@ -112,7 +112,7 @@ var offline = map[string]string{
 var partial = map[string]string{
 	"scan":                    "not partition by or order by",
 	"pattern":                 "invoked with literal arguments; not the path * (the union of every rule)",
-	"make-graph":              "one node table; not partitioned-by",
+	"make-graph":              "one node table; partitioned-by over at most 256 values",
 	"graph-to-table":          "nodes or edges, one table; not Kusto's own hash ids (with_node_id, with_source_id, with_target_id)",
 	"graph-mark-components":   "weakly connected components (kind=weak); not kind=strong",
 	"graph-match":             "variable-length edges of 1 to 10 hops; not Kusto's own node ids (node_id)",

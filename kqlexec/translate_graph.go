@@ -22,62 +22,131 @@ type graph struct {
 const nodeIDCol = "\x00node"
 
 // makeGraph translates Edges | make-graph Source --> Target [with_node_id=Name] [with
-// Nodes on Key [, Nodes2 on Key2]]. Without node tables the nodes are the distinct
-// source and target values, each with the property Name (with_node_id) holding its
-// id; with node tables, their rows (the first table's row for an id in both), and
-// then the ids the edges name that no table has, with empty properties.
+// Nodes on Key] [partitioned-by Column (GraphOperators)]. Without a node table the
+// nodes are the distinct source and target values, each with the property Name
+// (with_node_id) holding its id; with a node table, its rows (the first for an id
+// named twice), and then the ids the edges name that the table does not have, with
+// empty properties. partitioned-by builds one graph per value of Column (from the
+// edges and node rows with that value), runs the graph operators on each and puts
+// the results together.
 func (t *translator) makeGraph(in *rel, o *kql.MakeGraphOp, e *env) (*rel, error) {
-	if o.PartitionBy != nil {
-		return nil, t.unsupported(o, "make-graph partitioned-by")
-	}
 	src, ok1 := o.Source.(*kql.Ident)
 	dst, ok2 := o.Target.(*kql.Ident)
 	if !ok1 || !ok2 || in.index(src.Name) < 0 || in.index(dst.Name) < 0 {
 		return nil, t.errAt(o, "make-graph's source and target must be columns of the edges")
 	}
-	g := &graph{edges: in, src: in.index(src.Name), dst: in.index(dst.Name)}
-	// every id the edges name, in the order they first appear (source before target)
-	ends := "SELECT v, min(o) AS o FROM (SELECT t." + colName(g.src) + " AS v, t._o * 2 AS o FROM " + in.from + " t UNION ALL SELECT t." +
-		colName(g.dst) + ", t._o * 2 + 1 FROM " + in.from + " t) WHERE v IS NOT NULL GROUP BY v"
-	idType := in.cols[g.src].Type
-	if len(o.Nodes) == 0 {
-		cols := []column{{nodeIDCol, idType}}
-		sel := "SELECT n.v"
-		if id, ok := o.Param("with_node_id").(*kql.Ident); ok {
-			cols = append(cols, column{id.Name, idType})
-			sel += ", n.v"
+	nodeID := ""
+	if id, ok := o.Param("with_node_id").(*kql.Ident); ok {
+		nodeID = id.Name
+	}
+	var nt *rel
+	ki := -1
+	if len(o.Nodes) > 0 {
+		if nodeID != "" {
+			return nil, t.errAt(o, "make-graph takes with_node_id or node tables, not both")
 		}
-		g.nodes = t.stage(cols, sel+", n.o FROM ("+ends+") n")
-		return &rel{graph: g}, nil
+		if len(o.Nodes) > 1 {
+			return nil, t.unsupported(o, "make-graph with two node tables")
+		}
+		var err error
+		if nt, err = t.tabular(o.Nodes[0].Table, e); err != nil {
+			return nil, err
+		}
+		key, ok := o.Nodes[0].Key.(*kql.Ident)
+		if !ok || nt.index(key.Name) < 0 {
+			return nil, t.errAt(o.Nodes[0].Key, "make-graph's node key must be a column of the node table")
+		}
+		ki = nt.index(key.Name)
 	}
-	if o.Param("with_node_id") != nil {
-		return nil, t.errAt(o, "make-graph takes with_node_id or node tables, not both")
+	build := func(edges, nodes *rel) *rel {
+		return &rel{graph: t.buildGraph(edges, edges.index(src.Name), edges.index(dst.Name), nodeID, nodes, ki)}
 	}
-	if len(o.Nodes) > 1 {
-		return nil, t.unsupported(o, "make-graph with two node tables")
+	if o.PartitionBy == nil {
+		return build(in, nt), nil
 	}
-	nt, err := t.tabular(o.Nodes[0].Table, e)
+	// partitioned-by Column (operators): the parser reads it as a call
+	pc, ok := o.PartitionBy.(*kql.Call)
+	col, ok2 := pc.Func.(*kql.Ident)
+	if !ok || !ok2 || len(pc.Args) != 1 || in.index(col.Name) < 0 || (nt != nil && nt.index(col.Name) < 0) {
+		return nil, t.errAt(o.PartitionBy, "partitioned-by takes a column of the edges (and of the node table) and graph operators in parentheses")
+	}
+	body, ok := pc.Args[0].(*kql.PipeExpr)
+	if !ok || body.Source != nil || len(body.Ops) == 0 {
+		return nil, t.errAt(pc.Args[0], "partitioned-by runs graph operators: (graph-match ...)")
+	}
+	if t.probe == nil {
+		return nil, t.unsupported(o, "make-graph partitioned-by without an engine")
+	}
+	ci := in.index(col.Name)
+	q := "SELECT t." + colName(ci) + " FROM " + in.from + " t WHERE t." + colName(ci) + " IS NOT NULL GROUP BY 1 ORDER BY min(t._o) LIMIT " + strconv.Itoa(maxPartitions+1)
+	if len(t.ctes) > 0 {
+		q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
+	}
+	rows, err := t.probe(q)
 	if err != nil {
 		return nil, err
 	}
-	key, ok := o.Nodes[0].Key.(*kql.Ident)
-	if !ok || nt.index(key.Name) < 0 {
-		return nil, t.errAt(o.Nodes[0].Key, "make-graph's node key must be a column of the node table")
+	if len(rows) > maxPartitions {
+		return nil, t.unsupported(o, "partitioned-by over more than "+strconv.Itoa(maxPartitions)+" values")
 	}
-	ki := nt.index(key.Name)
+	only := func(r *rel, col string, v string) *rel {
+		return t.stage(r.cols, "SELECT "+strings.Join(append(selectCols(r), "t._o"), ", ")+" FROM "+r.from+" t WHERE t."+colName(r.index(col))+" = "+v)
+	}
+	parts := e.child()
+	u := &kql.UnionOp{}
+	for i, row := range rows {
+		v := sqlValue(row[0])
+		var nodes *rel
+		if nt != nil {
+			nodes = only(nt, col.Name, v)
+		}
+		r := build(only(in, col.Name, v), nodes)
+		for _, op := range body.Ops {
+			if r, err = t.op(r, op, e); err != nil {
+				return nil, err
+			}
+		}
+		name := "__graphpart" + strconv.Itoa(i)
+		parts.binds[name] = &binding{rel: r}
+		u.Tables = append(u.Tables, &kql.Ident{Name: name})
+	}
+	if len(u.Tables) == 0 {
+		return nil, t.unsupported(o, "partitioned-by over edges without a value")
+	}
+	return t.union(nil, u, parts)
+}
+
+// buildGraph makes the graph of edges (src and dst their source and target columns):
+// its nodes from the node table nt (key column ki) or, without one, from the ids the
+// edges name (nodeID, when set, names the property holding the id).
+func (t *translator) buildGraph(edges *rel, src, dst int, nodeID string, nt *rel, ki int) *graph {
+	g := &graph{edges: edges, src: src, dst: dst}
+	// every id the edges name, in the order they first appear (source before target)
+	ends := "SELECT v, min(o) AS o FROM (SELECT t." + colName(src) + " AS v, t._o * 2 AS o FROM " + edges.from + " t UNION ALL SELECT t." +
+		colName(dst) + ", t._o * 2 + 1 FROM " + edges.from + " t) WHERE v IS NOT NULL GROUP BY v"
+	idType := edges.cols[src].Type
+	if nt == nil {
+		cols := []column{{nodeIDCol, idType}}
+		sel := "SELECT n.v"
+		if nodeID != "" {
+			cols = append(cols, column{nodeID, idType})
+			sel += ", n.v"
+		}
+		g.nodes = t.stage(cols, sel+", n.o FROM ("+ends+") n")
+		return g
+	}
 	cols := append([]column{{nodeIDCol, nt.cols[ki].Type}}, nt.cols...)
-	props := selectCols(nt)
 	missing := make([]string, len(nt.cols))
 	for i := range missing {
 		missing[i] = "NULL"
 	}
 	// the node table's rows first (one per id), then the ids only the edges name
-	sel := "SELECT t." + colName(ki) + ", " + strings.Join(props, ", ") + ", t._o FROM " + nt.from + " t" +
+	sel := "SELECT t." + colName(ki) + ", " + strings.Join(selectCols(nt), ", ") + ", t._o FROM " + nt.from + " t" +
 		" WHERE t." + colName(ki) + " IS NOT NULL AND t._o = (SELECT min(u._o) FROM " + nt.from + " u WHERE u." + colName(ki) + " = t." + colName(ki) + ")" +
 		" UNION ALL SELECT n.v, " + strings.Join(missing, ", ") + ", (SELECT count(*) FROM " + nt.from + ") + n.o FROM (" + ends + ") n" +
 		" WHERE n.v NOT IN (SELECT u." + colName(ki) + " FROM " + nt.from + " u WHERE u." + colName(ki) + " IS NOT NULL)"
 	g.nodes = t.stage(cols, sel)
-	return &rel{graph: g}, nil
+	return g
 }
 
 // graphMarkComponents translates G | graph-mark-components [kind=weak]
