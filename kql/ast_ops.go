@@ -401,6 +401,9 @@ type MakeGraphOp struct {
 	Target      Expr
 	Nodes       []*GraphNodes
 	PartitionBy Expr
+	// PartitionOps are the graph operators partitioned-by Column (...) runs on each
+	// partition's graph: a pipeline without a source.
+	PartitionOps Expr
 }
 
 // GraphNodes is Table on Key in make-graph's with clause.

@@ -262,6 +262,11 @@ func (f *formatter) op(o Operator) {
 		if o.PartitionBy != nil {
 			f.str(" partitioned-by ")
 			f.expr(o.PartitionBy)
+			if o.PartitionOps != nil {
+				f.str(" (")
+				f.expr(o.PartitionOps)
+				f.str(")")
+			}
 		}
 	case *GraphMatchOp:
 		for i, p := range o.Patterns {

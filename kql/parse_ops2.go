@@ -263,7 +263,11 @@ func parseMakeGraph(p *parser, b OpBase) Operator {
 		p.next()
 		p.next()
 		p.next()
-		op.PartitionBy = p.parseExpr()
+		op.PartitionBy = p.parseName()
+		if p.expect("(") {
+			op.PartitionOps = p.parseOpPipe()
+			p.expect(")")
+		}
 	}
 	return op
 }

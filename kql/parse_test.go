@@ -99,6 +99,8 @@ func TestOperators(t *testing.T) {
 		{`T | reduce by msg with threshold=0.5, characters="-"`, "*kql.ReduceOp", `T | reduce by msg with threshold=0.5, characters="-"`},
 		{`T | scan with_match_id=m declare (s:long = 0) with (step a: x > 1 => s = a.s + 1; step b output=none: true;)`, "*kql.ScanOp", `T | scan with_match_id=m declare (s:long = 0) with ( step a: x > 1 => s = a.s + 1; step b output=none: true; )`},
 		{`E | make-graph src --> dst with N on id`, "*kql.MakeGraphOp", `E | make-graph src --> dst with N on id`},
+		{`E | make-graph s --> d with N on id partitioned-by t (graph-match (x)-[p*2..3]->(y) project x.id)`, "*kql.MakeGraphOp",
+			`E | make-graph s --> d with N on id partitioned-by t (graph-match (x)-[p*2..3]->(y) project x.id)`},
 		{`G | graph-match (a)-[e*1..3]->(b)<-[f]-(c) where a.x > 1 project a.id`, "*kql.GraphMatchOp", `G | graph-match (a)-[e*1..3]->(b)<-[f]-(c) where a.x > 1 project a.id`},
 		{`G | graph-to-table nodes as N with_node_id=id, edges`, "*kql.GraphToTableOp", `G | graph-to-table nodes as N with_node_id=id, edges`},
 		{`G | graph-mark-components with_component_id=c`, "*kql.SimpleOp", `G | graph-mark-components with_component_id=c`},

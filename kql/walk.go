@@ -299,6 +299,7 @@ func (w walker) op(o Operator) {
 			w.node(n.Key)
 		}
 		w.node(o.PartitionBy)
+		w.node(o.PartitionOps)
 	case *GraphMatchOp:
 		for _, p := range o.Patterns {
 			for _, e := range p.Elems {

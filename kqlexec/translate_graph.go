@@ -64,15 +64,13 @@ func (t *translator) makeGraph(in *rel, o *kql.MakeGraphOp, e *env) (*rel, error
 	if o.PartitionBy == nil {
 		return build(in, nt), nil
 	}
-	// partitioned-by Column (operators): the parser reads it as a call
-	pc, ok := o.PartitionBy.(*kql.Call)
-	col, ok2 := pc.Func.(*kql.Ident)
-	if !ok || !ok2 || len(pc.Args) != 1 || in.index(col.Name) < 0 || (nt != nil && nt.index(col.Name) < 0) {
-		return nil, t.errAt(o.PartitionBy, "partitioned-by takes a column of the edges (and of the node table) and graph operators in parentheses")
+	col, ok := o.PartitionBy.(*kql.Ident)
+	if !ok || in.index(col.Name) < 0 || (nt != nil && nt.index(col.Name) < 0) {
+		return nil, t.errAt(o.PartitionBy, "partitioned-by takes a column of the edges (and of the node table)")
 	}
-	body, ok := pc.Args[0].(*kql.PipeExpr)
+	body, ok := o.PartitionOps.(*kql.PipeExpr)
 	if !ok || body.Source != nil || len(body.Ops) == 0 {
-		return nil, t.errAt(pc.Args[0], "partitioned-by runs graph operators: (graph-match ...)")
+		return nil, t.errAt(o, "partitioned-by runs graph operators: partitioned-by Column (graph-match ...)")
 	}
 	if t.probe == nil {
 		return nil, t.unsupported(o, "make-graph partitioned-by without an engine")
