@@ -25,6 +25,6 @@ func LLMGrading(ctx context.Context, j qeval.Judge, in qeval.JudgeInput, opt Jud
 
 // llmGrading is the calculator of the metrics table.
 func llmGrading(ctx context.Context, c *Case, opt *Options) (Result, error) {
-	r := LLMGrading(ctx, opt.Judge, judgeInput(c), JudgeOptions{Now: opt.Now, OutageSkips: true})
+	r := LLMGrading(ctx, opt.Judge, judgeInput(c, opt.Judge), JudgeOptions{Now: opt.Now, OutageSkips: true})
 	return judgeFailed(r, c, opt), nil
 }

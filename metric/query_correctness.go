@@ -168,7 +168,7 @@ func IsJudgeError(r Result) bool {
 // queryCorrectness is the calculator of the metrics table.
 func queryCorrectness(ctx context.Context, c *Case, opt *Options) (Result, error) {
 	match := c.Execution != nil && c.Execution.Match
-	r := QueryCorrectness(ctx, opt.Judge, judgeInput(c), JudgeOptions{ExecMatch: match, JudgeExecMatch: opt.JudgeOnExecMatch, Now: opt.Now, OutageSkips: true})
+	r := QueryCorrectness(ctx, opt.Judge, judgeInput(c, opt.Judge), JudgeOptions{ExecMatch: match, JudgeExecMatch: opt.JudgeOnExecMatch, Now: opt.Now, OutageSkips: true})
 	return judgeFailed(r, c, opt), nil
 }
 
@@ -185,8 +185,9 @@ func judgeFailed(r Result, c *Case, opt *Options) Result {
 }
 
 // judgeInput is what the judge sees of c: the queries, the question, the schema as
-// DDL and, when execution ran, the results.
-func judgeInput(c *Case) qeval.JudgeInput {
+// DDL (only when there is a judge to read it: writing it out costs a large schema's
+// size per case) and, when execution ran, the results.
+func judgeInput(c *Case, j qeval.Judge) qeval.JudgeInput {
 	in := qeval.JudgeInput{Question: c.Question, Generated: c.Generated, Expected: c.Expected,
 		Dialect: c.Dialect, GeneratedResult: c.GeneratedResult, ExpectedResult: c.ExpectedResult}
 	if in.Dialect == "" {
@@ -200,7 +201,7 @@ func judgeInput(c *Case) qeval.JudgeInput {
 			in.ExpectedResult = v.Gold
 		}
 	}
-	if c.Schema != nil {
+	if c.Schema != nil && j != nil {
 		var b strings.Builder
 		for _, t := range c.Schema.Tables {
 			if t.DDL != "" {
