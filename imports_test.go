@@ -18,39 +18,40 @@ const module = "github.com/qeval/qeval"
 // imports cmd/ or server/; mock/ and qevaltest/ are for tests only. A new package gets
 // a line here (see ../shared/STYLE.md, "The dependency rule").
 var allowed = map[string][]string{
-	"":                  {},
-	"compare":           {""},
-	"sqlite":            {""},
-	"postgres":          {"", "internal/sqlguard"},
-	"mysql":             {"", "internal/sqlguard"},
-	"internal/sqlguard": {""},
-	"kusto":             {""},
-	"duckdb":            {""},
-	"clickhouse":        {""},
-	"kql":               {""},
-	"sqlparse":          {""},
-	"validate":          {"", "sqlparse", "internal/sqlguard", "kql"},
-	"suite":             {"", "internal/lines"},
-	"internal/lines":    {},
-	"execmatch":         {"", "compare"},
-	"exactmatch":        {""}, // Spider exact-set-match: pure, schemas come in as qeval.Schema
-	"metric":            {"", "sqlparse", "validate", "kql", "exactmatch"},
-	"judge":             {"", "internal/cache"},
-	"internal/cache":    {"", "sqlite"}, // the local cache is a SQLite file, opened through sqlite/; the shared one Redis
-	"llm/anthropic":     {""},
-	"llm/openai":        {""},
-	"report":            {"", "metric"},
-	"xlsx":              {""},
-	"kqlexec":           {"", "kql", "sqlite"},
-	"bird":              {"", "compare"}, // executors come in through a qeval.Opener
-	"resultcsv":         {""},
-	"spider2":           {"", "compare", "resultcsv"},
-	"testsuite":         {"", "compare"},              // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
-	"audit":             {"", "compare", "testsuite"}, // gold audit: queries through qeval.Source, syntax trees through testsuite
-	"runner":            {"", "compare", "execmatch", "metric", "internal/lines"},
-	"mock":              {""},
-	"qevaltest":         {"", "mock"},
-	"internal/testdata": {},
+	"":                       {},
+	"compare":                {""},
+	"sqlite":                 {""},
+	"postgres":               {"", "internal/sqlguard"},
+	"mysql":                  {"", "internal/sqlguard"},
+	"internal/sqlguard":      {""},
+	"kusto":                  {""},
+	"duckdb":                 {""},
+	"clickhouse":             {""},
+	"kql":                    {""},
+	"sqlparse":               {""},
+	"validate":               {"", "sqlparse", "internal/sqlguard", "kql"},
+	"suite":                  {"", "internal/lines"},
+	"internal/lines":         {},
+	"execmatch":              {"", "compare"},
+	"exactmatch":             {""}, // Spider exact-set-match: pure, schemas come in as qeval.Schema
+	"metric":                 {"", "sqlparse", "validate", "kql", "exactmatch"},
+	"judge":                  {"", "internal/cache"},
+	"internal/cache":         {"", "sqlite"}, // the local cache is a SQLite file, opened through sqlite/; the shared one Redis
+	"llm/anthropic":          {""},
+	"llm/openai":             {""},
+	"report":                 {"", "metric"},
+	"xlsx":                   {""},
+	"kqlexec":                {"", "kql", "sqlite"},
+	"kqlexec/internal/gentz": {},              // go generate: writes timezones.go from the toolchain's zoneinfo.zip
+	"bird":                   {"", "compare"}, // executors come in through a qeval.Opener
+	"resultcsv":              {""},
+	"spider2":                {"", "compare", "resultcsv"},
+	"testsuite":              {"", "compare"},              // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
+	"audit":                  {"", "compare", "testsuite"}, // gold audit: queries through qeval.Source, syntax trees through testsuite
+	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines"},
+	"mock":                   {""},
+	"qevaltest":              {"", "mock"},
+	"internal/testdata":      {},
 }
 
 // outside lists, for each package, the modules outside the standard library its

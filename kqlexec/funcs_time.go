@@ -1,5 +1,7 @@
 package kqlexec
 
+//go:generate go run ./internal/gentz
+
 import (
 	"math"
 	"strings"
@@ -308,6 +310,15 @@ func timeFuncs(def func(string, *fnDef)) {
 	}
 	def("datetime_utc_to_local", zone(true))
 	def("datetime_local_to_utc", zone(false))
+	// datetime_list_timezones(): the IANA names (timezones.go, generated from the Go
+	// toolchain's time zone database)
+	def("datetime_list_timezones", &fnDef{min: 0, max: 0, ret: TDynamic, fn: func([]any) any {
+		out := make([]any, len(timeZones))
+		for i, z := range timeZones {
+			out[i] = z
+		}
+		return Dyn{out}
+	}})
 }
 
 func toDT(v any) Datetime { d, _ := toDatetime(v); return d }

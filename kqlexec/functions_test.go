@@ -343,6 +343,8 @@ union (G | graph-shortest-paths (s)-[p*1..5]->(e) where s.id == "a" and e.id == 
 let N = datatable(id:string, t:string, label:string)["a", "T1", "a1", "b", "T1", "b1", "c", "T1", "c1", "b", "T2", "b2", "c", "T2", "c2", "a", "T2", "a2"];
 E | make-graph s --> d with N on id partitioned-by t (graph-match (x)-[p*2..2]->(y) project t = x.t, from = x.label, to = y.label)`,
 			"t,from,to", []string{"T1|a1|c1", "T2|b2|a2"}},
+		{"datetime_list_timezones", `print z = datetime_list_timezones() | project n = array_length(z) > 590, first = z[0], utc = array_index_of(z, "UTC") > 0,
+			paris = array_index_of(z, "Europe/Paris") > 0, factory = array_index_of(z, "Factory")`, "n,first,utc,paris,factory", []string{`true|"Africa/Abidjan"|true|true|-1`}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
