@@ -84,7 +84,6 @@ var offline = map[string]string{
 	"extent_tags":                           "extent metadata exists only on a cluster",
 	"estimate_data_size":                    "the cluster's storage sizes: no local answer",
 	"geo_info_from_ip_address":              "needs the cluster's IP geolocation data",
-	"datetime_list_timezones":               "the cluster's time-zone database",
 	"externaldata":                          "reads external storage: never run on generated queries",
 	"python":                                "runs code in a sandbox on the cluster",
 	"r":                                     "runs code in a sandbox on the cluster",
