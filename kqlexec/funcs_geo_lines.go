@@ -124,4 +124,22 @@ func geoLineFuncs(def func(string, *fnDef)) {
 		q, _ := lines[0].Interpolate(f)
 		return geoPoint(pointFromS2(q))
 	}})
+	// geo_line_locate_point(line, lon, lat): the fraction of the line from its start to
+	// the line's point closest to (lon, lat)
+	def("geo_line_locate_point", &fnDef{min: 3, max: 4, args: []Type{TDynamic, TReal, TReal, TBool}, ret: TReal,
+		partly: "on the sphere; not use_spheroid", fn: func(a []any) any {
+			lines, ok := polylines(a[0])
+			p, ok2 := argLonLat(a, 1)
+			if !ok || !ok2 || len(lines) != 1 || len(*lines[0]) < 2 {
+				return nil
+			}
+			if len(a) == 4 {
+				if b, _ := a[3].(bool); b {
+					return unsupportedError("geo_line_locate_point() on the spheroid")
+				}
+			}
+			l := lines[0]
+			q, next := l.Project(p.s2())
+			return l.Uninterpolate(q, next)
+		}})
 }

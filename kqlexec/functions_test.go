@@ -345,6 +345,9 @@ E | make-graph s --> d with N on id partitioned-by t (graph-match (x)-[p*2..2]->
 			"t,from,to", []string{"T1|a1|c1", "T2|b2|a2"}},
 		{"datetime_list_timezones", `print z = datetime_list_timezones() | project n = array_length(z) > 590, first = z[0], utc = array_index_of(z, "UTC") > 0,
 			paris = array_index_of(z, "Europe/Paris") > 0, factory = array_index_of(z, "Factory")`, "n,first,utc,paris,factory", []string{`true|"Africa/Abidjan"|true|true|-1`}},
+		{"geo_line_locate_point", `let line = dynamic({"type":"LineString","coordinates":[[-73.95796, 40.80042], [-73.97317, 40.764486]]});
+print fraction = round(geo_line_locate_point(line, -73.965, 40.792), 12), bad = isnull(geo_line_locate_point(dynamic({"type":"LineString","coordinates":[[1, 1]]}), 1, 1))`,
+			"fraction,bad", []string{"0.255601351003|true"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
