@@ -216,6 +216,43 @@ func geoFuncs(def func(string, *fnDef)) {
 		}
 		return false
 	}, TDynamic, TDynamic))
+	// geo_intersects_line_with_polygon(line, polygon): a (multi)line meets a
+	// (multi)polygon when one of its vertices is inside or one of its edges crosses
+	// the polygon's boundary
+	def("geo_intersects_line_with_polygon", fixed(TBool, func(a []any) any {
+		x, ok1 := parseShape(a[0])
+		y, ok2 := parseShape(a[1])
+		if !ok1 || !ok2 || (x.kind != "LineString" && x.kind != "MultiLineString") || y.polys == nil {
+			return nil
+		}
+		for _, l := range x.lines {
+			if len(l) < 2 {
+				return nil
+			}
+		}
+		for _, p := range y.polys {
+			poly := polygonOf(p)
+			for _, l := range x.lines {
+				for i, v := range l {
+					if poly.ContainsPoint(v.s2()) {
+						return true
+					}
+					if i == 0 {
+						continue
+					}
+					for _, ring := range p {
+						for j := 1; j < len(ring); j++ {
+							if s2.CrossingSign(l[i-1].s2(), v.s2(), ring[j-1].s2(), ring[j].s2()) != s2.DoNotCross ||
+								s2.VertexCrossing(l[i-1].s2(), v.s2(), ring[j-1].s2(), ring[j].s2()) {
+								return true
+							}
+						}
+					}
+				}
+			}
+		}
+		return false
+	}, TDynamic, TDynamic))
 	def("geo_intersects_2polygons", fixed(TBool, func(a []any) any {
 		x, ok1 := parseShape(a[0])
 		y, ok2 := parseShape(a[1])

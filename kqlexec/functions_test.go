@@ -348,6 +348,12 @@ E | make-graph s --> d with N on id partitioned-by t (graph-match (x)-[p*2..2]->
 		{"geo_line_locate_point", `let line = dynamic({"type":"LineString","coordinates":[[-73.95796, 40.80042], [-73.97317, 40.764486]]});
 print fraction = round(geo_line_locate_point(line, -73.965, 40.792), 12), bad = isnull(geo_line_locate_point(dynamic({"type":"LineString","coordinates":[[1, 1]]}), 1, 1))`,
 			"fraction,bad", []string{"0.255601351003|true"}},
+		{"geo_intersects_line_with_polygon", `let polygon = dynamic({"type":"Polygon","coordinates":[[[-73.9712905883789,40.78580561168767],[-73.98004531860352,40.775276834803655],[-73.97000312805176,40.77852663535664],[-73.9712905883789,40.78580561168767]]]});
+print crosses = geo_intersects_line_with_polygon(dynamic({"type":"LineString","coordinates":[[-73.985195,40.788275],[-73.974552,40.779761]]}), polygon),
+	inside = geo_intersects_line_with_polygon(dynamic({"type":"LineString","coordinates":[[-73.9735,40.779],[-73.9730,40.7795]]}), polygon),
+	apart = geo_intersects_line_with_polygon(dynamic({"type":"LineString","coordinates":[[-74.1,40.7],[-74.0,40.7]]}), polygon),
+	bad = isnull(geo_intersects_line_with_polygon(dynamic({"type":"LineString","coordinates":[[-73.985195,40.788275]]}), polygon))`,
+			"crosses,inside,apart,bad", []string{"true|true|false|true"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
