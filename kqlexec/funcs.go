@@ -60,6 +60,7 @@ var library = []func(def func(string, *fnDef)){
 	statsFuncs,
 	sketchFuncs,
 	userAgentFuncs,
+	xmlFuncs,
 	miscFuncs,
 }
 

@@ -354,6 +354,11 @@ print crosses = geo_intersects_line_with_polygon(dynamic({"type":"LineString","c
 	apart = geo_intersects_line_with_polygon(dynamic({"type":"LineString","coordinates":[[-74.1,40.7],[-74.0,40.7]]}), polygon),
 	bad = isnull(geo_intersects_line_with_polygon(dynamic({"type":"LineString","coordinates":[[-73.985195,40.788275]]}), polygon))`,
 			"crosses,inside,apart,bad", []string{"true|true|false|true"}},
+		// parse_xml by the reference's table of rules
+		{"parse_xml", `print a = parse_xml("<e/>"), b = parse_xml("<e>text</e>"), c = parse_xml("<e name=\"value\" />"),
+	d = parse_xml("<e name=\"value\">text</e>"), e = parse_xml("<e> <a>text</a> <b>text</b> </e>"), f = parse_xml("<e> <a>text</a> <a>text</a> </e>"),
+	g = parse_xml("<e> text <a>text</a> </e>"), h = isnull(parse_xml("<e>")), deep = isnull(parse_xml(strcat(strrep("<a>", 2000), strrep("</a>", 2000))))`, "a,b,c,d,e,f,g,h,deep",
+			[]string{`{"e":null}|{"e":"text"}|{"e":{"@name":"value"}}|{"e":{"#text":"text","@name":"value"}}|{"e":{"a":"text","b":"text"}}|{"e":{"a":["text","text"]}}|{"e":{"#text":"text","a":"text"}}|true|true`}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
