@@ -61,6 +61,7 @@ var library = []func(def func(string, *fnDef)){
 	sketchFuncs,
 	userAgentFuncs,
 	xmlFuncs,
+	fftFuncs,
 	miscFuncs,
 }
 

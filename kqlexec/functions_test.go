@@ -359,6 +359,13 @@ print crosses = geo_intersects_line_with_polygon(dynamic({"type":"LineString","c
 	d = parse_xml("<e name=\"value\">text</e>"), e = parse_xml("<e> <a>text</a> <b>text</b> </e>"), f = parse_xml("<e> <a>text</a> <a>text</a> </e>"),
 	g = parse_xml("<e> text <a>text</a> </e>"), h = isnull(parse_xml("<e>")), deep = isnull(parse_xml(strcat(strrep("<a>", 2000), strrep("</a>", 2000))))`, "a,b,c,d,e,f,g,h,deep",
 			[]string{`{"e":null}|{"e":"text"}|{"e":{"@name":"value"}}|{"e":{"#text":"text","@name":"value"}}|{"e":{"a":"text","b":"text"}}|{"e":{"a":["text","text"]}}|{"e":{"#text":"text","a":"text"}}|true|true`}},
+		// Fourier transforms: a cosine of period 4 over 8 points has its energy in bins 2
+		// and 6; series_ifft undoes series_fft for any length (here 6, Bluestein's path)
+		{"series_fft", `print x = dynamic([1, 0, -1, 0, 1, 0, -1, 0])
+| extend (re, im) = series_fft(x)
+| project re = series_multiply(re, 1.0), back = series_subtract(toscalar(print y = dynamic([3, 1, 4, 1, 5, 9]) | extend (a, b) = series_fft(y) | extend (c, d) = series_ifft(a, b) | project c), dynamic([3, 1, 4, 1, 5, 9]))
+| project r0 = round(todouble(re[0]), 9), r2 = round(todouble(re[2]), 9), r6 = round(todouble(re[6]), 9), err = round(series_stats_dynamic(back).max, 9)`,
+			"r0,r2,r6,err", []string{"0|4|4|0"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 	}
