@@ -138,8 +138,8 @@ type run struct {
 }
 
 // DefaultMaxRunBytes bounds the results a run holds at once: with two cases in flight,
-// a result may take 128 MiB.
-const DefaultMaxRunBytes = 512 << 20
+// a result may take 64 MiB, and a run of hostile queries stays under ~300 MB.
+const DefaultMaxRunBytes = 256 << 20
 
 // resultCap is the byte cap of one result: MaxResultBytes, lowered so that the results
 // of every case in flight fit in MaxRunBytes.
