@@ -14,7 +14,7 @@ func TestResultCap(t *testing.T) {
 		concurrency int
 		want        int64
 	}{
-		{Config{}, 1, qeval.DefaultMaxBytes},
+		{Config{}, 1, DefaultMaxRunBytes / 2},
 		{Config{}, 2, DefaultMaxRunBytes / 4},
 		{Config{}, 8, DefaultMaxRunBytes / 16},
 		{Config{MaxResultBytes: 10 << 20}, 2, 10 << 20},
