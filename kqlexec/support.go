@@ -114,6 +114,7 @@ var partial = map[string]string{
 	"make-graph":              "one node table; partitioned-by over at most 256 values",
 	"graph-to-table":          "nodes or edges, one table; not Kusto's own hash ids (with_node_id, with_source_id, with_target_id)",
 	"graph-mark-components":   "weakly connected components (kind=weak); not kind=strong",
+	"schema_merge":            "schemas read in their union's order (Kusto's may differ); columns of different types are not merged",
 	"graph-match":             "variable-length edges of 1 to 10 hops; not Kusto's own node ids (node_id)",
 	"graph-shortest-paths":    "variable-length edges of 1 to 10 hops; output=any keeps the first path in pattern order",
 	"partition":               "a braced query runs for at most 256 key values",
@@ -284,6 +285,7 @@ var probes = map[string]string{
 	"active_users_count":      "T | evaluate active_users_count(s, ts, datetime(2020-01-01), datetime(2020-02-01), 8d, 1d, 3, 7d)",
 	"activity_engagement":     "T | evaluate activity_engagement(s, ts, 1d, 7d)",
 	"pivot":                   "T | evaluate pivot(s)",
+	"schema_merge":            "T | getschema | evaluate schema_merge()",
 }
 
 // probeTable is the one table the probes read.

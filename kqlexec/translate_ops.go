@@ -211,6 +211,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.activityEngagement(in, o, e)
 		case "pivot":
 			return t.pivot(in, o, e)
+		case "schema_merge":
+			return t.schemaMerge(in, o, e)
 		}
 		return nil, t.unsupported(o, "evaluate "+o.Plugin.Name())
 	}
