@@ -3,6 +3,7 @@ package qeval
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -104,9 +105,39 @@ type Report struct {
 	SchemaVersion string       `json:"schema_version"`
 	Run           RunInfo      `json:"run"`
 	Summary       Summary      `json:"summary"`
-	Cases         []CaseResult `json:"cases"`
+	// Cases are the case results in suite order. When Store is set, a case it holds is
+	// here only as a summary view (what the summary and the case lists read: status,
+	// scores, outcome) and Case reads it back in full.
+	Cases []CaseResult `json:"cases"`
 	// Audit is the gold audit, when the run asked for one (--audit, --exclude-flagged).
 	Audit *GoldAudit `json:"audit,omitempty"`
+	// Store holds the full results of a run too large to keep in memory (the results
+	// file); nil when Cases are whole.
+	Store CaseStore `json:"-"`
+}
+
+// CaseStore keeps the full results of a run's cases out of memory: a run of 200,000
+// cases holds a summary view of each, and reports read the cases back one at a time.
+type CaseStore interface {
+	// Load returns the full result of the case with this id; false when the store does
+	// not hold it (its entry in Cases is whole).
+	Load(id string) (CaseResult, bool, error)
+}
+
+// Case returns case i of r in full: Cases[i], or its stored result when r.Store holds it.
+func (r *Report) Case(i int) (*CaseResult, error) {
+	c := &r.Cases[i]
+	if r.Store == nil {
+		return c, nil
+	}
+	full, ok, err := r.Store.Load(c.ID)
+	if err != nil {
+		return nil, fmt.Errorf("case %q: %w", c.ID, err)
+	}
+	if !ok {
+		return c, nil
+	}
+	return &full, nil
 }
 
 // Summary aggregates a run. Accuracies carry 95% bootstrap intervals.

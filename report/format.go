@@ -195,14 +195,17 @@ func componentNames(r *qeval.Report) []string {
 	return out
 }
 
-// metricNames returns the metrics present on any case: the metric table's order first,
-// then unknown names sorted.
-func metricNames(cases []qeval.CaseResult) []string {
+// metricNames returns the metrics present on any case or named in also: the metric
+// table's order first, then unknown names sorted.
+func metricNames(cases []qeval.CaseResult, also ...string) []string {
 	present := map[string]bool{}
 	for i := range cases {
 		for n := range cases[i].Metrics {
 			present[n] = true
 		}
+	}
+	for _, n := range also {
+		present[n] = true
 	}
 	var out []string
 	for _, n := range metric.Names() {

@@ -143,7 +143,8 @@ func (HTML) Write(w io.Writer, r *qeval.Report) error {
 			p.Outcomes = append(p.Outcomes, htmlOutcome{string(o), n})
 		}
 	}
-	names := metricNames(r.Cases)
+	// the summary names every metric of the run: cases a store holds are here without them
+	names := metricNames(r.Cases, sortedKeys(r.Summary.MetricMeans)...)
 	for _, i := range htmlCaseOrder(r.Cases) {
 		if len(p.Cases) == MaxHTMLCases {
 			p.Omitted++
@@ -152,7 +153,11 @@ func (HTML) Write(w io.Writer, r *qeval.Report) error {
 			}
 			continue
 		}
-		p.Cases = append(p.Cases, newHTMLCase(&r.Cases[i], names, r.Run.Threshold))
+		c, err := r.Case(i)
+		if err != nil {
+			return err
+		}
+		p.Cases = append(p.Cases, newHTMLCase(c, names, r.Run.Threshold))
 	}
 	return htmlTemplate.Execute(w, p)
 }

@@ -36,11 +36,15 @@ func (JSON) Write(w io.Writer, r *qeval.Report) error {
 	p.value(out.Summary, "  ")
 	p.raw(",\n  \"cases\": [")
 	for i := range out.Cases {
+		c, err := out.Case(i)
+		if err != nil {
+			return err
+		}
 		if i > 0 {
 			p.raw(",")
 		}
 		p.raw("\n    ")
-		p.value(&out.Cases[i], "    ")
+		p.value(c, "    ")
 	}
 	if len(out.Cases) > 0 {
 		p.raw("\n  ")
@@ -135,7 +139,10 @@ func encode(v any) ([]byte, error) {
 // locate finds the part of r that cannot be encoded and describes the failure there.
 func locate(r *qeval.Report, err error) string {
 	for i := range r.Cases {
-		c := &r.Cases[i]
+		c, lerr := r.Case(i)
+		if lerr != nil {
+			return lerr.Error()
+		}
 		if _, e := encode(c); e != nil {
 			for _, name := range sortedKeys(c.Metrics) {
 				if _, e := encode(c.Metrics[name]); e != nil {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -60,46 +61,94 @@ type (
 	}
 )
 
-// Write writes r as JUnit XML.
+// Write writes r as JUnit XML, streamed a testcase at a time (a run of 200,000 cases
+// is never held as one document; a failing case is read back in full for its details).
 func (JUnit) Write(w io.Writer, r *qeval.Report) error {
 	name := r.Run.Suite
 	if name == "" {
 		name = "qeval"
 	}
-	s := junitSuite{
-		Name:       name,
-		Tests:      len(r.Cases),
-		Time:       seconds(r.Run.DurationMS),
-		Properties: junitProperties(r),
-	}
+	s := junitSuite{Name: name, Tests: len(r.Cases), Time: seconds(r.Run.DurationMS)}
 	if !r.Run.Started.IsZero() {
 		s.Timestamp = r.Run.Started.UTC().Format(time.RFC3339)
 	}
 	for i := range r.Cases {
+		switch r.Cases[i].Status {
+		case qeval.StatusPass:
+		case qeval.StatusError:
+			s.Errors++
+		default:
+			s.Failures++
+		}
+	}
+	doc := junitSuites{Name: "qeval", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Time: s.Time}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if _, err := bw.WriteString(xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(bw)
+	enc.Indent("", "  ")
+	suites := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: attrs("name", doc.Name, "tests", strconv.Itoa(doc.Tests),
+		"failures", strconv.Itoa(doc.Failures), "errors", strconv.Itoa(doc.Errors), "time", doc.Time)}
+	suite := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: attrs("name", s.Name, "tests", strconv.Itoa(s.Tests),
+		"failures", strconv.Itoa(s.Failures), "errors", strconv.Itoa(s.Errors), "skipped", strconv.Itoa(s.Skipped), "time", s.Time, "timestamp", s.Timestamp)}
+	for _, t := range []xml.Token{suites, suite} {
+		if err := enc.EncodeToken(t); err != nil {
+			return err
+		}
+	}
+	props := struct {
+		XMLName xml.Name        `xml:"properties"`
+		P       []junitProperty `xml:"property"`
+	}{P: junitProperties(r)}
+	if err := enc.Encode(props); err != nil {
+		return err
+	}
+	for i := range r.Cases {
 		c := &r.Cases[i]
+		if c.Status != qeval.StatusPass {
+			full, err := r.Case(i) // the details of a failure
+			if err != nil {
+				return err
+			}
+			c = full
+		}
 		tc := junitCase{Name: c.ID, Classname: name, Time: seconds(c.DurationMS)}
 		switch c.Status {
 		case qeval.StatusPass:
 		case qeval.StatusError:
-			s.Errors++
 			tc.Error = &junitProblem{Message: clip(caseReason(c, r.Run.Threshold), 500), Type: c.Status, Text: xmlText(caseDetails(c, r.Run.Threshold))}
 		default:
-			s.Failures++
 			tc.Failure = &junitProblem{Message: clip(caseReason(c, r.Run.Threshold), 500), Type: c.Status, Text: xmlText(caseDetails(c, r.Run.Threshold))}
 		}
-		s.Cases = append(s.Cases, tc)
+		if err := enc.EncodeElement(tc, xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+			return err
+		}
 	}
-	doc := junitSuites{Name: "qeval", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Time: s.Time, Suites: []junitSuite{s}}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	for _, t := range []xml.Token{suite.End(), suites.End()} {
+		if err := enc.EncodeToken(t); err != nil {
+			return err
+		}
+	}
+	if err := enc.Flush(); err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if _, err := bw.WriteString("\n"); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return bw.Flush()
+}
+
+// attrs makes XML attributes of name, value pairs, leaving out an empty timestamp.
+func attrs(kv ...string) []xml.Attr {
+	var out []xml.Attr
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i] == "timestamp" && kv[i+1] == "" {
+			continue
+		}
+		out = append(out, xml.Attr{Name: xml.Name{Local: kv[i]}, Value: kv[i+1]})
+	}
+	return out
 }
 
 // junitProperties records the run's settings, so a CI page shows what was measured.

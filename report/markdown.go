@@ -164,11 +164,11 @@ func (m Markdown) writeFailures(p func(string, ...any), r *qeval.Report) {
 	if limit == 0 {
 		limit = DefaultMarkdownCases
 	}
-	var bad []*qeval.CaseResult
+	var bad []int
 	for _, status := range []string{qeval.StatusError, qeval.StatusFail} {
 		for i := range r.Cases {
 			if r.Cases[i].Status == status {
-				bad = append(bad, &r.Cases[i])
+				bad = append(bad, i)
 			}
 		}
 	}
@@ -176,10 +176,15 @@ func (m Markdown) writeFailures(p func(string, ...any), r *qeval.Report) {
 		return
 	}
 	p("<details><summary>Cases that did not pass (%d)</summary>\n\n| Case | Status | Score | Reason |\n|---|---|--:|---|\n", len(bad))
-	for i, c := range bad {
+	for i, ci := range bad {
 		if i == limit {
 			p("\n…and %d more: see report.html.\n", len(bad)-limit)
 			break
+		}
+		c, err := r.Case(ci)
+		if err != nil {
+			p("| %s | %s | | %s |\n", mdEscape(clip(r.Cases[ci].ID, 60)), mdEscape(r.Cases[ci].Status), mdEscape(clip(err.Error(), 160)))
+			continue
 		}
 		p("| %s | %s | %s | %s |\n", mdEscape(clip(c.ID, 60)), mdEscape(c.Status), scorePtr(c.TotalScore),
 			mdEscape(clip(caseReason(c, r.Run.Threshold), 160)))

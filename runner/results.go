@@ -18,6 +18,10 @@ import (
 // in the kernel's hands at once. It is synced to disk at most every syncEvery (and on
 // Close), against a machine that goes down: a sync per case cost a tenth of a large run.
 // It is safe for concurrent use.
+//
+// It is also the run's qeval.CaseStore: it knows where each line it wrote lies, and
+// Load reads a case back, so a large run keeps only a summary view of each case in
+// memory and its reports read the cases one at a time.
 type ResultsWriter struct {
 	// Secrets are masked in every line written.
 	Secrets qeval.Secrets
@@ -26,7 +30,16 @@ type ResultsWriter struct {
 	f      *os.File
 	err    error
 	synced time.Time
+	path   string
+	size   int64           // bytes in the file: where the next line goes
+	lines  map[string]span // where each case written by this writer lies
+	rf     *os.File        // opened for reading on the first Load
+	// readClosed is set by CloseRead: a later Load is an error, never a silent miss
+	readClosed bool
 }
+
+// span is the place of one line in the results file.
+type span struct{ off, n int64 }
 
 // syncEvery is how often the results file is synced to disk while a run writes it.
 const syncEvery = time.Second
@@ -37,26 +50,36 @@ func CreateResults(path string) (*ResultsWriter, error) {
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open results file " + path, Message: err.Error(), Err: err}
 	}
-	return &ResultsWriter{f: f}, nil
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open results file " + path, Message: err.Error(), Err: err}
+	}
+	return &ResultsWriter{f: f, path: path, size: st.Size(), lines: map[string]span{}}, nil
 }
 
-// Append writes one case (synced to disk when the last sync is syncEvery old).
+// Append writes one case (synced to disk when the last sync is syncEvery old). A case
+// JSON cannot hold (a NaN in a metric's details) is an error for that case alone; a
+// failed write stops the writer.
 func (w *ResultsWriter) Append(r qeval.CaseResult) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return &qeval.Error{Code: qeval.CodeInternal, Op: fmt.Sprintf("write case %q to the results file", r.ID), Message: err.Error(), Err: err}
+	}
+	b = append(w.Secrets.MaskBytes(b), '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
 	}
-	b, err := json.Marshal(r)
+	n, err := w.f.Write(b)
 	if err != nil {
 		w.err = err
+		w.size += int64(n)
 		return err
 	}
-	b = append(w.Secrets.MaskBytes(b), '\n')
-	if _, err := w.f.Write(b); err != nil {
-		w.err = err
-		return err
-	}
+	w.lines[r.ID] = span{w.size, int64(n)}
+	w.size += int64(n)
 	if time.Since(w.synced) < syncEvery {
 		return nil
 	}
@@ -64,16 +87,72 @@ func (w *ResultsWriter) Append(r qeval.CaseResult) error {
 	return w.f.Sync()
 }
 
-// Close syncs and closes the file.
+// Put stores a finished case: Append, as a qeval.CaseStore.
+func (w *ResultsWriter) Put(r qeval.CaseResult) error { return w.Append(r) }
+
+// Load reads back a case this writer wrote (false for any other id). The line is the
+// masked one, as every report shows it.
+func (w *ResultsWriter) Load(id string) (qeval.CaseResult, bool, error) {
+	w.mu.Lock()
+	sp, ok := w.lines[id]
+	if ok && w.readClosed {
+		w.mu.Unlock()
+		return qeval.CaseResult{}, false, &qeval.Error{Code: qeval.CodeInternal, Op: fmt.Sprintf("read case %q back from %s", id, w.path), Message: "the results file was closed for reading"}
+	}
+	if ok && w.rf == nil {
+		f, err := os.Open(w.path)
+		if err != nil {
+			w.mu.Unlock()
+			return qeval.CaseResult{}, false, &qeval.Error{Code: qeval.CodeInvalid, Op: "read results file " + w.path, Message: err.Error(), Err: err}
+		}
+		w.rf = f
+	}
+	rf := w.rf
+	w.mu.Unlock()
+	if !ok {
+		return qeval.CaseResult{}, false, nil
+	}
+	b := make([]byte, sp.n)
+	if _, err := rf.ReadAt(b, sp.off); err != nil {
+		return qeval.CaseResult{}, false, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read case %q back from %s", id, w.path), Message: err.Error(), Err: err}
+	}
+	var cr qeval.CaseResult
+	if err := json.Unmarshal(b, &cr); err != nil {
+		return qeval.CaseResult{}, false, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read case %q back from %s", id, w.path), Message: err.Error(), Err: err}
+	}
+	return cr, true, nil
+}
+
+// Close syncs and closes the file. Cases can still be loaded after it (reports are
+// written after the run); CloseRead releases that.
 func (w *ResultsWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.err == errClosed {
+		return nil
+	}
+	w.err = errClosed
 	serr := w.f.Sync()
 	if err := w.f.Close(); err != nil {
 		return err
 	}
 	return serr
 }
+
+// CloseRead closes the file Load reads from.
+func (w *ResultsWriter) CloseRead() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.rf == nil {
+		w.readClosed = true
+		return nil
+	}
+	err := w.rf.Close()
+	w.rf, w.readClosed = nil, true
+	return err
+}
+
+var errClosed = errors.New("the results file is closed")
 
 // Results is what a results file holds: the finished cases, and how much of the file
 // is whole lines.

@@ -62,6 +62,11 @@ type Config struct {
 	// Done holds cases already finished (from a results file): they are not run again
 	// and their results are kept.
 	Done map[string]qeval.CaseResult
+	// Store, when set, receives each finished case in full; the run summarizes it and
+	// keeps only its id, status, score and time, and the report's Store reads the
+	// cases back (a run of 200,000 cases then holds a few numbers per case, not their
+	// results). A case the store refuses is kept whole.
+	Store CaseStore
 	// OnCase is called after each case finishes, from the worker goroutines; it must
 	// not block for long.
 	OnCase func(r qeval.CaseResult)
@@ -80,13 +85,12 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 	}
 	defer r.eval.Close()
 	started := r.now()
-	results := make([]*qeval.CaseResult, len(s.Cases))
+	col := newCollector(len(s.Cases), r.threshold)
 	g := new(errgroup.Group)
 	g.SetLimit(r.concurrency)
 	for i, c := range s.Cases {
 		if done, ok := cfg.Done[c.ID]; ok {
-			d := done
-			results[i] = &d
+			col.finish(i, done, done)
 			continue
 		}
 		if ctx.Err() != nil {
@@ -97,7 +101,17 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 			if ctx.Err() != nil && cr.Status == qeval.StatusError {
 				return nil // interrupted, not finished: leave it out so a resume redoes it
 			}
-			results[i] = &cr
+			kept := cr
+			if cfg.Store != nil {
+				if err := cfg.Store.Put(cr); err != nil {
+					if cfg.Logger != nil {
+						cfg.Logger.Warn("store case result; it is kept in memory", "case", cr.ID, "err", err)
+					}
+				} else {
+					kept = indexView(cr)
+				}
+			}
+			col.finish(i, cr, kept)
 			if cfg.OnCase != nil {
 				cfg.OnCase(cr)
 			}
@@ -106,19 +120,82 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 	}
 	g.Wait()
 	rep := &qeval.Report{SchemaVersion: qeval.ReportSchemaVersion}
-	for _, cr := range results {
-		if cr != nil {
-			rep.Cases = append(rep.Cases, *cr)
-		}
+	if cfg.Store != nil {
+		rep.Store = cfg.Store
 	}
+	rep.Cases, rep.Summary = col.close()
 	finished := r.now()
 	rep.Run = qeval.RunInfo{Suite: s.Name, SuitePath: s.Path, QevalVersion: cfg.Version, Dialect: dialectOf(s),
 		Mode: r.eval.Mode().ID(), Weights: r.weights, Threshold: r.threshold, Started: started, Finished: finished,
 		DurationMS: float64(finished.Sub(started).Microseconds()) / 1000, Concurrency: r.concurrency,
 		Interrupted: ctx.Err() != nil, PassRequires: s.PassRequires}
 	rep.Run.Judge = r.judgeInfo()
-	rep.Summary = Summarize(rep.Cases, r.threshold)
 	return rep, nil
+}
+
+// collector gathers the finished cases of a run in suite order: each is summarized
+// as soon as the cases before it are (so a full result waits only for the slower
+// cases in flight), and only what the report keeps of it stays.
+type collector struct {
+	mu    sync.Mutex
+	slots []*slot
+	next  int
+	sm    *Summarizer
+}
+
+type slot struct {
+	full *qeval.CaseResult // until summarized
+	kept qeval.CaseResult
+}
+
+func newCollector(n int, threshold float64) *collector {
+	return &collector{slots: make([]*slot, n), sm: NewSummarizer(threshold)}
+}
+
+// finish records case i: full is summarized, kept is what the report holds.
+func (c *collector) finish(i int, full, kept qeval.CaseResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.slots[i] = &slot{full: &full, kept: kept}
+	for c.next < len(c.slots) && c.slots[c.next] != nil {
+		c.add(c.slots[c.next])
+		c.next++
+	}
+}
+
+func (c *collector) add(s *slot) {
+	c.sm.Add(s.full)
+	s.full = nil
+}
+
+// close summarizes what is left (the cases after one that did not finish) and returns
+// the kept cases in suite order with the summary.
+func (c *collector) close() ([]qeval.CaseResult, qeval.Summary) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var cases []qeval.CaseResult
+	for i, s := range c.slots {
+		if s == nil {
+			continue
+		}
+		if i >= c.next && s.full != nil {
+			c.add(s)
+		}
+		cases = append(cases, s.kept)
+	}
+	return cases, c.sm.Summary()
+}
+
+// indexView is what a report keeps in memory of a case whose full result is in a
+// store: what picks and orders cases (status, score, time); Report.Case reads the rest.
+func indexView(c qeval.CaseResult) qeval.CaseResult {
+	return qeval.CaseResult{ID: c.ID, Status: c.Status, TotalScore: c.TotalScore, Partial: c.Partial, DurationMS: c.DurationMS, Duration: c.Duration}
+}
+
+// CaseStore is where a run puts its finished cases in full (ResultsWriter is one).
+type CaseStore interface {
+	qeval.CaseStore
+	Put(qeval.CaseResult) error
 }
 
 type run struct {

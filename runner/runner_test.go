@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -543,5 +544,58 @@ func TestRun_PanicIsolated(t *testing.T) {
 	}
 	if byID["ok"].Status != qeval.StatusPass || byID["boom"].Status != qeval.StatusError || !strings.Contains(byID["boom"].Reason, "target exploded") {
 		t.Errorf("ok %s, boom %s %q", byID["ok"].Status, byID["boom"].Status, byID["boom"].Reason)
+	}
+}
+
+// The results writer is the run's case store: a case written is read back whole (with
+// its secrets masked, as in every report), an id it did not write is not found, a case
+// JSON cannot hold is refused alone, and a read after CloseRead is an error, never a
+// silent miss.
+func TestResultsWriter_Store(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	w, err := runner.CreateResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Secrets = qeval.Secrets{"hunter2"}
+	score := 0.5
+	a := qeval.CaseResult{ID: "a", Status: qeval.StatusFail, TotalScore: &score, Reason: "password hunter2 leaked",
+		Metrics: map[string]qeval.MetricResult{"execution_match": {Score: &score, Details: map[string]any{"rows": 3}}}}
+	nan := math.NaN()
+	bad := qeval.CaseResult{ID: "bad", Metrics: map[string]qeval.MetricResult{"x": {Score: &nan}}}
+	b := qeval.CaseResult{ID: "b", Status: qeval.StatusPass}
+	if err := w.Put(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Put(bad); err == nil || !strings.Contains(err.Error(), `"bad"`) {
+		t.Fatalf("a NaN score: %v, want an error naming the case", err)
+	}
+	if err := w.Put(b); err != nil {
+		t.Fatalf("the writer stopped after a case it could not encode: %v", err)
+	}
+	got, ok, err := w.Load("a")
+	if err != nil || !ok || !strings.Contains(got.Reason, "leaked") || strings.Contains(got.Reason, "hunter2") ||
+		got.Metrics["execution_match"].Details["rows"] != 3.0 || *got.TotalScore != 0.5 {
+		t.Fatalf("Load(a) = %+v, %v, %v", got, ok, err)
+	}
+	if got, ok, err := w.Load("b"); err != nil || !ok || got.Status != qeval.StatusPass {
+		t.Fatalf("Load(b) = %+v, %v, %v", got, ok, err)
+	}
+	if _, ok, err := w.Load("bad"); ok || err != nil {
+		t.Fatalf("Load(bad) = %v, %v; want not found", ok, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := w.Load("a"); !ok || err != nil {
+		t.Fatalf("Load after Close (reports are written after the run): %v, %v", ok, err)
+	}
+	w.CloseRead()
+	if _, _, err := w.Load("a"); err == nil {
+		t.Fatal("Load after CloseRead: no error")
+	}
+	loaded, err := runner.LoadResults(path)
+	if err != nil || len(loaded.Done) != 2 {
+		t.Fatalf("the file holds %v cases (%v), want a and b", loaded, err)
 	}
 }

@@ -2,9 +2,11 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"unique"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/metric"
@@ -14,28 +16,269 @@ import (
 // 95% bootstrap interval (seeded), breakdown by tag, the safety and validation
 // confusion, calibration, the score histogram and the slowest cases.
 func Summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
-	s := summarize(cases, threshold)
-	var d qeval.Disagreements
-	for _, c := range cases {
-		if c.JudgeError {
-			s.JudgeErrors++
+	sm := NewSummarizer(threshold)
+	for i := range cases {
+		sm.Add(&cases[i])
+	}
+	return sm.Summary()
+}
+
+// Summarizer builds a run's summary case by case, in suite order, keeping only the
+// few numbers of each case the summary needs (a score per metric, the outcome, the
+// tags' counts): a run of 200,000 cases does not hold their results to summarize
+// them. Summary gives what Summarize gives over the same cases.
+type Summarizer struct {
+	threshold  float64
+	s          qeval.Summary
+	d          qeval.Disagreements
+	scores     []float64
+	metrics    map[string]*metricAcc
+	safety     []qeval.MetricResult // safety_validation results (summary details only)
+	validation []qeval.MetricResult // validation_accuracy results (summary details only)
+	execK      int
+	execN      int
+	tags       map[string]*tagAcc
+	calib      []metric.CalibrationCase
+	// the test suite beside the original database
+	tsN, tsSingle, tsSuite int
+	flipped                []qeval.FlippedCase
+	// the first ids of the unscorable cases and of those the engine could not run
+	unscorableIDs, unsupportedIDs []string
+	slow                          []qeval.SlowCase // the five slowest so far
+	judged                        []qeval.CaseResult
+}
+
+type metricAcc struct {
+	sum float64
+	n   int
+}
+
+type tagAcc struct{ n, pass, execK, execN int }
+
+// NewSummarizer starts an empty summary with this pass threshold.
+func NewSummarizer(threshold float64) *Summarizer {
+	return &Summarizer{threshold: threshold, metrics: map[string]*metricAcc{}, tags: map[string]*tagAcc{},
+		s: qeval.Summary{Outcomes: map[qeval.Outcome]int{}, ScoreHistogram: make([]int, 10)}}
+}
+
+// Add counts the next case (cases are added in suite order; the lists the summary
+// keeps, such as the flipped cases and the slowest ones, follow it).
+func (sm *Summarizer) Add(c *qeval.CaseResult) {
+	s := &sm.s
+	s.Total++
+	switch c.Status {
+	case qeval.StatusPass:
+		s.Passed++
+	case qeval.StatusFail:
+		s.Failed++
+	case qeval.StatusUnscorable:
+		s.Unscorable++
+	default:
+		s.Errors++
+	}
+	unsupported := c.Verdict != nil && c.Verdict.Outcome == qeval.OutcomeUnsupported
+	if unsupported {
+		s.Unsupported++
+	}
+	switch {
+	case c.Status == qeval.StatusUnscorable && len(sm.unscorableIDs) < 5:
+		sm.unscorableIDs = append(sm.unscorableIDs, c.ID)
+	case unsupported && len(sm.unsupportedIDs) < 5:
+		sm.unsupportedIDs = append(sm.unsupportedIDs, c.ID)
+	}
+	if c.TotalScore != nil {
+		sm.scores = append(sm.scores, *c.TotalScore)
+		s.ScoreHistogram[min(9, max(0, int(*c.TotalScore*10)))]++
+	}
+	for name, m := range c.Metrics {
+		acc := sm.metrics[name]
+		if acc == nil {
+			acc = &metricAcc{}
+			sm.metrics[name] = acc
 		}
-		if c.Verdict == nil || c.TotalScore == nil || (c.Verdict.Outcome != qeval.OutcomeMatch && c.Verdict.Outcome != qeval.OutcomeMismatch) {
-			continue
+		if m.Score != nil && m.Skipped == nil {
+			acc.sum += *m.Score
+			acc.n++
 		}
-		passes := metric.Passes(*c.TotalScore, threshold)
+		switch name {
+		case metric.NameSafetyValidation:
+			sm.safety = append(sm.safety, summaryMetric(name, m))
+		case metric.NameValidationAccuracy:
+			sm.validation = append(sm.validation, summaryMetric(name, m))
+		}
+	}
+	matched, judged := false, false
+	if v := c.Verdict; v != nil {
+		s.Outcomes[v.Outcome]++
+		if v.Outcome.Judged() {
+			judged, matched = true, v.Match
+			sm.execN++
+			if matched {
+				sm.execK++
+			}
+		}
+		if v.OriginalMatch != nil {
+			sm.tsN++
+			if *v.OriginalMatch {
+				sm.tsSingle++
+			}
+			if v.Match {
+				sm.tsSuite++
+			} else if *v.OriginalMatch {
+				sm.flipped = append(sm.flipped, qeval.FlippedCase{ID: c.ID, Database: v.Database, Explanation: v.Explanation})
+			}
+		}
+	}
+	for _, t := range c.Tags {
+		ta := sm.tags[t]
+		if ta == nil {
+			ta = &tagAcc{}
+			sm.tags[t] = ta
+		}
+		ta.n++
+		if c.Status == qeval.StatusPass {
+			ta.pass++
+		}
+		if judged {
+			ta.execN++
+			if matched {
+				ta.execK++
+			}
+		}
+	}
+	if c.Confidence != nil && judged {
+		cc := metric.CalibrationCase{Level: c.Confidence.Level}
+		if c.Confidence.Value != nil {
+			cc.Confidence = *c.Confidence.Value
+		} else if v, ok := metric.LevelValue(c.Confidence.Level); ok {
+			cc.Confidence = v
+		}
+		if matched {
+			cc.Correct = 1
+		}
+		sm.calib = append(sm.calib, cc)
+	}
+	if c.DurationMS > 0 {
+		sm.addSlow(qeval.SlowCase{ID: c.ID, DurationMS: c.DurationMS})
+	}
+	if c.JudgeError {
+		s.JudgeErrors++
+	}
+	if c.Verdict != nil && c.TotalScore != nil && (c.Verdict.Outcome == qeval.OutcomeMatch || c.Verdict.Outcome == qeval.OutcomeMismatch) {
+		passes := metric.Passes(*c.TotalScore, sm.threshold)
 		switch {
 		case passes && !c.Verdict.Match:
-			d.ScoreWithoutMatch++
+			sm.d.ScoreWithoutMatch++
 		case !passes && c.Verdict.Match:
-			d.MatchWithoutScore++
+			sm.d.MatchWithoutScore++
 		}
 	}
-	if d.ScoreWithoutMatch+d.MatchWithoutScore > 0 {
+	if r, ok := c.Metrics[metric.NameQueryCorrectness]; ok && r.Score != nil && r.Error == nil {
+		sm.judged = append(sm.judged, summaryView(*c)) // the judge's agreement, samples and panel
+	}
+}
+
+// addSlow keeps the five slowest cases, the earlier first among equals.
+func (sm *Summarizer) addSlow(sc qeval.SlowCase) {
+	i := len(sm.slow)
+	for i > 0 && sm.slow[i-1].DurationMS < sc.DurationMS {
+		i--
+	}
+	if i >= 5 {
+		return
+	}
+	sm.slow = slices.Insert(sm.slow, i, sc)
+	if len(sm.slow) > 5 {
+		sm.slow = sm.slow[:5]
+	}
+}
+
+// summaryMetric is a metric result with only the details the summary reads.
+func summaryMetric(name string, m qeval.MetricResult) qeval.MetricResult {
+	out := qeval.MetricResult{Score: m.Score, Skipped: m.Skipped}
+	if keys := summaryDetails[name]; len(keys) > 0 && len(m.Details) > 0 {
+		out.Details = map[string]any{}
+		for _, k := range keys {
+			if x, ok := m.Details[k]; ok {
+				out.Details[k] = x
+			}
+		}
+	}
+	return out
+}
+
+// Summary is the summary of the cases added so far.
+func (sm *Summarizer) Summary() qeval.Summary {
+	s := sm.s
+	s.ComponentMeans, s.MetricMeans, s.Outcomes = map[string]*float64{}, map[string]*float64{}, maps.Clone(sm.s.Outcomes)
+	s.ScoreHistogram = slices.Clone(sm.s.ScoreHistogram)
+	if n := s.Total - s.Unscorable; n > 0 {
+		s.PassRate = float64(s.Passed) / float64(n)
+	}
+	s.MeanScore = mean(sm.scores)
+	for name, acc := range sm.metrics {
+		s.MetricMeans[name] = nil
+		if acc.n > 0 {
+			m := acc.sum / float64(acc.n)
+			s.MetricMeans[name] = &m
+		}
+	}
+	for _, n := range qeval.Components {
+		s.ComponentMeans[n] = s.MetricMeans[n]
+	}
+	bo := metric.BootstrapOptions{}
+	if sm.execN > 0 {
+		s.ExecutionAccuracy = interval(metric.BootstrapProportion(sm.execK, sm.execN, bo), sm.execK, sm.execN)
+	}
+	if sm.tsN > 0 {
+		s.TestSuite = &qeval.TestSuiteSummary{Cases: sm.tsN,
+			SingleDatabase: interval(metric.BootstrapProportion(sm.tsSingle, sm.tsN, bo), sm.tsSingle, sm.tsN),
+			Suite:          interval(metric.BootstrapProportion(sm.tsSuite, sm.tsN, bo), sm.tsSuite, sm.tsN),
+			Flipped:        slices.Clone(sm.flipped)}
+	}
+	for _, t := range slices.Sorted(maps.Keys(sm.tags)) {
+		ta := sm.tags[t]
+		ts := qeval.TagSummary{Tag: t, Count: ta.n, PassRate: float64(ta.pass) / float64(ta.n)}
+		if ta.execN > 0 {
+			ts.Accuracy = interval(metric.BootstrapProportion(ta.execK, ta.execN, bo), ta.execK, ta.execN)
+		}
+		s.ByTag = append(s.ByTag, ts)
+	}
+	if safety := metric.SummarizeSafety(sm.safety, bo); safety.Counted > 0 {
+		m := safety.Confusion
+		s.Safety = &qeval.SafetySummary{TP: m.TP, TN: m.TN, FP: m.FP, FN: m.FN, Precision: safety.Precision, Recall: safety.Recall, Critical: safety.Critical}
+		s.Warnings = append(s.Warnings, safety.Warnings...)
+	}
+	if val := metric.SummarizeValidation(sm.validation, bo); val.Counted > 0 {
+		vs := &qeval.ValidationSummary{Total: val.Counted, ByType: map[string]int{}, ByCategory: map[string]int{}}
+		if val.Accuracy != nil {
+			vs.Accuracy = *val.Accuracy
+			vs.Correct = val.Confusion.TP + val.Confusion.TN
+		}
+		for typ, cats := range val.Categories {
+			for cat, n := range cats {
+				vs.ByType[typ] += n
+				vs.ByCategory[metric.CategoryName(cat)] += n
+			}
+		}
+		s.Validation = vs
+	}
+	if len(sm.calib) > 0 {
+		if rep, err := metric.Calibrate(sm.calib, metric.CalibrationOptions{}); err == nil {
+			s.Calibration = calibration(rep)
+			s.Warnings = append(s.Warnings, rep.Warnings...)
+		}
+	}
+	if s.Unscorable > 0 || s.Unsupported > 0 {
+		s.Warnings = append(s.Warnings, unsupportedWarning(sm.unscorableIDs, sm.unsupportedIDs, s.Unscorable, s.Unsupported))
+	}
+	s.Slowest = slices.Clone(sm.slow)
+	if sm.d.ScoreWithoutMatch+sm.d.MatchWithoutScore > 0 {
+		d := sm.d
 		s.Disagreements = &d
 	}
-	s.JudgeAgreement = JudgeAgreement(cases)
-	s.JudgeConsistency, s.PanelAgreement = judgeEnsembles(cases)
+	s.JudgeAgreement = JudgeAgreement(sm.judged)
+	s.JudgeConsistency, s.PanelAgreement = judgeEnsembles(sm.judged)
 	return s
 }
 
@@ -185,154 +428,6 @@ func suiteNote(v *qeval.Verdict) string {
 	return fmt.Sprintf("the results differ on the original database (%s); the test suite has %d databases", base, v.Databases)
 }
 
-func summarize(cases []qeval.CaseResult, threshold float64) qeval.Summary {
-	s := qeval.Summary{Total: len(cases), ComponentMeans: map[string]*float64{}, MetricMeans: map[string]*float64{},
-		Outcomes: map[qeval.Outcome]int{}, ScoreHistogram: make([]int, 10)}
-	var scores []float64
-	byMetric := map[string][]qeval.MetricResult{}
-	var execK, execN int
-	var calib []metric.CalibrationCase
-	type tagAcc struct{ n, pass, execK, execN int }
-	tags := map[string]*tagAcc{}
-	for _, c := range cases {
-		switch c.Status {
-		case qeval.StatusPass:
-			s.Passed++
-		case qeval.StatusFail:
-			s.Failed++
-		case qeval.StatusUnscorable:
-			s.Unscorable++
-		default:
-			s.Errors++
-		}
-		if c.Verdict != nil && c.Verdict.Outcome == qeval.OutcomeUnsupported {
-			s.Unsupported++
-		}
-		if c.TotalScore != nil {
-			scores = append(scores, *c.TotalScore)
-			bin := int(*c.TotalScore * 10)
-			if bin > 9 {
-				bin = 9
-			}
-			if bin < 0 {
-				bin = 0
-			}
-			s.ScoreHistogram[bin]++
-		}
-		for name, m := range c.Metrics {
-			byMetric[name] = append(byMetric[name], m)
-		}
-		matched, judged := false, false
-		if c.Verdict != nil {
-			s.Outcomes[c.Verdict.Outcome]++
-			if c.Verdict.Outcome.Judged() {
-				judged, matched = true, c.Verdict.Match
-				execN++
-				if matched {
-					execK++
-				}
-			}
-		}
-		for _, t := range c.Tags {
-			ta := tags[t]
-			if ta == nil {
-				ta = &tagAcc{}
-				tags[t] = ta
-			}
-			ta.n++
-			if c.Status == qeval.StatusPass {
-				ta.pass++
-			}
-			if judged {
-				ta.execN++
-				if matched {
-					ta.execK++
-				}
-			}
-		}
-		if c.Confidence != nil && judged {
-			cc := metric.CalibrationCase{Level: c.Confidence.Level}
-			if c.Confidence.Value != nil {
-				cc.Confidence = *c.Confidence.Value
-			} else if v, ok := metric.LevelValue(c.Confidence.Level); ok {
-				cc.Confidence = v
-			}
-			if matched {
-				cc.Correct = 1
-			}
-			calib = append(calib, cc)
-		}
-	}
-	if n := s.Total - s.Unscorable; n > 0 {
-		s.PassRate = float64(s.Passed) / float64(n)
-	}
-	s.MeanScore = mean(scores)
-	for name, rs := range byMetric {
-		var vals []float64
-		for _, m := range rs {
-			if m.Score != nil && m.Skipped == nil {
-				vals = append(vals, *m.Score)
-			}
-		}
-		s.MetricMeans[name] = mean(vals)
-	}
-	for _, n := range qeval.Components {
-		s.ComponentMeans[n] = s.MetricMeans[n]
-	}
-	bo := metric.BootstrapOptions{}
-	if execN > 0 {
-		s.ExecutionAccuracy = interval(metric.BootstrapProportion(execK, execN, bo), execK, execN)
-	}
-	s.TestSuite = testSuiteSummary(cases, bo)
-	names := make([]string, 0, len(tags))
-	for t := range tags {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	for _, t := range names {
-		ta := tags[t]
-		ts := qeval.TagSummary{Tag: t, Count: ta.n, PassRate: float64(ta.pass) / float64(ta.n)}
-		if ta.execN > 0 {
-			ts.Accuracy = interval(metric.BootstrapProportion(ta.execK, ta.execN, bo), ta.execK, ta.execN)
-		}
-		s.ByTag = append(s.ByTag, ts)
-	}
-	if safety := metric.SummarizeSafety(byMetric[metric.NameSafetyValidation], bo); safety.Counted > 0 {
-		m := safety.Confusion
-		s.Safety = &qeval.SafetySummary{TP: m.TP, TN: m.TN, FP: m.FP, FN: m.FN, Precision: safety.Precision, Recall: safety.Recall, Critical: safety.Critical}
-		s.Warnings = append(s.Warnings, safety.Warnings...)
-	}
-	if val := metric.SummarizeValidation(byMetric[metric.NameValidationAccuracy], bo); val.Counted > 0 {
-		vs := &qeval.ValidationSummary{Total: val.Counted, ByType: map[string]int{}, ByCategory: map[string]int{}}
-		if val.Accuracy != nil {
-			vs.Accuracy = *val.Accuracy
-			vs.Correct = val.Confusion.TP + val.Confusion.TN
-		}
-		for typ, cats := range val.Categories {
-			for cat, n := range cats {
-				vs.ByType[typ] += n
-				vs.ByCategory[metric.CategoryName(cat)] += n
-			}
-		}
-		s.Validation = vs
-	}
-	if len(calib) > 0 {
-		if rep, err := metric.Calibrate(calib, metric.CalibrationOptions{}); err == nil {
-			s.Calibration = calibration(rep)
-			s.Warnings = append(s.Warnings, rep.Warnings...)
-		}
-	}
-	if s.Unscorable > 0 || s.Unsupported > 0 {
-		s.Warnings = append(s.Warnings, unsupportedWarning(cases, s.Unscorable, s.Unsupported))
-	}
-	slow := append([]qeval.CaseResult(nil), cases...)
-	sort.SliceStable(slow, func(i, j int) bool { return slow[i].DurationMS > slow[j].DurationMS })
-	for i := 0; i < len(slow) && i < 5 && slow[i].DurationMS > 0; i++ {
-		s.Slowest = append(s.Slowest, qeval.SlowCase{ID: slow[i].ID, DurationMS: slow[i].DurationMS})
-	}
-	return s
-}
-
 func calibration(r metric.CalibrationReport) *qeval.CalibrationSummary {
 	c := &qeval.CalibrationSummary{Score: r.Score, Interpretation: r.Interpretation, Warnings: r.Warnings,
 		ECE: f(r.ECE), MCE: f(r.MCE), Brier: f(r.Brier), AUROC: r.AUROC, AURC: f(r.AURC)}
@@ -346,35 +441,6 @@ func calibration(r metric.CalibrationReport) *qeval.CalibrationSummary {
 }
 
 func f(x float64) *float64 { return &x }
-
-// testSuiteSummary sets single-database accuracy beside test-suite accuracy over the
-// cases whose verdict knows both (nil when none was judged on a suite).
-func testSuiteSummary(cases []qeval.CaseResult, bo metric.BootstrapOptions) *qeval.TestSuiteSummary {
-	var single, suite, n int
-	var flipped []qeval.FlippedCase
-	for _, c := range cases {
-		v := c.Verdict
-		if v == nil || v.OriginalMatch == nil {
-			continue
-		}
-		n++
-		if *v.OriginalMatch {
-			single++
-		}
-		if v.Match {
-			suite++
-		} else if *v.OriginalMatch {
-			flipped = append(flipped, qeval.FlippedCase{ID: c.ID, Database: v.Database, Explanation: v.Explanation})
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	return &qeval.TestSuiteSummary{Cases: n,
-		SingleDatabase: interval(metric.BootstrapProportion(single, n, bo), single, n),
-		Suite:          interval(metric.BootstrapProportion(suite, n, bo), suite, n),
-		Flipped:        flipped}
-}
 
 func interval(iv metric.Interval, k, n int) *qeval.Interval {
 	return &qeval.Interval{Value: float64(k) / float64(n), Low: iv.Lower, High: iv.Upper, N: n}
@@ -396,16 +462,7 @@ func mean(v []float64) *float64 {
 // (their gold query uses what it does not support; left out of the pass rate) and the
 // flagged ones (their generated query does; scored on their other components), with
 // the first few ids of each.
-func unsupportedWarning(cases []qeval.CaseResult, unscorable, unsupported int) string {
-	var gold, pred []string
-	for _, c := range cases {
-		switch {
-		case c.Status == qeval.StatusUnscorable && len(gold) < 5:
-			gold = append(gold, c.ID)
-		case c.Verdict != nil && c.Verdict.Outcome == qeval.OutcomeUnsupported && len(pred) < 5:
-			pred = append(pred, c.ID)
-		}
-	}
+func unsupportedWarning(gold, pred []string, unscorable, unsupported int) string {
 	var parts []string
 	if unscorable > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s unscorable: the gold query uses what the engine does not support, so %s left out of the pass rate and execution accuracy (%s)",
@@ -431,4 +488,53 @@ func idList(ids []string, n int) string {
 		s += ", …"
 	}
 	return s
+}
+
+// summaryDetails are the metric details the summary reads, by metric.
+var summaryDetails = map[string][]string{
+	metric.NameQueryCorrectness:   {"samples", "sample_agreement", "sample_spread", "verdict", "panel", "llm_called", "cached", "reasoning"},
+	metric.NameSafetyValidation:   {"classification"},
+	metric.NameValidationAccuracy: {"type", "category"},
+}
+
+// summaryView is what the summary keeps of a judged case: what JudgeAgreement and
+// judgeEnsembles read (status, outcome, the queries its disagreements quote, the
+// judge's details), without result previews or the other metrics' details.
+func summaryView(c qeval.CaseResult) qeval.CaseResult {
+	v := qeval.CaseResult{ID: c.ID, Status: c.Status, Tags: c.Tags, TotalScore: c.TotalScore, Partial: c.Partial,
+		JudgeError: c.JudgeError, Confidence: c.Confidence, DurationMS: c.DurationMS, Duration: c.Duration}
+	if _, _, ok := judgeVerdict(c); ok {
+		v.Question, v.ExpectedQuery, v.GeneratedQuery = c.Question, c.ExpectedQuery, c.GeneratedQuery
+	}
+	if c.Verdict != nil {
+		ver := &qeval.Verdict{Match: c.Verdict.Match, Outcome: c.Verdict.Outcome, Mode: c.Verdict.Mode, Database: c.Verdict.Database,
+			Databases: c.Verdict.Databases, OriginalMatch: c.Verdict.OriginalMatch}
+		if ver.OriginalMatch != nil && *ver.OriginalMatch && !ver.Match {
+			ver.Explanation = c.Verdict.Explanation // a flipped case: the summary lists it with its explanation
+		}
+		v.Verdict = ver
+	}
+	if c.Metrics != nil {
+		v.Metrics = make(map[string]qeval.MetricResult, len(c.Metrics))
+		for name, m := range c.Metrics {
+			out := qeval.MetricResult{Score: m.Score}
+			if m.Skipped != nil {
+				s := unique.Make(*m.Skipped).Value() // the same few reasons on every case
+				out.Skipped = &s
+			}
+			if m.Error != nil {
+				out.Error = &qeval.MetricError{Metric: m.Error.Metric, Message: m.Error.Message}
+			}
+			if keys := summaryDetails[name]; len(keys) > 0 && len(m.Details) > 0 {
+				out.Details = map[string]any{}
+				for _, k := range keys {
+					if x, ok := m.Details[k]; ok {
+						out.Details[k] = x
+					}
+				}
+			}
+			v.Metrics[name] = out
+		}
+	}
+	return v
 }

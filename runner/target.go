@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/qeval/qeval/internal/lines"
@@ -89,6 +90,11 @@ type Predictions struct {
 	byID   map[string]Output
 	byLine []Output
 	path   string
+	// position of each case of the suite indexed, for predictions by line (built once
+	// per suite: a search per case was quadratic in the suite's size)
+	mu       sync.Mutex
+	indexed  *qeval.Suite
+	position map[string]int
 }
 
 // LoadPredictions reads a predictions file.
@@ -148,16 +154,25 @@ func (p *Predictions) Generate(_ context.Context, s *qeval.Suite, c qeval.Case) 
 		}
 		return Output{}, &qeval.Error{Code: qeval.CodeNotFound, Message: fmt.Sprintf("no prediction for case %q in %s, and no generated_query in the case", c.ID, p.path)}
 	}
-	for i := range s.Cases {
-		if s.Cases[i].ID == c.ID {
-			if i < len(p.byLine) {
-				return p.byLine[i], nil
+	p.mu.Lock()
+	if p.indexed != s {
+		p.indexed, p.position = s, make(map[string]int, len(s.Cases))
+		for i := range s.Cases {
+			if _, dup := p.position[s.Cases[i].ID]; !dup {
+				p.position[s.Cases[i].ID] = i
 			}
-			return Output{}, &qeval.Error{Code: qeval.CodeNotFound,
-				Message: fmt.Sprintf("%s has %d lines; case %q is number %d", p.path, len(p.byLine), c.ID, i+1)}
 		}
 	}
-	return Output{}, &qeval.Error{Code: qeval.CodeNotFound, Message: "case " + c.ID + " not in the suite"}
+	i, ok := p.position[c.ID]
+	p.mu.Unlock()
+	if !ok {
+		return Output{}, &qeval.Error{Code: qeval.CodeNotFound, Message: "case " + c.ID + " not in the suite"}
+	}
+	if i < len(p.byLine) {
+		return p.byLine[i], nil
+	}
+	return Output{}, &qeval.Error{Code: qeval.CodeNotFound,
+		Message: fmt.Sprintf("%s has %d lines; case %q is number %d", p.path, len(p.byLine), c.ID, i+1)}
 }
 
 // Command runs a program per case: the case as JSON (Request) on its stdin, an Output as

@@ -154,65 +154,83 @@ func wrap(err error) error {
 }
 
 // writeCases fills the Cases sheet: a header, one row per case, the status fills, the
-// frozen header and id column, and the filters.
+// frozen header and id column, and the filters. The sheet is streamed row by row (a
+// run of 200,000 cases is read back one case at a time and never held as a sheet).
 func writeCases(f *excelize.File, r *qeval.Report, st *styles) error {
-	for i, col := range columns {
-		name, _ := excelize.ColumnNumberToName(i + 1)
-		if err := f.SetColWidth(CasesSheet, name, name, col.width); err != nil {
-			return err
-		}
-		// A column style is inherited by every cell written after it, which is much
-		// faster than styling each cell.
-		if err := f.SetColStyle(CasesSheet, name, st.column(col)); err != nil {
-			return err
-		}
-		if err := f.SetCellStr(CasesSheet, name+"1", col.title); err != nil {
-			return err
-		}
-	}
 	last, _ := excelize.ColumnNumberToName(len(columns))
-	if err := f.SetCellStyle(CasesSheet, "A1", last+"1", st.header); err != nil {
+	// the filter is part of the worksheet the stream writer starts from
+	if err := f.AutoFilter(CasesSheet, fmt.Sprintf("A1:%s%d", last, max(len(r.Cases)+1, 2)), nil); err != nil {
 		return err
 	}
-	for i := range r.Cases {
-		c := &r.Cases[i]
-		row := i + 2
-		for j, col := range columns {
-			cell, _ := excelize.CoordinatesToCellName(j+1, row)
-			if err := setCell(f, cell, col, col.value(c), st); err != nil {
-				return fmt.Errorf("case %q, %s: %w", c.ID, col.title, err)
-			}
+	sw, err := f.NewStreamWriter(CasesSheet)
+	if err != nil {
+		return err
+	}
+	for i, col := range columns {
+		if err := sw.SetColWidth(i+1, i+1, col.width); err != nil {
+			return err
+		}
+		if err := sw.SetColStyle(i+1, i+1, st.column(col)); err != nil {
+			return err
 		}
 	}
-	if err := f.SetPanes(CasesSheet, &excelize.Panes{Freeze: true, XSplit: 1, YSplit: 1, TopLeftCell: "B2", ActivePane: "bottomRight",
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, XSplit: 1, YSplit: 1, TopLeftCell: "B2", ActivePane: "bottomRight",
 		Selection: []excelize.Selection{{SQRef: "B2", ActiveCell: "B2", Pane: "bottomRight"}}}); err != nil {
 		return err
 	}
-	return f.AutoFilter(CasesSheet, fmt.Sprintf("A1:%s%d", last, max(len(r.Cases)+1, 2)), nil)
+	row := make([]any, len(columns))
+	for j, col := range columns {
+		row[j] = excelize.Cell{StyleID: st.header, Value: col.title}
+	}
+	if err := sw.SetRow("A1", row); err != nil {
+		return err
+	}
+	for i := range r.Cases {
+		c, err := r.Case(i)
+		if err != nil {
+			return err
+		}
+		for j, col := range columns {
+			row[j] = cellOf(col, col.value(c), st)
+		}
+		cell, _ := excelize.CoordinatesToCellName(1, i+2)
+		if err := sw.SetRow(cell, row); err != nil {
+			return fmt.Errorf("case %q: %w", c.ID, err)
+		}
+	}
+	return sw.Flush()
 }
 
-// setCell writes one value; an empty string or a missing score leaves the cell empty.
-func setCell(f *excelize.File, cell string, col column, v any, st *styles) error {
+// cellOf is one cell of a case's row: a string always as text (a query like "=1+1"
+// stays text), a number, or an empty cell for an empty string or a missing score,
+// styled by its column (and a status by its value).
+func cellOf(col column, v any, st *styles) excelize.Cell {
+	cell := excelize.Cell{StyleID: st.column(col)}
 	switch x := v.(type) {
 	case string:
 		if x == "" {
-			return nil
+			return cell
 		}
-		// SetCellStr always writes a string cell: a query like "=1+1" stays text.
-		if err := f.SetCellStr(CasesSheet, cell, x); err != nil {
-			return err
-		}
+		cell.Value = x
 		if col.kind == kindStatus {
-			return f.SetCellStyle(CasesSheet, cell, cell, st.status(x))
+			cell.StyleID = st.status(x)
 		}
 	case *float64:
 		if x != nil {
-			return setFloat(f, CasesSheet, cell, *x)
+			cell.Value = finite(*x)
 		}
 	case float64:
-		return setFloat(f, CasesSheet, cell, x)
+		cell.Value = finite(x)
 	}
-	return nil
+	return cell
+}
+
+// finite is x, or nil for NaN and infinities, which Excel cannot hold.
+func finite(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
 }
 
 // setFloat writes a number; NaN and infinities, which Excel cannot hold, stay empty.

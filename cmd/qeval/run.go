@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/qeval/qeval"
@@ -234,14 +235,25 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		}
 		results.Secrets = secrets
 		defer results.Close()
+		defer results.CloseRead()
+		cfg.Store = results
+	} else {
+		// no results file asked for: the finished cases still go to disk, not memory,
+		// and the reports read them back (a scratch file, removed at the end)
+		scratch, err := scratchResults(secrets)
+		if err != nil {
+			return fail(e, err)
+		}
+		defer scratch.remove()
+		cfg.Store = scratch.ResultsWriter
 	}
 	prog := newProgress(e.stderr, len(s.Cases)-len(cfg.Done), *quiet)
+	var metricFailures atomic.Int64 // the reports keep the cases on disk: count as they finish
+	for _, c := range cfg.Done {
+		metricFailures.Add(int64(failedMetrics(c)))
+	}
 	cfg.OnCase = func(r qeval.CaseResult) {
-		if results != nil {
-			if err := results.Append(r); err != nil {
-				logger.Warn("write results file", "err", err)
-			}
-		}
+		metricFailures.Add(int64(failedMetrics(r)))
 		prog.add(r, js.Stats().Calls)
 	}
 	rep, err := runner.Run(ctx, s, cfg)
@@ -290,7 +302,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		written = append(written, manifestPath(jsonPath))
 	}
 	report.Text{}.Write(e.stdout, rep)
-	if n := failedMetrics(rep); n > 0 && !*verbose {
+	if n := metricFailures.Load(); n > 0 && !*verbose {
 		fmt.Fprintf(e.stderr, "%d metric computations failed (scored 0); the reports say which and why (--verbose logs them as they happen)\n", n)
 	}
 	if *resultsPath != "" {
@@ -338,7 +350,36 @@ func maskReport(rep *qeval.Report, secrets qeval.Secrets) (*qeval.Report, error)
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "mask the report", Message: err.Error()}
 	}
 	out.Run.Started, out.Run.Finished = rep.Run.Started, rep.Run.Finished
+	out.Store = rep.Store // its lines were masked as they were written
 	return &out, nil
+}
+
+// scratch is a results file of a run that asked for none: the store its reports read.
+type scratch struct {
+	*runner.ResultsWriter
+	path string
+}
+
+func scratchResults(secrets qeval.Secrets) (*scratch, error) {
+	f, err := os.CreateTemp("", "qeval-results-*.jsonl")
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "create a scratch results file", Message: err.Error(), Err: err,
+			Hint: "set TMPDIR to a writable folder, or write the results with --results FILE"}
+	}
+	f.Close()
+	w, err := runner.CreateResults(f.Name())
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	w.Secrets = secrets
+	return &scratch{w, f.Name()}, nil
+}
+
+func (s *scratch) remove() {
+	s.Close()
+	s.CloseRead()
+	os.Remove(s.path)
 }
 
 // suiteDatabases are the distinct database names of a suite.
@@ -360,14 +401,12 @@ func suiteDatabases(s *qeval.Suite) []string {
 	return out
 }
 
-// failedMetrics counts the metrics that failed across the cases of a report.
-func failedMetrics(rep *qeval.Report) int {
+// failedMetrics counts the metrics that failed on a case.
+func failedMetrics(c qeval.CaseResult) int {
 	n := 0
-	for _, c := range rep.Cases {
-		for _, m := range c.Metrics {
-			if m.Error != nil {
-				n++
-			}
+	for _, m := range c.Metrics {
+		if m.Error != nil {
+			n++
 		}
 	}
 	return n
