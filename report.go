@@ -102,9 +102,9 @@ type JudgeInfo struct {
 
 // Report is a whole run: report.json has this shape.
 type Report struct {
-	SchemaVersion string       `json:"schema_version"`
-	Run           RunInfo      `json:"run"`
-	Summary       Summary      `json:"summary"`
+	SchemaVersion string  `json:"schema_version"`
+	Run           RunInfo `json:"run"`
+	Summary       Summary `json:"summary"`
 	// Cases are the case results in suite order. When Store is set, a case it holds is
 	// here only as a summary view (what the summary and the case lists read: status,
 	// scores, outcome) and Case reads it back in full.
