@@ -124,6 +124,13 @@ type CaseStore interface {
 	Load(id string) (CaseResult, bool, error)
 }
 
+// RawCaseStore is a CaseStore that also gives a case as the compact JSON it stored
+// (encoded without HTML escaping, as report.json is): report.json indents it as is.
+type RawCaseStore interface {
+	CaseStore
+	LoadRaw(id string) ([]byte, bool, error)
+}
+
 // Case returns case i of r in full: Cases[i], or its stored result when r.Store holds it.
 func (r *Report) Case(i int) (*CaseResult, error) {
 	c := &r.Cases[i]

@@ -35,15 +35,27 @@ func (JSON) Write(w io.Writer, r *qeval.Report) error {
 	p.raw(",\n  \"summary\": ")
 	p.value(out.Summary, "  ")
 	p.raw(",\n  \"cases\": [")
+	raw, _ := out.Store.(qeval.RawCaseStore)
 	for i := range out.Cases {
-		c, err := out.Case(i)
-		if err != nil {
-			return err
-		}
 		if i > 0 {
 			p.raw(",")
 		}
 		p.raw("\n    ")
+		if raw != nil {
+			// a stored case is indented from its line, not decoded and encoded again
+			b, ok, err := raw.LoadRaw(out.Cases[i].ID)
+			if err != nil {
+				return fmt.Errorf("case %q: %w", out.Cases[i].ID, err)
+			}
+			if ok {
+				p.indented(b, "    ")
+				continue
+			}
+		}
+		c, err := out.Case(i)
+		if err != nil {
+			return err
+		}
 		p.value(c, "    ")
 	}
 	if len(out.Cases) > 0 {
@@ -90,6 +102,19 @@ func (p *partWriter) value(v any, prefix string) {
 		return
 	}
 	_, p.err = p.w.Write(bytes.TrimSuffix(p.buf.Bytes(), []byte("\n")))
+}
+
+// indented writes the compact JSON b indented as a value nested at prefix: the bytes
+// value writes for what b encodes.
+func (p *partWriter) indented(b []byte, prefix string) {
+	if p.err != nil {
+		return
+	}
+	p.buf.Reset()
+	if p.err = json.Indent(&p.buf, b, prefix, "  "); p.err != nil {
+		return
+	}
+	_, p.err = p.w.Write(p.buf.Bytes())
 }
 
 // isEncodeError reports an error of the value rather than of the writer.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,10 +63,13 @@ func CreateResults(path string) (*ResultsWriter, error) {
 // JSON cannot hold (a NaN in a metric's details) is an error for that case alone; a
 // failed write stops the writer.
 func (w *ResultsWriter) Append(r qeval.CaseResult) error {
-	b, err := json.Marshal(r)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as report.json writes them: a line is indented into it as is
+	if err := enc.Encode(r); err != nil {
 		return &qeval.Error{Code: qeval.CodeInternal, Op: fmt.Sprintf("write case %q to the results file", r.ID), Message: err.Error(), Err: err}
 	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	b = append(w.Secrets.MaskBytes(b), '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -93,34 +97,43 @@ func (w *ResultsWriter) Put(r qeval.CaseResult) error { return w.Append(r) }
 // Load reads back a case this writer wrote (false for any other id). The line is the
 // masked one, as every report shows it.
 func (w *ResultsWriter) Load(id string) (qeval.CaseResult, bool, error) {
-	w.mu.Lock()
-	sp, ok := w.lines[id]
-	if ok && w.readClosed {
-		w.mu.Unlock()
-		return qeval.CaseResult{}, false, &qeval.Error{Code: qeval.CodeInternal, Op: fmt.Sprintf("read case %q back from %s", id, w.path), Message: "the results file was closed for reading"}
-	}
-	if ok && w.rf == nil {
-		f, err := os.Open(w.path)
-		if err != nil {
-			w.mu.Unlock()
-			return qeval.CaseResult{}, false, &qeval.Error{Code: qeval.CodeInvalid, Op: "read results file " + w.path, Message: err.Error(), Err: err}
-		}
-		w.rf = f
-	}
-	rf := w.rf
-	w.mu.Unlock()
-	if !ok {
-		return qeval.CaseResult{}, false, nil
-	}
-	b := make([]byte, sp.n)
-	if _, err := rf.ReadAt(b, sp.off); err != nil {
-		return qeval.CaseResult{}, false, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read case %q back from %s", id, w.path), Message: err.Error(), Err: err}
+	b, ok, err := w.LoadRaw(id)
+	if !ok || err != nil {
+		return qeval.CaseResult{}, ok, err
 	}
 	var cr qeval.CaseResult
 	if err := json.Unmarshal(b, &cr); err != nil {
 		return qeval.CaseResult{}, false, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read case %q back from %s", id, w.path), Message: err.Error(), Err: err}
 	}
 	return cr, true, nil
+}
+
+// LoadRaw reads back the JSON line of a case this writer wrote, without its newline.
+func (w *ResultsWriter) LoadRaw(id string) ([]byte, bool, error) {
+	w.mu.Lock()
+	sp, ok := w.lines[id]
+	if ok && w.readClosed {
+		w.mu.Unlock()
+		return nil, false, &qeval.Error{Code: qeval.CodeInternal, Op: fmt.Sprintf("read case %q back from %s", id, w.path), Message: "the results file was closed for reading"}
+	}
+	if ok && w.rf == nil {
+		f, err := os.Open(w.path)
+		if err != nil {
+			w.mu.Unlock()
+			return nil, false, &qeval.Error{Code: qeval.CodeInvalid, Op: "read results file " + w.path, Message: err.Error(), Err: err}
+		}
+		w.rf = f
+	}
+	rf := w.rf
+	w.mu.Unlock()
+	if !ok {
+		return nil, false, nil
+	}
+	b := make([]byte, sp.n)
+	if _, err := rf.ReadAt(b, sp.off); err != nil {
+		return nil, false, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read case %q back from %s", id, w.path), Message: err.Error(), Err: err}
+	}
+	return bytes.TrimSuffix(b, []byte("\n")), true, nil
 }
 
 // Close syncs and closes the file. Cases can still be loaded after it (reports are

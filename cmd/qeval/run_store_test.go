@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/runner"
 )
 
@@ -76,6 +77,11 @@ func TestRun_ReportsReadCasesFromResultsFile(t *testing.T) {
 	}
 	if mismatches == 0 {
 		t.Fatal("no mismatch in the run: the test checks nothing about previews")
+	}
+	// the stored lines are indented into report.json as is: the bytes are those of the
+	// report encoded from memory
+	if again, err := report.Marshal(&rep); err != nil || string(again) != string(raw) {
+		t.Errorf("report.json is not the encoding of what it holds (%v)", err)
 	}
 	want, _ := json.Marshal(runner.Summarize(rep.Cases, rep.Run.Threshold))
 	if got, _ := json.Marshal(rep.Summary); string(got) != string(want) {
