@@ -9,6 +9,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/duckdb"
 	"github.com/qeval/qeval/internal/cache"
 	"github.com/qeval/qeval/registry"
 )
@@ -38,7 +39,10 @@ func mirrorForPredictions(ctx context.Context, e *env, engine, dsn string, keep 
 	case "duckdb":
 		dir := ""
 		if dsn != "" {
-			dir = registry.EngineFor(dsn).Show(dsn)
+			if registry.EngineFor(dsn).Name != "duckdb" {
+				return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--pred-dsn %s is not a DuckDB folder", dsn), Hint: "give --pred-dsn duckdb:DIR"}
+			}
+			dir = duckdb.Path(dsn) // the folder, without its duckdb: prefix
 			if _, err := os.Stat(dir); err != nil {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "--pred-dsn " + dsn, Message: err.Error()}

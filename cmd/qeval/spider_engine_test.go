@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"database/sql"
 	"encoding/json"
 	"net"
 	"os"
@@ -128,6 +129,45 @@ func checkRules(t *testing.T, agree, total int, rules map[string]int, wantAgree,
 	for r, n := range rules {
 		if _, ok := want[r]; !ok {
 			t.Errorf("%d disagreements explained as %q, want none", n, r)
+		}
+	}
+}
+
+// --pred-dsn duckdb:DIR mirrors into that folder, and a second run on the same folder
+// replaces the copies it finds there (it failed on every database: the folder was
+// taken as "duckdb:DIR" twice over and the old files could not be removed).
+func TestSpider_DuckDBFolderTwice(t *testing.T) {
+	dir := t.TempDir()
+	dbDir := filepath.Join(dir, "database", "shop")
+	if err := os.MkdirAll(dbDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", filepath.Join(dbDir, "shop.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1,'a'),(2,'b');"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	gold := writeFile(t, dir, "gold.sql", "SELECT count(*) FROM item\tshop\nSELECT name FROM item WHERE id = 1\tshop\n")
+	pred := writeFile(t, dir, "pred.txt", "SELECT count(*) FROM item\nSELECT name FROM item WHERE id = 2\n")
+	mirror := filepath.Join(dir, "mirror")
+	for run := 1; run <= 2; run++ {
+		code, out, stderr := runCLI(t, "", "spider", "--gold", gold, "--pred", pred, "--db", filepath.Join(dir, "database"),
+			"--pred-engine", "duckdb", "--pred-dsn", "duckdb:"+mirror, "--keep", "--json")
+		if code != exitOK {
+			t.Fatalf("run %d: code %d: %s", run, code, stderr)
+		}
+		var sum struct {
+			Total   int `json:"total"`
+			Correct int `json:"correct"`
+		}
+		if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Total != 2 || sum.Correct != 1 {
+			t.Fatalf("run %d: %+v (%v), want 1 of 2 correct: %s", run, sum, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(mirror, "shop.duckdb")); err != nil {
+			t.Fatalf("run %d: no copy in the folder: %v", run, err)
 		}
 	}
 }
