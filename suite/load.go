@@ -302,7 +302,7 @@ func parseJSONCase(line []byte, n int, p *problems) (qeval.Case, bool) {
 
 func parseJSONL(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 	s := defaults
-	s.Cases = nil
+	s.Cases = make([]qeval.Case, 0, bytes.Count(data, []byte("\n"))+1) // a case per line, at most
 	// lines has no cap on a line's length: a bufio.Scanner stopped at its buffer size
 	// and every case after a long line was silently dropped (issue 22).
 	sc := lines.New(bytes.NewReader(data))
