@@ -51,6 +51,7 @@ var library = []func(def func(string, *fnDef)){
 	ipFuncs,
 	geoFuncs,
 	geoLineFuncs,
+	geoSimplifyFuncs,
 	cellFuncs,
 	seriesFuncs,
 	seriesBinFuncs,

@@ -299,16 +299,12 @@ func geoFuncs(def func(string, *fnDef)) {
 		"geo_intersection_2lines":            func(a []any) bool { return shapesOK(a, "line", "line") },
 		"geo_intersection_2polygons":         func(a []any) bool { return shapesOK(a, "polygon", "polygon") },
 		"geo_intersection_line_with_polygon": func(a []any) bool { return shapesOK(a, "line", "polygon") },
-		"geo_line_simplify":                  func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
-		"geo_polygon_simplify":               func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
 		"geo_polygon_densify":                func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
 		"geo_line_buffer":                    func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
 		"geo_polygon_buffer":                 func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
 		"geo_point_buffer":                   func(a []any) bool { _, ok := argLonLat(a, 0); return ok && tolOK(a, 2) },
 		"geo_union_polygons_array":           func(a []any) bool { return arrayOfShapes(a[0], "polygon") },
 		"geo_union_lines_array":              func(a []any) bool { return arrayOfShapes(a[0], "line") },
-		"geo_simplify_polygons_array":        func(a []any) bool { return arrayOfShapes(a[0], "polygon") && tolOK(a, 1) },
-		"geo_polygon_to_s2cells":             func(a []any) bool { return shapesOK(a[:1], "polygon") },
 		"geo_polygon_to_h3cells":             func(a []any) bool { return shapesOK(a[:1], "polygon") },
 	}
 	for name, valid := range guarded {

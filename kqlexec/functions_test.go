@@ -376,6 +376,27 @@ union (union schema1, schema2 | evaluate schema_merge() | extend p = true), (uni
 				"false|Uri|0|string", "false|HttpStatus|1|int", "false|Referrer|2|string"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
+		// the reference's example: a nearly straight street of 8 vertices keeps its ends
+		{"geo_line_simplify", `let line = dynamic({"type":"LineString","coordinates":[[-73.97033169865608,40.789063020152824],[-73.97039607167244,40.78897975920816],[-73.9704617857933,40.78888837512432],[-73.97052884101868,40.7887949601531],[-73.9706052839756,40.788698498903564],[-73.97065222263336,40.78862640672032],[-73.97072866559029,40.78852791445617],[-73.97079303860664,40.788434498977836]]});
+print s = tostring(geo_line_simplify(line, 10)), bent = array_length(geo_line_simplify(dynamic({"type":"LineString","coordinates":[[0,0],[0.5,0.5],[1,0]]}), 10).coordinates),
+  gone = isnull(geo_line_simplify(dynamic({"type":"LineString","coordinates":[[1.1, 1.1],[1.2,1.2]]}), 100000)), bad = isnull(geo_line_simplify(line, -1))`,
+			"s,bent,gone,bad", []string{`{"coordinates":[[-73.97033169865608,40.789063020152824],[-73.97079303860664,40.788434498977836]],"type":"LineString"}|3|true|true`}},
+		// a polygon smaller than the tolerance disappears; one larger keeps its corners
+		{"geo_polygon_simplify", `let polygon = dynamic({"type":"Polygon","coordinates":[[[5,48],[0,50],[0,47],[4,47],[5,48]]]});
+print gone = isnull(geo_polygon_simplify(polygon, 1000000)), n = array_length(geo_polygon_simplify(polygon, 1000).coordinates[0]),
+  square = array_length(geo_polygon_simplify(dynamic({"type":"Polygon","coordinates":[[[0,0],[0.5,0.000001],[1,0],[1,1],[0,1],[0,0]]]}), 10).coordinates[0])`,
+			"gone,n,square", []string{"true|5|5"}},
+		{"geo_simplify_polygons_array", `print gone = isnull(geo_simplify_polygons_array(dynamic([{"type":"Polygon","coordinates":[[[-73.9495,40.7969],[-73.95807,40.80068],[-73.98201,40.76825],[-73.97317,40.76455],[-73.9495,40.7969]]]}, {"type":"Polygon","coordinates":[[[-73.97335,40.77274],[-73.9936,40.76630],[-73.97171,40.75655],[-73.97335,40.77274]]]}]), 10000)),
+  two = tostring(geo_simplify_polygons_array(dynamic([{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}, {"type":"Polygon","coordinates":[[[5,5],[6,5],[6,6],[5,5]]]}]), 10).type)`,
+			"gone,two", []string{"true|MultiPolygon"}},
+		// a level-16 covering holds the cell of a point inside; a level-30 covering of a
+		// continent is past the 65,536-cell limit (null, decided without enumerating it)
+		{"geo_polygon_to_s2cells", `let p = dynamic({"type":"Polygon","coordinates":[[[-73.9495,40.7969],[-73.95807,40.80068],[-73.98201,40.76825],[-73.97317,40.76455],[-73.9495,40.7969]]]});
+let c = geo_polygon_to_s2cells(p, 16);
+print inside = set_has_element(c, geo_point_to_s2cell(-73.9650, 40.7830, 16)), outside = set_has_element(c, geo_point_to_s2cell(-73.90, 40.70, 16)),
+  level = tolong(array_length(c) > 100), same = array_length(set_difference(geo_polygon_to_s2cells(p, 5), geo_polygon_to_s2cells(p, 5))),
+  huge = isnull(geo_polygon_to_s2cells(dynamic({"type":"Polygon","coordinates":[[[0,0],[0,50],[100,50],[0,0]]]}), 30)), bad = isnull(geo_polygon_to_s2cells(p, 31))`,
+			"inside,outside,level,same,huge,bad", []string{"true|false|1|0|true|true"}},
 	}
 	checkQueries(t, e, cases)
 }

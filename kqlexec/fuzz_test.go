@@ -27,6 +27,7 @@ func FuzzQuery(f *testing.F) {
 		`T | where s has_any ("a", "b") and s !contains "c"`,
 		`print geo_point_in_polygon(1, 1, dynamic({"type":"Polygon","coordinates":[[[0,0],[0,2],[2,2],[0,0]]]}))`,
 		`print geo_h3cell_rings(geo_point_to_h3cell(1, 2, 5), 2), geo_s2cell_neighbors("89c259")`,
+		`print geo_line_simplify(dynamic({"type":"LineString","coordinates":[[0,0],[0.5,0.5],[1,0]]}), 10), geo_polygon_to_s2cells(dynamic({"type":"Polygon","coordinates":[[[0,0],[0,2],[2,2],[0,0]]]}), 9)`,
 		`T | mv-apply x = pack_array(a, a) on (summarize s = sum(toint(x)))`,
 		`range t from datetime(2024-01-01) to datetime(2024-01-05) step 1h | make-series count() on t step 1d`,
 		`print d = dynamic({"a":1,"b":"x"}) | evaluate bag_unpack(d)`,

@@ -1,0 +1,264 @@
+package kqlexec
+
+import (
+	"math"
+
+	"github.com/golang/geo/s2"
+)
+
+// Simplifying lines and polygons on the sphere, and covering polygons with S2 cells.
+//
+// Kusto simplifies with S2's builder: no two vertices of the result are closer than the
+// tolerance, and a chain of short edges that stays within the tolerance of one long
+// edge becomes that edge. Here a chain is simplified by Douglas–Peucker on geodesic
+// edges (a vertex is kept while it strays more than the tolerance from the edge
+// between the kept ones), then vertices closer than the tolerance to the previous kept
+// one are merged; a line or ring that collapses disappears, and a shape of which
+// nothing is left is null (the reference's "high tolerance may cause small lines to
+// disappear").
+
+// maxS2Cells is the most cells geo_polygon_to_s2cells returns (Kusto's limit).
+const maxS2Cells = 65536
+
+// geoSimplifyFuncs defines this file's functions (see library in funcs.go).
+func geoSimplifyFuncs(def func(string, *fnDef)) {
+	tolerance := func(a []any, i int) (float64, bool) {
+		if i >= len(a) || a[i] == nil {
+			return 10, true
+		}
+		t, ok := toReal(a[i])
+		return t, ok && t >= 0 && t <= 7_800_000 && !math.IsNaN(t)
+	}
+	def("geo_line_simplify", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TReal}, ret: TDynamic,
+		partly: "the lines of a MultiLineString are simplified one by one, not as their union", fn: func(a []any) any {
+			s, ok := parseShape(a[0])
+			tol, tok := tolerance(a, 1)
+			if !ok || !tok || (s.kind != "LineString" && s.kind != "MultiLineString") {
+				return nil
+			}
+			var lines []any
+			for _, l := range s.lines {
+				if out := simplifyLine(l, tol); out != nil {
+					lines = append(lines, coordsJSON(out))
+				}
+			}
+			switch len(lines) {
+			case 0:
+				return nil
+			case 1:
+				return Dyn{map[string]any{"type": "LineString", "coordinates": lines[0]}}
+			}
+			return Dyn{map[string]any{"type": "MultiLineString", "coordinates": lines}}
+		}})
+	def("geo_polygon_simplify", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TReal}, ret: TDynamic,
+		partly: "vertices keep the input's order and winding (Kusto returns S2's)", fn: func(a []any) any {
+			s, ok := parseShape(a[0])
+			tol, tok := tolerance(a, 1)
+			if !ok || !tok || s.polys == nil {
+				return nil
+			}
+			return simplifiedPolygons(s.polys, tol)
+		}})
+	def("geo_simplify_polygons_array", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TReal}, ret: TDynamic,
+		partly: "polygons that still overlap after simplifying are refused (their union is not computed)", fn: func(a []any) any {
+			tol, tok := tolerance(a, 1)
+			xs, ok := arr(a[0])
+			if !ok || !tok || len(xs) == 0 {
+				return nil
+			}
+			var polys [][][]lonLat
+			for _, x := range xs {
+				s, ok := parseShape(Dyn{x})
+				if !ok || s.polys == nil {
+					return nil
+				}
+				polys = append(polys, s.polys...)
+			}
+			var kept [][][]lonLat
+			for _, p := range polys {
+				if q := simplifyPolygon(p, tol); q != nil {
+					kept = append(kept, q)
+				}
+			}
+			if overlapping(kept) {
+				return unsupportedError("geo_simplify_polygons_array() of overlapping polygons (their union)")
+			}
+			return polygonsJSON(kept)
+		}})
+	def("geo_polygon_to_s2cells", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic,
+		partly: "a positive radius (a buffer around the polygon) is refused", fn: func(a []any) any {
+			s, ok := parseShape(a[0])
+			if !ok || s.polys == nil {
+				return nil
+			}
+			level := long(a, 1, 11)
+			if level < 0 || level > 30 {
+				return nil
+			}
+			if len(a) > 2 && a[2] != nil {
+				r, ok := toReal(a[2])
+				if !ok || r < 0 || math.IsNaN(r) {
+					return nil
+				}
+				if r > 0 {
+					return unsupportedError("geo_polygon_to_s2cells() with a radius")
+				}
+			}
+			return s2Covering(s.polys, int(level))
+		}})
+}
+
+// simplifyLine simplifies one line; nil when it collapses to a point.
+func simplifyLine(l []lonLat, tol float64) []lonLat {
+	keep := make([]bool, len(l))
+	keep[0], keep[len(l)-1] = true, true
+	douglasPeucker(l, 0, len(l)-1, tol, keep)
+	var out []lonLat
+	for i, p := range l {
+		if !keep[i] {
+			continue
+		}
+		switch {
+		case len(out) == 0 || distance(out[len(out)-1], p) >= tol && p != out[len(out)-1]:
+			out = append(out, p)
+		case i == len(l)-1 && len(out) > 1:
+			out[len(out)-1] = p // the line ends where it ends
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// simplifyRing simplifies a closed ring (its last position repeats the first); nil
+// when fewer than three vertices are left.
+func simplifyRing(r []lonLat, tol float64) []lonLat {
+	n := len(r) - 1 // distinct positions
+	if n < 3 {
+		return nil
+	}
+	// split the ring at its first vertex and the vertex farthest from it
+	far, best := 0, -1.0
+	for i := 1; i < n; i++ {
+		if d := distance(r[0], r[i]); d > best {
+			far, best = i, d
+		}
+	}
+	keep := make([]bool, n+1)
+	keep[0], keep[far], keep[n] = true, true, true
+	douglasPeucker(r, 0, far, tol, keep)
+	douglasPeucker(r, far, n, tol, keep)
+	var out []lonLat
+	for i := 0; i < n; i++ {
+		if keep[i] && (len(out) == 0 || distance(out[len(out)-1], r[i]) >= tol && r[i] != out[len(out)-1]) {
+			out = append(out, r[i])
+		}
+	}
+	for len(out) > 1 && (distance(out[len(out)-1], out[0]) < tol || out[len(out)-1] == out[0]) {
+		out = out[:len(out)-1]
+	}
+	if len(out) < 3 {
+		return nil
+	}
+	return append(out, out[0])
+}
+
+// simplifyPolygon simplifies a polygon's rings; nil when its shell collapses (a hole
+// that collapses is dropped).
+func simplifyPolygon(rings [][]lonLat, tol float64) [][]lonLat {
+	shell := simplifyRing(rings[0], tol)
+	if shell == nil {
+		return nil
+	}
+	out := [][]lonLat{shell}
+	for _, h := range rings[1:] {
+		if q := simplifyRing(h, tol); q != nil {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func simplifiedPolygons(polys [][][]lonLat, tol float64) any {
+	var kept [][][]lonLat
+	for _, p := range polys {
+		if q := simplifyPolygon(p, tol); q != nil {
+			kept = append(kept, q)
+		}
+	}
+	return polygonsJSON(kept)
+}
+
+// polygonsJSON is a Polygon (one) or MultiPolygon (several); null for none.
+func polygonsJSON(polys [][][]lonLat) any {
+	ringsJSON := func(p [][]lonLat) []any {
+		out := make([]any, len(p))
+		for i, r := range p {
+			out[i] = coordsJSON(r)
+		}
+		return out
+	}
+	switch len(polys) {
+	case 0:
+		return nil
+	case 1:
+		return Dyn{map[string]any{"type": "Polygon", "coordinates": ringsJSON(polys[0])}}
+	}
+	out := make([]any, len(polys))
+	for i, p := range polys {
+		out[i] = ringsJSON(p)
+	}
+	return Dyn{map[string]any{"type": "MultiPolygon", "coordinates": out}}
+}
+
+// douglasPeucker marks in keep the vertices of l[i..j] to keep: the one farthest from
+// the geodesic l[i]–l[j], when farther than tol meters, and so on in both halves.
+func douglasPeucker(l []lonLat, i, j int, tol float64, keep []bool) {
+	for j > i+1 {
+		a, b := l[i].s2(), l[j].s2()
+		far, best := -1, -1.0
+		for k := i + 1; k < j; k++ {
+			d := float64(s2.DistanceFromSegment(l[k].s2(), a, b)) * earthRadius
+			if d > best {
+				far, best = k, d
+			}
+		}
+		if best <= tol {
+			return
+		}
+		keep[far] = true
+		douglasPeucker(l, i, far, tol, keep)
+		i = far
+	}
+}
+
+// s2Covering is the tokens of the S2 cells of one level that cover the polygons, in
+// cell order; null past maxS2Cells (Kusto's limit), decided from the area first so that
+// a fine level over a large polygon is never enumerated.
+func s2Covering(polys [][][]lonLat, level int) any {
+	var area float64
+	regions := make([]*s2.Polygon, len(polys))
+	for i, p := range polys {
+		regions[i] = polygonOf(p)
+		area += regions[i].Area()
+	}
+	if area/s2.MaxAreaMetric.Value(level) > maxS2Cells {
+		return nil
+	}
+	rc := &s2.RegionCoverer{MinLevel: level, MaxLevel: level, LevelMod: 1, MaxCells: maxS2Cells}
+	var union s2.CellUnion
+	for _, r := range regions {
+		union = append(union, rc.Covering(r)...)
+	}
+	union.Normalize()
+	union.Denormalize(level, 1)
+	if len(union) > maxS2Cells {
+		return nil
+	}
+	out := make([]any, len(union))
+	for i, c := range union {
+		out[i] = c.ToToken()
+	}
+	return Dyn{out}
+}
