@@ -85,6 +85,36 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			}
 			return polygonsJSON(kept)
 		}})
+	def("geo_union_lines_array", &fnDef{min: 1, max: 1, args: []Type{TDynamic}, ret: TDynamic,
+		partly: "lines that cross between their vertices are refused (Kusto splits them at the crossing)", fn: func(a []any) any {
+			xs, ok := arr(a[0])
+			if !ok || len(xs) == 0 {
+				return nil
+			}
+			var lines [][]lonLat
+			for _, x := range xs {
+				s, ok := parseShape(Dyn{x})
+				if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
+					return nil
+				}
+				lines = append(lines, s.lines...)
+			}
+			chains, ok := unionLines(lines)
+			if !ok {
+				return unsupportedError("geo_union_lines_array() of lines that cross between their vertices")
+			}
+			switch len(chains) {
+			case 0:
+				return nil
+			case 1:
+				return Dyn{map[string]any{"type": "LineString", "coordinates": coordsJSON(chains[0])}}
+			}
+			out := make([]any, len(chains))
+			for i, c := range chains {
+				out[i] = coordsJSON(c)
+			}
+			return Dyn{map[string]any{"type": "MultiLineString", "coordinates": out}}
+		}})
 	def("geo_polygon_to_s2cells", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic,
 		partly: "a positive radius (a buffer around the polygon) is refused", fn: func(a []any) any {
 			s, ok := parseShape(a[0])
@@ -261,4 +291,62 @@ func s2Covering(polys [][][]lonLat, level int) any {
 		out[i] = c.ToToken()
 	}
 	return Dyn{out}
+}
+
+// unionLines joins lines into the fewest chains: each edge once (an edge that two
+// lines share, in the same direction, counts once), chained where one edge ends and
+// only one starts. Lines whose edges cross away from their vertices would be split at
+// the crossing by Kusto; that is refused (ok false).
+func unionLines(lines [][]lonLat) (chains [][]lonLat, ok bool) {
+	type edge struct{ a, b lonLat }
+	seen := map[edge]bool{}
+	var edges []edge
+	out := map[lonLat][]int{}
+	in := map[lonLat]int{}
+	for _, l := range lines {
+		for i := 1; i < len(l); i++ {
+			e := edge{l[i-1], l[i]}
+			if e.a == e.b || seen[e] {
+				continue
+			}
+			seen[e] = true
+			out[e.a] = append(out[e.a], len(edges))
+			in[e.b]++
+			edges = append(edges, e)
+		}
+	}
+	for i := range edges {
+		for j := i + 1; j < len(edges); j++ {
+			a, b, c, d := edges[i].a.s2(), edges[i].b.s2(), edges[j].a.s2(), edges[j].b.s2()
+			if s2.CrossingSign(a, b, c, d) == s2.Cross {
+				return nil, false
+			}
+		}
+	}
+	used := make([]bool, len(edges))
+	// a chain goes on through a vertex one edge enters and one leaves
+	through := func(p lonLat) bool { return in[p] == 1 && len(out[p]) == 1 }
+	walk := func(start int) []lonLat {
+		chain := []lonLat{edges[start].a}
+		for k := start; ; {
+			used[k] = true
+			p := edges[k].b
+			chain = append(chain, p)
+			if !through(p) || used[out[p][0]] {
+				return chain
+			}
+			k = out[p][0]
+		}
+	}
+	for i, e := range edges { // chains that start where no single chain passes through
+		if !used[i] && !through(e.a) {
+			chains = append(chains, walk(i))
+		}
+	}
+	for i := range edges { // what is left are closed loops
+		if !used[i] {
+			chains = append(chains, walk(i))
+		}
+	}
+	return chains, true
 }

@@ -389,6 +389,19 @@ print gone = isnull(geo_polygon_simplify(polygon, 1000000)), n = array_length(ge
 		{"geo_simplify_polygons_array", `print gone = isnull(geo_simplify_polygons_array(dynamic([{"type":"Polygon","coordinates":[[[-73.9495,40.7969],[-73.95807,40.80068],[-73.98201,40.76825],[-73.97317,40.76455],[-73.9495,40.7969]]]}, {"type":"Polygon","coordinates":[[[-73.97335,40.77274],[-73.9936,40.76630],[-73.97171,40.75655],[-73.97335,40.77274]]]}]), 10000)),
   two = tostring(geo_simplify_polygons_array(dynamic([{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}, {"type":"Polygon","coordinates":[[[5,5],[6,5],[6,6],[5,5]]]}]), 10).type)`,
 			"gone,two", []string{"true|MultiPolygon"}},
+		// the reference's example: three overlapping pieces of one street make one line;
+		// two apart make a MultiLineString; lines crossing between vertices are refused
+		{"geo_union_lines_array", `datatable(lines:dynamic)
+[
+    dynamic({"type":"LineString","coordinates":[[-73.95683884620665,40.80502891480884],[-73.95633727312088,40.8057171711177],[-73.95489156246185,40.80510200431311]]}),
+    dynamic({"type":"LineString","coordinates":[[-73.95633727312088,40.8057171711177],[-73.95489156246185,40.80510200431311],[-73.95537436008453,40.804413741624515]]}),
+    dynamic({"type":"LineString","coordinates":[[-73.95633727312088,40.8057171711177],[-73.95489156246185,40.80510200431311]]})
+]
+| summarize lines_arr = make_list(lines)
+| project u = tostring(geo_union_lines_array(lines_arr)),
+  apart = tostring(geo_union_lines_array(dynamic([{"type":"LineString","coordinates":[[0,0],[1,1]]}, {"type":"LineString","coordinates":[[5,5],[6,6]]}])).type),
+  bad = isnull(geo_union_lines_array(dynamic([{"type":"LineString","coordinates":[[0,0]]}])))`,
+			"u,apart,bad", []string{`{"coordinates":[[-73.95683884620665,40.80502891480884],[-73.95633727312088,40.8057171711177],[-73.95489156246185,40.80510200431311],[-73.95537436008453,40.804413741624515]],"type":"LineString"}|MultiLineString|true`}},
 		// a level-16 covering holds the cell of a point inside; a level-30 covering of a
 		// continent is past the 65,536-cell limit (null, decided without enumerating it)
 		{"geo_polygon_to_s2cells", `let p = dynamic({"type":"Polygon","coordinates":[[[-73.9495,40.7969],[-73.95807,40.80068],[-73.98201,40.76825],[-73.97317,40.76455],[-73.9495,40.7969]]]});
