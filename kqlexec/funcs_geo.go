@@ -304,7 +304,6 @@ func geoFuncs(def func(string, *fnDef)) {
 		"geo_polygon_buffer":                 func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
 		"geo_point_buffer":                   func(a []any) bool { _, ok := argLonLat(a, 0); return ok && tolOK(a, 2) },
 		"geo_union_polygons_array":           func(a []any) bool { return arrayOfShapes(a[0], "polygon") },
-		"geo_polygon_to_h3cells":             func(a []any) bool { return shapesOK(a[:1], "polygon") },
 	}
 	for name, valid := range guarded {
 		name, valid := name, valid

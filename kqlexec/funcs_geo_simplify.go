@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/golang/geo/s2"
+	"github.com/uber/h3-go/v4"
 )
 
 // Simplifying lines and polygons on the sphere, and covering polygons with S2 cells.
@@ -17,8 +18,12 @@ import (
 // nothing is left is null (the reference's "high tolerance may cause small lines to
 // disappear").
 
-// maxS2Cells is the most cells geo_polygon_to_s2cells returns (Kusto's limit).
-const maxS2Cells = 65536
+// maxS2Cells and maxH3Cells are the most cells geo_polygon_to_s2cells and
+// geo_polygon_to_h3cells return (Kusto's limits).
+const (
+	maxS2Cells = 65536
+	maxH3Cells = 61680
+)
 
 // geoSimplifyFuncs defines this file's functions (see library in funcs.go).
 func geoSimplifyFuncs(def func(string, *fnDef)) {
@@ -114,6 +119,27 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 				out[i] = coordsJSON(c)
 			}
 			return Dyn{map[string]any{"type": "MultiLineString", "coordinates": out}}
+		}})
+	def("geo_polygon_to_h3cells", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic,
+		partly: "a positive radius (a buffer around the polygon) is refused", fn: func(a []any) any {
+			s, ok := parseShape(a[0])
+			if !ok || s.polys == nil {
+				return nil
+			}
+			res := long(a, 1, 6)
+			if res < 0 || res > 15 {
+				return nil
+			}
+			if len(a) > 2 && a[2] != nil {
+				r, ok := toReal(a[2])
+				if !ok || r < 0 || math.IsNaN(r) {
+					return nil
+				}
+				if r > 0 {
+					return unsupportedError("geo_polygon_to_h3cells() with a radius")
+				}
+			}
+			return h3Covering(s.polys, int(res))
 		}})
 	def("geo_polygon_to_s2cells", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic,
 		partly: "a positive radius (a buffer around the polygon) is refused", fn: func(a []any) any {
@@ -261,6 +287,54 @@ func douglasPeucker(l []lonLat, i, j int, tol float64, keep []bool) {
 		douglasPeucker(l, i, far, tol, keep)
 		i = far
 	}
+}
+
+// h3Covering is the H3 cells of one resolution whose centres lie in the polygons (edges
+// straight in longitude and latitude, as Kusto and H3 take them), in H3's order; null
+// past maxH3Cells. The count is bounded from the area first (H3 would allocate for
+// the polygon's bounding box), and a polygon whose bounding box is far larger than its
+// area at a fine resolution is refused rather than enumerated.
+func h3Covering(polys [][][]lonLat, res int) any {
+	cellKm2 := h3.HexagonAreaAvgKm2(res)
+	var out []any
+	seen := map[h3.Cell]bool{}
+	for _, p := range polys {
+		km2 := polygonOf(p).Area() * earthRadius * earthRadius / 1e6
+		if km2/cellKm2 > 2*maxH3Cells {
+			return nil
+		}
+		minLon, maxLon, minLat, maxLat := 180.0, -180.0, 90.0, -90.0
+		for _, q := range p[0] {
+			minLon, maxLon, minLat, maxLat = min(minLon, q[0]), max(maxLon, q[0]), min(minLat, q[1]), max(maxLat, q[1])
+		}
+		box := (maxLon - minLon) * (maxLat - minLat) * 111.32 * 111.32 // km², an overestimate away from the equator
+		if box/cellKm2 > 64*maxH3Cells {
+			return unsupportedError("geo_polygon_to_h3cells() of a polygon this thin at this resolution")
+		}
+		gp := h3.GeoPolygon{GeoLoop: h3Loop(p[0])}
+		for _, h := range p[1:] {
+			gp.Holes = append(gp.Holes, h3Loop(h))
+		}
+		for _, c := range h3.PolygonToCells(gp, res) {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c.String())
+			}
+		}
+		if len(out) > maxH3Cells {
+			return nil
+		}
+	}
+	return Dyn{nonNil(out)}
+}
+
+// h3Loop is a ring as H3 takes it: its positions without the closing repeat.
+func h3Loop(r []lonLat) h3.GeoLoop {
+	out := make(h3.GeoLoop, 0, len(r)-1)
+	for _, q := range r[:len(r)-1] {
+		out = append(out, h3.NewLatLng(q[1], q[0]))
+	}
+	return out
 }
 
 // s2Covering is the tokens of the S2 cells of one level that cover the polygons, in

@@ -402,6 +402,13 @@ print gone = isnull(geo_polygon_simplify(polygon, 1000000)), n = array_length(ge
   apart = tostring(geo_union_lines_array(dynamic([{"type":"LineString","coordinates":[[0,0],[1,1]]}, {"type":"LineString","coordinates":[[5,5],[6,6]]}])).type),
   bad = isnull(geo_union_lines_array(dynamic([{"type":"LineString","coordinates":[[0,0]]}])))`,
 			"u,apart,bad", []string{`{"coordinates":[[-73.95683884620665,40.80502891480884],[-73.95633727312088,40.8057171711177],[-73.95489156246185,40.80510200431311],[-73.95537436008453,40.804413741624515]],"type":"LineString"}|MultiLineString|true`}},
+		// the reference's example covers its polygon with 13 cells of resolution 6 (the
+		// reference's order differs: it is H3's traversal there, not a sort)
+		{"geo_polygon_to_h3cells", `let polygon = dynamic({"type":"Polygon","coordinates":[[[-3.659,40.553],[-3.913,40.409],[-3.729,40.273],[-3.524,40.440],[-3.659,40.553]]]});
+let c = geo_polygon_to_h3cells(polygon);
+print n = array_length(c), a = set_has_element(c, "86390cbafffffff"), b = set_has_element(c, "86390cb57ffffff"), none = array_length(geo_polygon_to_h3cells(polygon, 0)),
+  huge = isnull(geo_polygon_to_h3cells(dynamic({"type":"Polygon","coordinates":[[[0,0],[0,50],[100,50],[0,0]]]}), 15)), bad = isnull(geo_polygon_to_h3cells(polygon, 16))`,
+			"n,a,b,none,huge,bad", []string{"13|true|true|0|true|true"}},
 		// a level-16 covering holds the cell of a point inside; a level-30 covering of a
 		// continent is past the 65,536-cell limit (null, decided without enumerating it)
 		{"geo_polygon_to_s2cells", `let p = dynamic({"type":"Polygon","coordinates":[[[-73.9495,40.7969],[-73.95807,40.80068],[-73.98201,40.76825],[-73.97317,40.76455],[-73.9495,40.7969]]]});
