@@ -120,48 +120,32 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			}
 			return Dyn{map[string]any{"type": "MultiLineString", "coordinates": out}}
 		}})
-	def("geo_polygon_to_h3cells", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic,
-		partly: "a positive radius (a buffer around the polygon) is refused", fn: func(a []any) any {
-			s, ok := parseShape(a[0])
-			if !ok || s.polys == nil {
-				return nil
-			}
-			res := long(a, 1, 6)
-			if res < 0 || res > 15 {
-				return nil
-			}
-			if len(a) > 2 && a[2] != nil {
-				r, ok := toReal(a[2])
-				if !ok || r < 0 || math.IsNaN(r) {
+	// coverings: the polygon, a level (resolution) with its default and its largest, a radius
+	covering := func(name string, def0, top int64, cover func([][][]lonLat, int) any) *fnDef {
+		return &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic,
+			partly: "a positive radius (a buffer around the polygon) is refused", fn: func(a []any) any {
+				s, ok := parseShape(a[0])
+				if !ok || s.polys == nil {
 					return nil
 				}
-				if r > 0 {
-					return unsupportedError("geo_polygon_to_h3cells() with a radius")
-				}
-			}
-			return h3Covering(s.polys, int(res))
-		}})
-	def("geo_polygon_to_s2cells", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic,
-		partly: "a positive radius (a buffer around the polygon) is refused", fn: func(a []any) any {
-			s, ok := parseShape(a[0])
-			if !ok || s.polys == nil {
-				return nil
-			}
-			level := long(a, 1, 11)
-			if level < 0 || level > 30 {
-				return nil
-			}
-			if len(a) > 2 && a[2] != nil {
-				r, ok := toReal(a[2])
-				if !ok || r < 0 || math.IsNaN(r) {
+				level := long(a, 1, def0)
+				if level < 0 || level > top {
 					return nil
 				}
-				if r > 0 {
-					return unsupportedError("geo_polygon_to_s2cells() with a radius")
+				if len(a) > 2 && a[2] != nil {
+					r, ok := toReal(a[2])
+					if !ok || r < 0 || math.IsNaN(r) {
+						return nil
+					}
+					if r > 0 {
+						return unsupportedError(name + "() with a radius")
+					}
 				}
-			}
-			return s2Covering(s.polys, int(level))
-		}})
+				return cover(s.polys, int(level))
+			}}
+	}
+	def("geo_polygon_to_h3cells", covering("geo_polygon_to_h3cells", 6, 15, h3Covering))
+	def("geo_polygon_to_s2cells", covering("geo_polygon_to_s2cells", 11, 30, s2Covering))
 }
 
 // simplifyLine simplifies one line; nil when it collapses to a point.
