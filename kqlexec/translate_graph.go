@@ -75,17 +75,9 @@ func (t *translator) makeGraph(in *rel, o *kql.MakeGraphOp, e *env) (*rel, error
 	if t.probe == nil {
 		return nil, t.unsupported(o, "make-graph partitioned-by without an engine")
 	}
-	ci := in.index(col.Name)
-	q := "SELECT t." + colName(ci) + " FROM " + in.from + " t WHERE t." + colName(ci) + " IS NOT NULL GROUP BY 1 ORDER BY min(t._o) LIMIT " + strconv.Itoa(maxPartitions+1)
-	if len(t.ctes) > 0 {
-		q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
-	}
-	rows, err := t.probe(q)
+	rows, err := t.probeKeys(o, in, col.Name, true, "partitioned-by")
 	if err != nil {
 		return nil, err
-	}
-	if len(rows) > maxPartitions {
-		return nil, t.unsupported(o, "partitioned-by over more than "+strconv.Itoa(maxPartitions)+" values")
 	}
 	only := func(r *rel, col string, v string) *rel {
 		return t.stage(r.cols, "SELECT "+strings.Join(append(selectCols(r), "t._o"), ", ")+" FROM "+r.from+" t WHERE t."+colName(r.index(col))+" = "+v)

@@ -60,6 +60,29 @@ const maxPartitions = 256
 // toscalar(Key)), and the results are put together in the order the values first
 // appear. The values are read from the data while translating (at most
 // maxPartitions).
+// probeKeys reads the distinct values of column col of in from the data while
+// translating, in the order they first appear (NULL left out when notNull); more than
+// maxPartitions is unsupported (what names the construct).
+func (t *translator) probeKeys(o kql.Node, in *rel, col string, notNull bool, what string) ([][]any, error) {
+	c := "t." + colName(in.index(col))
+	where := ""
+	if notNull {
+		where = " WHERE " + c + " IS NOT NULL"
+	}
+	q := "SELECT " + c + " FROM " + in.from + " t" + where + " GROUP BY 1 ORDER BY min(t._o) LIMIT " + strconv.Itoa(maxPartitions+1)
+	if len(t.ctes) > 0 {
+		q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
+	}
+	rows, err := t.probe(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) > maxPartitions {
+		return nil, t.unsupported(o, what+" of more than "+strconv.Itoa(maxPartitions)+" key values")
+	}
+	return rows, nil
+}
+
 func (t *translator) partitionEach(in *rel, o *kql.PartitionOp, e *env) (*rel, error) {
 	id, ok := o.By.(*kql.Ident)
 	if !ok || in.index(id.Name) < 0 {
@@ -69,16 +92,9 @@ func (t *translator) partitionEach(in *rel, o *kql.PartitionOp, e *env) (*rel, e
 		return nil, t.unsupported(o, "partition with a braced body without an engine")
 	}
 	ci := in.index(id.Name)
-	q := "SELECT t." + colName(ci) + " FROM " + in.from + " t GROUP BY 1 ORDER BY min(t._o) LIMIT " + strconv.Itoa(maxPartitions+1)
-	if len(t.ctes) > 0 {
-		q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
-	}
-	rows, err := t.probe(q)
+	rows, err := t.probeKeys(o, in, id.Name, false, "a braced partition")
 	if err != nil {
 		return nil, err
-	}
-	if len(rows) > maxPartitions {
-		return nil, t.unsupported(o, "a braced partition of more than "+strconv.Itoa(maxPartitions)+" key values")
 	}
 	parts := e.child()
 	u := &kql.UnionOp{}
