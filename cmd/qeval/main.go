@@ -56,10 +56,26 @@ func stopOnSignals(stderr io.Writer) (context.Context, func()) {
 // Spider run, and a soft limit keeps a huge result from letting the heap run away.
 // GOGC and GOMEMLIMIT still win when set.
 func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(200)
-	}
+	tuneGCPercent(os.Getenv, 200)
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(3 << 30)
+	}
+}
+
+// largeSuite is the suite size past which a run's live heap (the suite, an index entry
+// and a few summary numbers per case) is no longer small: tuneForSuite then collects at
+// 2x it, which measured as fast on 200,000 cases and 0.2 GB lighter.
+const largeSuite = 10_000
+
+func tuneForSuite(getenv func(string) string, cases int) {
+	if cases > largeSuite {
+		tuneGCPercent(getenv, 100)
+	}
+}
+
+// tuneGCPercent sets the GC percent unless GOGC is set.
+func tuneGCPercent(getenv func(string) string, percent int) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(percent)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 	"testing"
 )
 
@@ -19,4 +20,24 @@ func TestMain(m *testing.M) {
 		return
 	}
 	os.Exit(m.Run())
+}
+
+// A large suite collects at 2x the live heap (it is no longer small), unless GOGC says
+// otherwise; a small one keeps the batch setting.
+func TestTuneForSuite(t *testing.T) {
+	prev := debug.SetGCPercent(200)
+	defer debug.SetGCPercent(prev)
+	none := func(string) string { return "" }
+	tuneForSuite(none, largeSuite)
+	if got := debug.SetGCPercent(200); got != 200 {
+		t.Errorf("a suite of %d cases: GC percent %d, want 200", largeSuite, got)
+	}
+	tuneForSuite(none, largeSuite+1)
+	if got := debug.SetGCPercent(200); got != 100 {
+		t.Errorf("a suite of %d cases: GC percent %d, want 100", largeSuite+1, got)
+	}
+	tuneForSuite(func(k string) string { return map[string]string{"GOGC": "400"}[k] }, 10*largeSuite)
+	if got := debug.SetGCPercent(200); got != 200 {
+		t.Errorf("GOGC set: GC percent changed to %d", got)
+	}
 }
