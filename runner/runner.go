@@ -119,10 +119,7 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 		})
 	}
 	g.Wait()
-	rep := &qeval.Report{SchemaVersion: qeval.ReportSchemaVersion}
-	if cfg.Store != nil {
-		rep.Store = cfg.Store
-	}
+	rep := &qeval.Report{SchemaVersion: qeval.ReportSchemaVersion, Store: cfg.Store} // nil without a store
 	rep.Cases, rep.Summary = col.close()
 	finished := r.now()
 	rep.Run = qeval.RunInfo{Suite: s.Name, SuitePath: s.Path, QevalVersion: cfg.Version, Dialect: dialectOf(s),
