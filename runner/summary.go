@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unique"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/metric"
@@ -193,9 +192,13 @@ func (sm *Summarizer) addSlow(sc qeval.SlowCase) {
 	}
 }
 
-// summaryMetric is a metric result with only the details the summary reads.
+// summaryMetric is a metric result with only what the summary reads: its score, skip
+// reason, failure and the details summaryDetails names.
 func summaryMetric(name string, m qeval.MetricResult) qeval.MetricResult {
 	out := qeval.MetricResult{Score: m.Score, Skipped: m.Skipped}
+	if m.Error != nil { // that it failed, not the inputs it failed on
+		out.Error = &qeval.MetricError{Metric: m.Error.Metric, Message: m.Error.Message}
+	}
 	if keys := summaryDetails[name]; len(keys) > 0 && len(m.Details) > 0 {
 		out.Details = map[string]any{}
 		for _, k := range keys {
@@ -517,23 +520,7 @@ func summaryView(c qeval.CaseResult) qeval.CaseResult {
 	if c.Metrics != nil {
 		v.Metrics = make(map[string]qeval.MetricResult, len(c.Metrics))
 		for name, m := range c.Metrics {
-			out := qeval.MetricResult{Score: m.Score}
-			if m.Skipped != nil {
-				s := unique.Make(*m.Skipped).Value() // the same few reasons on every case
-				out.Skipped = &s
-			}
-			if m.Error != nil {
-				out.Error = &qeval.MetricError{Metric: m.Error.Metric, Message: m.Error.Message}
-			}
-			if keys := summaryDetails[name]; len(keys) > 0 && len(m.Details) > 0 {
-				out.Details = map[string]any{}
-				for _, k := range keys {
-					if x, ok := m.Details[k]; ok {
-						out.Details[k] = x
-					}
-				}
-			}
-			v.Metrics[name] = out
+			v.Metrics[name] = summaryMetric(name, m)
 		}
 	}
 	return v
