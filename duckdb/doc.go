@@ -11,5 +11,9 @@
 // deadline interrupts the query in the engine (duckdb_interrupt, through the driver's
 // context handling); the row and byte caps stop fetching.
 //
+// A Host holds several files in one instance (each attached read-only, then the same
+// settings locked): a run over many small databases starts one instance, not one per
+// file.
+//
 // A target names a database as duckdb:PATH or as a path ending in .duckdb or .ddb.
 package duckdb

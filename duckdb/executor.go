@@ -30,6 +30,8 @@ type Executor struct {
 	limits qeval.Limits
 	db     *sql.DB
 	closed atomic.Bool
+	// onClose, when set, runs after the pool closes (a Host counting its executors)
+	onClose func()
 }
 
 // Path strips the duckdb: prefix of a target.
@@ -59,31 +61,36 @@ func Open(target string, limits qeval.Limits) (*Executor, error) {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: "a folder, not a DuckDB database file"}
 	}
 	limits = limits.WithDefaults()
-	// One thread per query: evaluation runs many small queries side by side, a thread
-	// pool per query only adds overhead (0.9 ms against 1.3 ms a Spider query on two
-	// cores), and one thread makes the order of rows that tie the same on every run.
-	threads := 1
 	cfg := url.Values{}
-	cfg.Set("access_mode", "READ_ONLY")
-	cfg.Set("enable_external_access", "false")
-	cfg.Set("autoinstall_known_extensions", "false")
-	cfg.Set("autoload_known_extensions", "false")
-	cfg.Set("allow_community_extensions", "false")
-	cfg.Set("memory_limit", fmt.Sprintf("%dMB", max(64, limits.MaxBytes>>20)))
-	cfg.Set("threads", fmt.Sprint(threads))
-	cfg.Set("lock_configuration", "true")
+	for k, v := range config(limits) {
+		cfg.Set(k, v)
+	}
 	conn, err := ddb.NewConnector(path+"?"+cfg.Encode(), nil)
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: engineMessage(err), Err: err}
 	}
-	e := &Executor{path: path, limits: limits, db: sql.OpenDB(conn)}
-	e.db.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
-	if _, err := e.Query(context.Background(), "SELECT 1"); err != nil {
-		e.db.Close()
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: qeval.ErrorMessage(err), Err: err}
-	}
-	return e, nil
+	return newExecutor(path, limits, conn)
 }
+
+// config is the sandbox of a database: read-only, no external access, no extension
+// install or autoload, memory_limit from limits, one thread, the configuration locked.
+func config(limits qeval.Limits) map[string]string {
+	// One thread per query: evaluation runs many small queries side by side, a thread
+	// pool per query only adds overhead (0.9 ms against 1.3 ms a Spider query on two
+	// cores), and one thread makes the order of rows that tie the same on every run.
+	return map[string]string{
+		"access_mode":                  "READ_ONLY",
+		"enable_external_access":       "false",
+		"autoinstall_known_extensions": "false",
+		"autoload_known_extensions":    "false",
+		"allow_community_extensions":   "false",
+		"memory_limit":                 fmt.Sprintf("%dMB", max(64, limits.MaxBytes>>20)),
+		"threads":                      "1",
+		"lock_configuration":           "true",
+	}
+}
+
+func maxProcs() int { return runtime.GOMAXPROCS(0) }
 
 // Opener is Open as a qeval.Opener.
 func Opener(target string, limits qeval.Limits) (qeval.Executor, error) {
@@ -102,7 +109,11 @@ func (e *Executor) Close() error {
 	if e == nil || e.db == nil || e.closed.Swap(true) {
 		return nil
 	}
-	return e.db.Close()
+	err := e.db.Close()
+	if e.onClose != nil {
+		e.onClose()
+	}
+	return err
 }
 
 // Query runs one read-only statement and returns its rows; see qeval.Executor. The

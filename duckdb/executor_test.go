@@ -19,7 +19,7 @@ import (
 
 // newDB writes a fresh DuckDB file with setup run on a writable connection and returns
 // its path.
-func newDB(t *testing.T, setup []string) string {
+func newDB(t testing.TB, setup []string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.duckdb")
 	db, err := sql.Open("duckdb", path)
@@ -48,9 +48,36 @@ func newExecutor(t *testing.T, setup []string, limits qeval.Limits) qeval.Execut
 	return e
 }
 
-// The executor keeps the contract every engine keeps.
+// openers open a database written by setup: alone, or on a Host beside another file.
+var openers = map[string]func(*testing.T, []string, qeval.Limits) qeval.Executor{
+	"alone":  newExecutor,
+	"hosted": newHostedExecutor,
+}
+
+// newHostedExecutor opens the database on a Host that also holds another file with a
+// table of the same name.
+func newHostedExecutor(t *testing.T, setup []string, limits qeval.Limits) qeval.Executor {
+	t.Helper()
+	path := newDB(t, setup)
+	other := newDB(t, []string{"CREATE TABLE t (other VARCHAR)", "INSERT INTO t VALUES ('the other file')"})
+	h := duckdb.NewHost([]string{"duckdb:" + other, "duckdb:" + path})
+	e, err := h.Open("duckdb:"+path, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close(); h.Close() })
+	return e
+}
+
+// The executor keeps the contract every engine keeps, opened alone or on a Host.
 func TestConformance(t *testing.T) {
-	qevaltest.RunExecutorTests(t, newExecutor, qevaltest.ExecutorOptions{
+	for name, open := range openers {
+		t.Run(name, func(t *testing.T) { testConformance(t, open) })
+	}
+}
+
+func testConformance(t *testing.T, open func(*testing.T, []string, qeval.Limits) qeval.Executor) {
+	qevaltest.RunExecutorTests(t, open, qevaltest.ExecutorOptions{
 		SlowQuery: "SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = -1",
 		BlobLiteral: func(b []byte) string {
 			var s strings.Builder
@@ -65,12 +92,18 @@ func TestConformance(t *testing.T) {
 // Hostile statements: nothing reaches the file system, the network, the configuration
 // or the database file; each is refused with a specific error, and the data is intact.
 func TestHostile(t *testing.T) {
+	for name, open := range openers {
+		t.Run(name, func(t *testing.T) { testHostile(t, open) })
+	}
+}
+
+func testHostile(t *testing.T, open func(*testing.T, []string, qeval.Limits) qeval.Executor) {
 	dir := t.TempDir()
 	secret := filepath.Join(dir, "secret.csv")
 	os.WriteFile(secret, []byte("a\n42\n"), 0o644)
 	out := filepath.Join(dir, "out.csv")
 	setup := []string{"CREATE TABLE t (a INTEGER)", "INSERT INTO t VALUES (1), (2)", "CREATE SEQUENCE seq"}
-	e := newExecutor(t, setup, qeval.Limits{Timeout: 5 * time.Second})
+	e := open(t, setup, qeval.Limits{Timeout: 5 * time.Second})
 	for _, q := range []string{
 		"DELETE FROM t",
 		"INSERT INTO t VALUES (3)",
@@ -84,6 +117,8 @@ func TestHostile(t *testing.T) {
 		"EXPORT DATABASE '" + dir + "/export'",
 		"ATTACH '" + dir + "/other.duckdb' AS o",
 		"DETACH main",
+		"DETACH test",
+		"USE memory",
 		"INSTALL httpfs",
 		"LOAD httpfs",
 		"SET memory_limit = '100GB'",
@@ -119,8 +154,8 @@ func TestHostile(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("COPY … TO wrote %s", out)
 	}
-	rs, err = e.Query(context.Background(), "SELECT current_setting('enable_external_access'), current_setting('access_mode')")
-	if err != nil || rs.Rows[0][0] != qeval.Bool(false) || !strings.EqualFold(rs.Rows[0][1].Str, "read_only") {
+	rs, err = e.Query(context.Background(), "SELECT current_setting('enable_external_access'), readonly, current_setting('lock_configuration') FROM duckdb_databases() WHERE database_name = current_database()")
+	if err != nil || len(rs.Rows) != 1 || rs.Rows[0][0] != qeval.Bool(false) || rs.Rows[0][1] != qeval.Bool(true) || rs.Rows[0][2] != qeval.Bool(true) {
 		t.Errorf("settings after the hostile statements: %v %v", rs, err)
 	}
 }

@@ -32,6 +32,9 @@ type Catalog struct {
 	// AllowPrivileged opens server databases even as a privileged role (a superuser, a
 	// role that reads server files or signals sessions): --unsafe-allow-privileged.
 	AllowPrivileged bool
+	// Openers, by engine name, open that engine's targets in place of the engine's own
+	// opener: DuckDB files attached to one shared instance (duckdb.Host), for one.
+	Openers map[string]qeval.Opener
 
 	mu      sync.Mutex
 	sources map[string]*resolved
@@ -103,6 +106,9 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 		}
 		if c.AllowPrivileged && e.OpenPrivileged != nil {
 			src.Open = e.OpenPrivileged
+		}
+		if o := c.Openers[e.Name]; o != nil {
+			src.Open = o
 		}
 		if kql && e.Dialect != "kql" {
 			return nil, &qeval.Error{Code: qeval.CodeInvalid,

@@ -65,3 +65,32 @@ func TestCatalog_DuckDBTarget(t *testing.T) {
 		t.Errorf("Resolve = %+v, %v", src, err)
 	}
 }
+
+// A catalog's opener for an engine replaces the engine's own for that engine only.
+func TestCatalog_OpenersReplaceTheEngines(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.duckdb"), nil, 0o644)
+	var opened []string
+	c := &registry.Catalog{Dir: dir, Openers: map[string]qeval.Opener{"duckdb": func(target string, _ qeval.Limits) (qeval.Executor, error) {
+		opened = append(opened, target)
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Message: "counted"}
+	}}}
+	src, err := c.Resolve(context.Background(), "a.duckdb", "sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Open(src.Files[0], qeval.Limits{}); err == nil || len(opened) != 1 || opened[0] != "duckdb:"+filepath.Join(dir, "a.duckdb") && opened[0] != filepath.Join(dir, "a.duckdb") {
+		t.Errorf("the catalog's DuckDB opener saw %v (%v)", opened, err)
+	}
+	os.WriteFile(filepath.Join(dir, "b.sqlite"), []byte("not a database"), 0o644)
+	sq, err := c.Resolve(context.Background(), "b.sqlite", "sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sq.Open(sq.Files[0], qeval.Limits{}); err == nil || !strings.Contains(err.Error(), "SQLite") {
+		t.Errorf("the SQLite file opened as %v, want SQLite's refusal", err)
+	}
+	if sq.Engine != "sqlite" || len(opened) != 1 {
+		t.Errorf("a SQLite file (engine %s) went through the DuckDB opener: %v", sq.Engine, opened)
+	}
+}
