@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -70,20 +71,7 @@ func textFuncs(def func(string, *fnDef)) {
 		if !ok1 || !ok2 {
 			return toString(a[0])
 		}
-		var pairs []string
-		for i, f := range from {
-			fs, ok := f.(string)
-			if !ok || fs == "" || i >= len(to) {
-				continue
-			}
-			ts, ok := to[i].(string)
-			if !ok {
-				continue
-			}
-			pairs = append(pairs, fs, ts)
-		}
-		// one pass, matches do not overlap, earlier lookups win at a position
-		return strings.NewReplacer(pairs...).Replace(toString(a[0]))
+		return replaceStrings(toString(a[0]), from, to)
 	}, TString, TDynamic, TDynamic))
 
 	def("punycode_from_string", fixed(TString, func(a []any) any {
@@ -349,4 +337,64 @@ func windowsArgs(s string) []any {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// replaceStrings is Kusto's replace_strings: each lookup in turn claims its matches
+// that overlap no earlier claim, so an earlier lookup takes precedence wherever they
+// overlap; a match whose rewrite is not a string keeps its text but still holds its
+// place. Lookups that are not strings, or empty, are ignored.
+func replaceStrings(text string, from, to []any) string {
+	type claim struct {
+		start, end int
+		with       string
+	}
+	var claims []claim
+	taken := make([]bool, len(text))
+	free := func(i, j int) bool {
+		for k := i; k < j; k++ {
+			if taken[k] {
+				return false
+			}
+		}
+		return true
+	}
+	for i, f := range from {
+		look, ok := f.(string)
+		if !ok || look == "" {
+			continue
+		}
+		with, rewrite := "", false
+		if i < len(to) {
+			with, rewrite = to[i].(string)
+		}
+		for pos := 0; pos <= len(text)-len(look); {
+			k := strings.Index(text[pos:], look)
+			if k < 0 {
+				break
+			}
+			start, end := pos+k, pos+k+len(look)
+			if !free(start, end) {
+				pos = start + 1
+				continue
+			}
+			for j := start; j < end; j++ {
+				taken[j] = true
+			}
+			if !rewrite {
+				with = text[start:end]
+			}
+			claims = append(claims, claim{start, end, with})
+			pos = end
+		}
+	}
+	sort.Slice(claims, func(i, j int) bool { return claims[i].start < claims[j].start })
+	var b strings.Builder
+	at := 0
+	for _, c := range claims {
+		b.WriteString(text[at:c.start])
+		b.WriteString(c.with)
+		at = c.end
+	}
+	b.WriteString(text[at:])
+	return b.String()
 }

@@ -23,6 +23,16 @@ func TestFunctions_Reference(t *testing.T) {
 			"a,b,c,d,e", []string{"564 Bytes|10.1 KB|19 MB|19.08 MB|19541 KB"}},
 		{"replace_strings", `print a = replace_strings("A magic trick can turn a cat into a dog", dynamic(['cat', 'dog']), dynamic(['dog', 'pigeon']))`,
 			"a", []string{"A magic trick can turn a dog into a pigeon"}},
+		// the earlier lookup claims its matches first; a non-string rewrite keeps the text
+		// but still holds the place
+		{"replace_strings_order", `let m = "This is an example of using replace_strings()"; print a = replace_strings(m, dynamic(['This', 'is']), dynamic(['This', 'was'])),
+			b = replace_strings(m, dynamic(['is', 'This']), dynamic(['was', 'This'])), c = replace_strings(m, dynamic(['This', 'is']), dynamic([12345, 'was'])),
+			d = replace_strings("A magic trick can turn a cat into a dog", dynamic(['turn', ' into a dog']), dynamic(['disappear', '']))`,
+			"a,b,c,d", []string{"This was an example of using replace_strings()|Thwas was an example of using replace_strings()|This was an example of using replace_strings()|A magic trick can disappear a cat"}},
+		// the null-values page: a null and a value are unequal; two nulls compare to null
+		{"null_equality", `datatable(val:int)[5, int(null)] | extend a = val > 3, b = val == int(null), c = val != int(null), d = val == 5, e = val != 5, f = 5 != val`,
+			"val,a,b,c,d,e,f", []string{"5|true|false|true|true|false|false", "null|null|null|null|false|true|true"}},
+		{"null_where", `datatable(ival:int, sval:string)[5, "a", int(null), "b"] | where ival != 5`, "ival,sval", []string{"null|b"}},
 		{"punycode", `print a = punycode_from_string('académie-française'), b = punycode_to_string('acadmie-franaise-npb1a'), c = punycode_from_string('艺术')`,
 			"a,b,c", []string{"acadmie-franaise-npb1a|académie-française|cqv902d"}},
 		{"parse_version", `datatable(v:string)["0.0.0.5", "0.2", "1.2.3.4", "1", "1.x", "1.2.3.4.5"] | extend p = tostring(parse_version(v) > parse_version("1.0.0.0")), n = isnull(parse_version(v))`,

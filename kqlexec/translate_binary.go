@@ -77,10 +77,30 @@ func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) 
 		return call("op:dyn"+op, TBool, l, r), nil
 	}
 	l, r = unify(l, r)
+	if (op == "==" || op == "!=") && l.t != TString && r.t != TString {
+		return nullEquality(op, l, r), nil
+	}
 	if op == "==" {
 		op = "="
 	}
 	return expr{sql: "(" + l.sql + " " + op + " " + r.sql + ")", t: TBool}, nil
+}
+
+// nullEquality is Kusto's == and != (its null-values page): a null and a non-null
+// value are unequal (false, true), two nulls compare to null, other values as SQL.
+// Strings are never null in Kusto and keep SQL's comparison.
+func nullEquality(op string, l, r expr) expr {
+	equal, unequal := "1", "0"
+	if op == "!=" {
+		equal, unequal = "0", "1"
+	}
+	notNull := func(e expr) bool { return e.isLit && e.lit != nil }
+	if notNull(l) || notNull(r) {
+		// one side is never null: a null on the other is unequal
+		return expr{sql: "(coalesce(" + l.sql + " = " + r.sql + ", 0) = " + equal + ")", t: TBool}
+	}
+	return expr{sql: "(CASE WHEN " + l.sql + " = " + r.sql + " THEN " + equal + " WHEN " + l.sql + " IS NULL AND " + r.sql +
+		" IS NULL THEN NULL ELSE " + unequal + " END)", t: TBool}
 }
 
 func (t *translator) arith(b *kql.Binary, op string, l, r expr) (expr, error) {
