@@ -86,7 +86,12 @@ func coreFuncs(def func(string, *fnDef)) {
 		if !ok1 || !ok2 || y == 0 {
 			return nil
 		}
-		return x % y
+		// Kusto's modulo is never negative: 0 <= x % y < abs(y)
+		r := x % y
+		if r < 0 {
+			r += max(y, -y)
+		}
+		return r
 	}})
 	def("op:fmod", &fnDef{min: 2, max: 2, fn: func(a []any) any {
 		x, ok1 := toReal(a[0])
@@ -94,7 +99,11 @@ func coreFuncs(def func(string, *fnDef)) {
 		if !ok1 || !ok2 {
 			return nil
 		}
-		return math.Mod(x, y)
+		r := math.Mod(x, y)
+		if r < 0 {
+			r += math.Abs(y)
+		}
+		return r
 	}})
 	def("op:span*", &fnDef{min: 2, max: 2, fn: func(a []any) any {
 		s, ok1 := a[0].(Timespan)

@@ -236,7 +236,20 @@ func dynamicFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		out := deepCopy(m).(map[string]any)
-		out[str(a, 1)] = toJSONValue(a[2])
+		// a JSONPath key ($.a.b) sets a nested key, making the bags on its way
+		cur, parts := out, splitPath(str(a, 1))
+		if len(parts) == 0 {
+			return nil // the root path is not a key
+		}
+		for _, k := range parts[:len(parts)-1] {
+			next, ok := cur[k].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[k] = next
+			}
+			cur = next
+		}
+		cur[parts[len(parts)-1]] = toJSONValue(a[2])
 		return Dyn{out}
 	}, TDynamic, TString, TDynamic))
 	def("bag_zip", fixed(TDynamic, func(a []any) any {

@@ -33,6 +33,11 @@ func TestFunctions_Reference(t *testing.T) {
 		{"null_equality", `datatable(val:int)[5, int(null)] | extend a = val > 3, b = val == int(null), c = val != int(null), d = val == 5, e = val != 5, f = 5 != val`,
 			"val,a,b,c,d,e,f", []string{"5|true|false|true|true|false|false", "null|null|null|null|false|true|true"}},
 		{"null_where", `datatable(ival:int, sval:string)[5, "a", int(null), "b"] | where ival != 5`, "ival,sval", []string{"null|b"}},
+		// the numerical-operators page: modulo is never negative
+		{"modulo", `print a = 14 % 12, b = -14 % 12, c = 14 % -12, d = -14 % -12, e = -7.5 % 2.0, f = -14h % 12h`, "a,b,c,d,e,f", []string{"2|10|2|10|0.5|10:00:00"}},
+		{"bag_set_key_path", `datatable(input: dynamic)[dynamic({'key1': 123, 'key2': {'prop1': 123, 'prop2': 'xyz'}}), dynamic({'key1': 123})]
+			| project r = tostring(bag_set_key(input, '$.key2.prop1', 'abc')), s = tostring(bag_set_key(input, 'k', 1)), u = isnull(bag_set_key(input, '$', 1))`,
+			"r,s,u", []string{`{"key1":123,"key2":{"prop1":"abc","prop2":"xyz"}}|{"k":1,"key1":123,"key2":{"prop1":123,"prop2":"xyz"}}|true`, `{"key1":123,"key2":{"prop1":"abc"}}|{"k":1,"key1":123}|true`}},
 		{"punycode", `print a = punycode_from_string('académie-française'), b = punycode_to_string('acadmie-franaise-npb1a'), c = punycode_from_string('艺术')`,
 			"a,b,c", []string{"acadmie-franaise-npb1a|académie-française|cqv902d"}},
 		{"parse_version", `datatable(v:string)["0.0.0.5", "0.2", "1.2.3.4", "1", "1.x", "1.2.3.4.5"] | extend p = tostring(parse_version(v) > parse_version("1.0.0.0")), n = isnull(parse_version(v))`,
