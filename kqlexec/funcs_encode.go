@@ -3,6 +3,7 @@ package kqlexec
 import (
 	"encoding/hex"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -57,29 +58,43 @@ func parseURL(a []any) any {
 	}}
 }
 
+// parsePath splits a file path as Kusto's parse_path does: an optional scheme
+// (file://…), the long-path prefix \\?\ dropped, a drive (C:) as the root, either
+// slash as a separator, and an alternate data stream after a colon in the file name.
 func parsePath(a []any) any {
 	p := str(a, 0)
-	sep := "/"
-	if strings.Contains(p, `\`) {
-		sep = `\`
+	scheme := ""
+	if m := schemeRE.FindStringSubmatch(p); m != nil {
+		scheme, p = m[1], p[len(m[0]):]
+	}
+	p = strings.TrimPrefix(p, `\\?\`)
+	root := ""
+	if len(p) >= 2 && p[1] == ':' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') {
+		root = p[:2]
 	}
 	dir, file := "", p
-	if i := strings.LastIndex(p, sep); i >= 0 {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
 		dir, file = p[:i], p[i+1:]
+	} else if root != "" {
+		file = p[2:]
+	}
+	stream := ""
+	if i := strings.IndexByte(file, ':'); i >= 0 {
+		file, stream = file[:i], file[i+1:]
 	}
 	ext := ""
 	if i := strings.LastIndex(file, "."); i >= 0 {
 		ext = file[i+1:]
 	}
-	return Dyn{map[string]any{"Scheme": "", "RootPath": "", "DirectoryPath": dir, "DirectoryName": lastPart(dir, sep), "Filename": file, "Extension": ext, "AlternateDataStreamName": ""}}
+	name := dir
+	if i := strings.LastIndexAny(dir, `/\`); i >= 0 {
+		name = dir[i+1:]
+	}
+	return Dyn{map[string]any{"Scheme": scheme, "RootPath": root, "DirectoryPath": dir, "DirectoryName": name, "Filename": file, "Extension": ext,
+		"AlternateDataStreamName": stream}}
 }
 
-func lastPart(s, sep string) string {
-	if i := strings.LastIndex(s, sep); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
+var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 
 // urlEncode escapes as .NET's HttpUtility.UrlEncode does: lower-case hex, letters,
 // digits and -_.!*() kept, space written as given.

@@ -204,16 +204,24 @@ func stringFuncs(def func(string, *fnDef)) {
 		return strings.Join(parts, str(a, 2))
 	}})
 	def("strcmp", fixed(TLong, func(a []any) any { return int64(strings.Compare(str(a, 0), str(a, 1))) }, TString, TString))
-	def("tohex", &fnDef{min: 1, max: 2, args: []Type{TLong, TLong}, ret: TString, fn: func(a []any) any {
-		if a[0] == nil {
-			return nil
+	toHex := func(bits int) func(a []any) any {
+		return func(a []any) any {
+			if a[0] == nil {
+				return nil
+			}
+			v := uint64(long(a, 0, 0))
+			if bits == 32 {
+				v = uint64(uint32(v))
+			}
+			s := strconv.FormatUint(v, 16)
+			if w := long(a, 1, 0); int64(len(s)) < w {
+				s = strings.Repeat("0", int(w)-len(s)) + s
+			}
+			return s
 		}
-		s := strconv.FormatUint(uint64(long(a, 0, 0)), 16)
-		if w := long(a, 1, 0); int64(len(s)) < w {
-			s = strings.Repeat("0", int(w)-len(s)) + s
-		}
-		return s
-	}})
+	}
+	def("tohex", &fnDef{min: 1, max: 2, args: []Type{TLong, TLong}, ret: TString, fn: toHex(64)})
+	def("op:tohex32", &fnDef{min: 1, max: 2, args: []Type{TLong, TLong}, ret: TString, fn: toHex(32)})
 	def("url_encode", fixed(TString, func(a []any) any { return urlEncode(str(a, 0), "+") }, TString))
 	def("url_encode_component", fixed(TString, func(a []any) any { return urlEncode(str(a, 0), "%20") }, TString))
 	def("url_decode", fixed(TString, func(a []any) any {

@@ -38,6 +38,12 @@ func TestFunctions_Reference(t *testing.T) {
 		{"bag_set_key_path", `datatable(input: dynamic)[dynamic({'key1': 123, 'key2': {'prop1': 123, 'prop2': 'xyz'}}), dynamic({'key1': 123})]
 			| project r = tostring(bag_set_key(input, '$.key2.prop1', 'abc')), s = tostring(bag_set_key(input, 'k', 1)), u = isnull(bag_set_key(input, '$', 1))`,
 			"r,s,u", []string{`{"key1":123,"key2":{"prop1":"abc","prop2":"xyz"}}|{"k":1,"key1":123,"key2":{"prop1":123,"prop2":"xyz"}}|true`, `{"key1":123,"key2":{"prop1":"abc"}}|{"k":1,"key1":123}|true`}},
+		{"tohex", `print a = tohex(256), b = tohex(-256), c = tohex(toint(-256), 8), d = tohex(256, 8), e = tohex(256, 2)`, "a,b,c,d,e", []string{"100|ffffffffffffff00|ffffff00|00000100|100"}},
+		{"parse_path", `datatable(p:string)[@"C:\temp\file.txt", "file://C:/temp/file.txt:some.exe", @"\\shared\users\temp\file.txt.gz", "/usr/lib/temp/file.txt", @"\\?\D:\x\a.b.c"]
+			| extend r = parse_path(p) | project s = tostring(r.Scheme), root = tostring(r.RootPath), dir = tostring(r.DirectoryPath), dn = tostring(r.DirectoryName), f = tostring(r.Filename),
+				e = tostring(r.Extension), ads = tostring(r.AlternateDataStreamName)`,
+			"s,root,dir,dn,f,e,ads", []string{`|C:|C:\temp|temp|file.txt|txt|`, `file|C:|C:/temp|temp|file.txt|txt|some.exe`, `||\\shared\users\temp|temp|file.txt.gz|gz|`,
+				`||/usr/lib/temp|temp|file.txt|txt|`, `|D:|D:\x|x|a.b.c|c|`}},
 		{"punycode", `print a = punycode_from_string('académie-française'), b = punycode_to_string('acadmie-franaise-npb1a'), c = punycode_from_string('艺术')`,
 			"a,b,c", []string{"acadmie-franaise-npb1a|académie-française|cqv902d"}},
 		{"parse_version", `datatable(v:string)["0.0.0.5", "0.2", "1.2.3.4", "1", "1.x", "1.2.3.4.5"] | extend p = tostring(parse_version(v) > parse_version("1.0.0.0")), n = isnull(parse_version(v))`,

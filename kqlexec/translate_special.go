@@ -91,6 +91,8 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return spColumnNamesOf, true
 	case "bag_pack_columns":
 		return spBagPackColumns, true
+	case "tohex":
+		return spToHex, true
 	case "current_database":
 		return func(t *translator, c *kql.Call, sc *scope) (expr, error) { return lit("NetDefaultDB", TString), nil }, true
 	}
@@ -434,4 +436,22 @@ func spBinAuto(t *translator, c *kql.Call, sc *scope) (expr, error) {
 		return t.expr(&kql.Call{Span: c.Span, Func: &kql.Ident{Span: c.Span, Name: "bin"}, Args: []kql.Expr{c.Args[0], size}}, sc)
 	}
 	return t.expr(&kql.Call{Span: c.Span, Func: &kql.Ident{Span: c.Span, Name: "bin_at"}, Args: []kql.Expr{c.Args[0], size, at}}, sc)
+}
+
+// spToHex writes an int (32 bits) as its own two's complement, a long as 64 bits:
+// tohex(toint(-256)) is ffffff00, tohex(-256) ffffffffffffff00.
+func spToHex(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, 2)
+	if err != nil {
+		return expr{}, err
+	}
+	name := "tohex"
+	if a[0].t == TInt {
+		name = "op:tohex32"
+	}
+	args := []expr{coerce(a[0], TLong)}
+	if len(a) > 1 {
+		args = append(args, coerce(a[1], TLong))
+	}
+	return call(name, TString, args...), nil
 }
