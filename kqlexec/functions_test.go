@@ -44,6 +44,9 @@ func TestFunctions_Reference(t *testing.T) {
 				e = tostring(r.Extension), ads = tostring(r.AlternateDataStreamName)`,
 			"s,root,dir,dn,f,e,ads", []string{`|C:|C:\temp|temp|file.txt|txt|`, `file|C:|C:/temp|temp|file.txt|txt|some.exe`, `||\\shared\users\temp|temp|file.txt.gz|gz|`,
 				`||/usr/lib/temp|temp|file.txt|txt|`, `|D:|D:\x|x|a.b.c|c|`}},
+		// f(...)[k] of a function with several outputs is its k-th output; one array is indexed
+		{"array_sort_outputs", `print t = dynamic([3, 1, 2]), c = dynamic(["c", "a", "b"]) | project a = tostring(array_sort_asc(t, c)[1]), d = tostring(array_sort_desc(t, c)[-1]),
+			e = tostring(array_sort_asc(t)[0])`, "a,d,e", []string{`["a","b","c"]|["c","b","a"]|1`}},
 		{"punycode", `print a = punycode_from_string('académie-française'), b = punycode_to_string('acadmie-franaise-npb1a'), c = punycode_from_string('艺术')`,
 			"a,b,c", []string{"acadmie-franaise-npb1a|académie-française|cqv902d"}},
 		{"parse_version", `datatable(v:string)["0.0.0.5", "0.2", "1.2.3.4", "1", "1.x", "1.2.3.4.5"] | extend p = tostring(parse_version(v) > parse_version("1.0.0.0")), n = isnull(parse_version(v))`,

@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval/kql"
@@ -310,6 +311,9 @@ func (t *translator) member(m *kql.Member, sc *scope) (expr, error) {
 }
 
 func (t *translator) index(ix *kql.Index, sc *scope) (expr, error) {
+	if m := outputAt(ix); m != nil {
+		return t.expr(m, sc)
+	}
 	x, err := t.expr(ix.X, sc)
 	if err != nil {
 		return expr{}, err
@@ -347,3 +351,36 @@ func (t *translator) starPredicate(b *kql.Binary, op string, sc *scope) (expr, e
 // opAliases are legacy spellings of operators.
 var opAliases = map[string]string{"notcontains": "!contains", "notcontains_cs": "!contains_cs", "containscs": "contains_cs",
 	"notcontainscs": "!contains_cs", "nothas": "!has"}
+
+// outputAt reads f(...)[k] of a function with several outputs (array_sort_asc over
+// several arrays, series_fit_line, …) as its k-th output: f(...).key.
+func outputAt(ix *kql.Index) kql.Expr {
+	c, ok := ix.X.(*kql.Call)
+	idx, sign := ix.Index, ""
+	if u, neg := idx.(*kql.Unary); neg && u.Op == "-" {
+		idx, sign = u.X, "-"
+	}
+	lit, ok2 := idx.(*kql.Literal)
+	if !ok || !ok2 || lit.Null || (lit.Kind != kql.LitLong && lit.Kind != kql.LitInt) {
+		return nil
+	}
+	d := funcs[c.Name()]
+	if d == nil {
+		return nil
+	}
+	outputs := d.outputs
+	if d.outputsOf != nil {
+		outputs = d.outputsOf(c)
+	}
+	k, err := strconv.Atoi(sign + lit.Value)
+	if err != nil || len(outputs) < 2 {
+		return nil
+	}
+	if k < 0 {
+		k += len(outputs)
+	}
+	if k < 0 || k >= len(outputs) {
+		return nil
+	}
+	return &kql.Member{Span: ix.Span, X: c, Name: &kql.Ident{Span: ix.Span, Name: outputs[k].key}}
+}
