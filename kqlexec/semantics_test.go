@@ -111,6 +111,11 @@ func TestSemantics_KQLRules(t *testing.T) {
 		{"HasAny", `datatable(s:string)["error: disk full","all good"] | where s has_any ("disk", "cpu")`, "s", []string{"error: disk full"}},
 		{"Between", `range x from 1 to 10 step 1 | where x between (3 .. 5) | count`, "Count", []string{"3"}},
 		{"MvExpand", `print a = dynamic([1,2,3]) | mv-expand a to typeof(long) | summarize sum(a)`, "sum_a", []string{"6"}},
+		// a random value is drawn once per row: every reference to it reads the same value,
+		// and each row mv-expand makes of it keeps it
+		{"RandOncePerRow", `range x from 1 to 200 step 1 | extend r = rand() | extend a = r, b = r * 1 | where a != b | count`, "Count", []string{"0"}},
+		{"RandKeptByMvExpand", `range d from 1 to 50 step 1 | extend r = rand() + 1 | extend u = range(tolong(d * 10 * r), tolong(d * 10 * r + 5 * r), 1)
+			| mv-expand u to typeof(long) | summarize dcount(r), lo = min(u), first = take_any(tolong(d * 10 * r)) by d | where dcount_r != 1 or lo != first | count`, "Count", []string{"0"}},
 		{"Parse", `print s = "user=ann id=7" | parse s with "user=" user " id=" id:long | project user, id`, "user,id", []string{"ann|7"}},
 		{"UnionOuter", `union (print a=1), (print b="x") | project a, b`, "a,b", []string{"1|", "null|x"}},
 		{"IffCase", `range x from 1 to 3 step 1 | project c = case(x == 1, "one", x == 2, "two", "many"), i = iff(x > 1, x, -1)`,

@@ -158,7 +158,13 @@ func parseDatetime(s string) (Datetime, bool) {
 	if strings.Count(s, ",") >= 2 && !strings.ContainsAny(s, "-/:") {
 		return parseDatetimeParts(s)
 	}
-	if spacedDate.MatchString(s) {
+	if len(s) >= 20 && s[10] == 'T' {
+		// the form datetimes are stored and printed in (2017-01-01T00:00:00.0000000Z)
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return datetimeOf(t), true
+		}
+	}
+	if (strings.Contains(s, " -") || strings.Contains(s, "- ")) && spacedDate.MatchString(s) {
 		// datetime(2017 - 08 - 01): Kusto reads the date with spaces around its dashes
 		s = spacedDate.ReplaceAllString(s, "${1}-${2}")
 	}

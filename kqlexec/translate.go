@@ -243,11 +243,30 @@ func (t *translator) stage(cols []column, sel string) *rel {
 		b.WriteString(colName(i))
 		b.WriteByte(',')
 	}
-	b.WriteString("_o) AS (")
+	// a stage that draws random values is computed once: SQLite would otherwise
+	// inline it and draw again at each reference (r = rand() read twice, two values)
+	if strings.Contains(sel, "kfv(") {
+		b.WriteString("_o) AS MATERIALIZED (")
+	} else {
+		b.WriteString("_o) AS (")
+	}
 	b.WriteString(sel)
 	b.WriteByte(')')
 	t.ctes = append(t.ctes, b.String())
 	return &rel{from: name, cols: cols}
+}
+
+// materialize makes the stage r reads computed once, before the stages that read it:
+// an operator that fans rows out (mv-expand) would otherwise recompute r's columns
+// for every row it makes. A relation that is not a stage is left as it is.
+func (t *translator) materialize(r *rel) {
+	prefix := r.from + "("
+	for i, c := range t.ctes {
+		if strings.HasPrefix(c, prefix) {
+			t.ctes[i] = strings.Replace(c, "_o) AS (", "_o) AS MATERIALIZED (", 1)
+			return
+		}
+	}
 }
 
 func colName(i int) string { return "c" + strconv.Itoa(i) }

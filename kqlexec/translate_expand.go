@@ -62,6 +62,7 @@ func (t *translator) mvExpand(in *rel, o *kql.MvExpandOp, e *env) (*rel, error) 
 	if ix, ok := o.Param("with_itemindex").(*kql.Ident); ok {
 		cols, sqls = setCol(cols, sqls, column{ix.Name, TLong}, pos)
 	}
+	t.materialize(in)
 	sel := "SELECT " + strings.Join(append(sqls, "row_number() OVER (ORDER BY t._o, j.id)"), ", ") + " FROM " + in.from + " t JOIN " + from + " j"
 	if o.Limit != nil {
 		n, err := t.countExpr(o.Limit, e)

@@ -612,8 +612,11 @@ func (t *translator) activityEngagement(in *rel, o *kql.EvaluateOp, e *env) (*re
 		"let S = " + start + ";\n" +
 		"let W = B | extend __vb = bin_at(__t, " + inner + ", S) | where __vb >= S and __vb <= " + end + ";\n" +
 		"let I = W | summarize __inner = dcount(__id) by __b = __vb" + joinDims(dims) + ";\n" +
-		"let O = range __b from S to " + end + " step " + inner + " | extend __k = 1 | join kind=inner (W) on __k" +
-		" | where __vb > __b - " + outer + " and __vb <= __b | summarize __outer = dcount(__id) by __b" + joinDims(dims) + ";\n" +
+		// each id's inner window counts in the outer windows that end at it and after it,
+		// up to Outer later: a row per id, window and outer window (no join of all windows)
+		"let O = W | summarize by __id, __vb" + joinDims(dims) +
+		" | mv-expand __b = range(__vb, __vb + " + outer + " - 1tick, " + inner + ") to typeof(datetime) limit 1000000" +
+		" | where __b <= " + end + " | summarize __outer = dcount(__id) by __b" + joinDims(dims) + ";\n" +
 		"I | join kind=inner O on " + strings.Join(append([]string{"__b"}, dims...), ", ") +
 		" | project " + tl + " = __b, dcount_activities_inner = __inner, dcount_activities_outer = __outer, activity_ratio = todouble(__inner) / __outer" + joinDims(dims) +
 		" | sort by " + tl + " asc"
