@@ -143,6 +143,11 @@ func TestFunctions_Reference(t *testing.T) {
 		{"parse_kv_regex", `print str=@'["referer url: https://h.com/r?d=/?h=1", "advertiser id: 24fefbca-cf27-4d62-a623-249c2ad30c73"]'
 			| parse-kv str as (['referer url']:string, ['advertiser id']: guid) with (regex=@'"([\w ]+)\s*:\s*([^"]*)"') | project-away str`,
 			"referer url,advertiser id", []string{"https://h.com/r?d=/?h=1|24fefbca-cf27-4d62-a623-249c2ad30c73"}},
+		// without delimiters: any character but a letter or digit delimits; keys are whole words
+		{"parse_kv_no_delimiters", `print str="2021-01-01T10:00:34 [INFO] ThreadId:458745723, Machine:Node001, Text: Started"
+			| parse-kv str as (Text: string, ThreadId:long, Machine: string, Thread: string) | project-away str`, "Text,ThreadId,Machine,Thread", []string{"Started|458745723|Node001|"}},
+		{"parse_kv_no_delimiters_quoted", `print str="x ThreadId:4, Text: 'The service \\' is up', Machine:N1"
+			| parse-kv str as (Text: string, ThreadId:long, Machine: string) with (quote="'", escape='\\') | project-away str`, "Text,ThreadId,Machine", []string{"The service ' is up|4|N1"}},
 		{"top_hitters", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 7, "a", 1] | top-hitters 2 of k`,
 			"k,approximate_count_k", []string{"a|3", "b|2"}},
 		{"top_hitters_sum", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 6, "a", 1] | top-hitters 1 of k by v`,

@@ -3,6 +3,8 @@ package kqlexec
 import (
 	"encoding/json"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/qeval/qeval/kql"
 )
@@ -15,13 +17,14 @@ type kvOptions struct {
 	Escape []string `json:"escape"`
 	Greedy bool     `json:"greedy"`
 	Regex  string   `json:"regex"`
+	// Keys are the listed keys, for the form without delimiters (it looks for them)
+	Keys []string `json:"keys,omitempty"`
 }
 
 // parseKv translates parse-kv X as (Key: type, …) with (…): the pairs of X are read
 // once into a bag (the first value of each key, _parse_kv), and each listed key
 // becomes a column of its type (a missing string key is "", other types null). The
-// specified-delimiter and regex forms are translated; the form without delimiters is
-// not.
+// three forms are translated: specified delimiters, none (parseKVWords), regex.
 func (t *translator) parseKv(in *rel, o *kql.ParseKvOp, e *env) (*rel, error) {
 	sc := inScope(in, e)
 	x, err := t.expr(o.X, sc)
@@ -55,8 +58,8 @@ func (t *translator) parseKv(in *rel, o *kql.ParseKvOp, e *env) (*rel, error) {
 			return nil, t.errAt(p, "parse-kv has no parameter %q", p.Name)
 		}
 	}
-	if opt.Regex == "" && (opt.Pair == "" || opt.KV == "") {
-		return nil, t.unsupported(o, "parse-kv without pair_delimiter and kv_delimiter (or regex)")
+	if opt.Regex == "" && (opt.Pair == "") != (opt.KV == "") {
+		return nil, t.errAt(o, "parse-kv takes pair_delimiter and kv_delimiter together (or neither, or regex)")
 	}
 	for _, q := range opt.Quotes {
 		if n := len([]rune(q)); n < 1 || n > 2 {
@@ -66,6 +69,11 @@ func (t *translator) parseKv(in *rel, o *kql.ParseKvOp, e *env) (*rel, error) {
 	if opt.Regex != "" {
 		if _, err := compileRegex(opt.Regex); err != nil {
 			return nil, t.errAt(o, "parse-kv: %v", err)
+		}
+	}
+	if opt.Regex == "" && opt.Pair == "" {
+		for _, c := range o.Columns {
+			opt.Keys = append(opt.Keys, c.Name.Name)
 		}
 	}
 	b, _ := json.Marshal(opt)
@@ -106,6 +114,9 @@ func parseKV(s string, opt kvOptions) map[string]any {
 			}
 		}
 		return out
+	}
+	if opt.Pair == "" {
+		return parseKVWords(s, opt)
 	}
 	closing := func(open byte) (string, bool) {
 		for _, q := range opt.Quotes {
@@ -209,6 +220,90 @@ func parseKV(s string, opt kvOptions) map[string]any {
 		}
 		put(key, strings.TrimSpace(s[i:end]))
 		i = end + len(opt.Pair)
+	}
+	return out
+}
+
+// parseKVWords is parse-kv without delimiters: any character that is not a letter
+// or a digit delimits. Each listed key is looked for as a whole word; its value is
+// the quoted text or the run of letters and digits after the delimiters that follow.
+func parseKVWords(s string, opt kvOptions) map[string]any {
+	out := map[string]any{}
+	word := func(i int) bool {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	}
+	before := func(i int) bool {
+		if i == 0 {
+			return false
+		}
+		r, _ := utf8.DecodeLastRuneInString(s[:i])
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	}
+	closing := func(c byte) (string, bool) {
+		for _, q := range opt.Quotes {
+			if q[0] == c {
+				return q[len(q)-1:], true
+			}
+		}
+		return "", false
+	}
+	escape := func(c byte) bool {
+		for _, e := range opt.Escape {
+			if e != "" && e[0] == c {
+				return true
+			}
+		}
+		return false
+	}
+	// quoted reads the quoted value that opens at s[i]
+	quoted := func(i int, end string) string {
+		var b strings.Builder
+		for j := i + 1; j < len(s); j++ {
+			if escape(s[j]) && j+1 < len(s) {
+				j++
+				b.WriteByte(s[j])
+				continue
+			}
+			if strings.HasPrefix(s[j:], end) {
+				break
+			}
+			b.WriteByte(s[j])
+		}
+		return b.String()
+	}
+	for _, k := range opt.Keys {
+		for from := 0; from < len(s); {
+			at := strings.Index(s[from:], k)
+			if at < 0 {
+				break
+			}
+			i := from + at + len(k)
+			from += at + 1
+			if k == "" || before(from-1) || i < len(s) && word(i) || i == len(s) {
+				continue // not a whole word, or nothing after it
+			}
+			// the delimiters after the key, then a quoted value or a word
+			for i < len(s) && !word(i) {
+				if end, ok := closing(s[i]); ok {
+					out[k] = quoted(i, end)
+					break
+				}
+				i++
+			}
+			if _, done := out[k]; done {
+				break
+			}
+			j := i
+			for j < len(s) && word(j) {
+				_, n := utf8.DecodeRuneInString(s[j:])
+				j += n
+			}
+			if j > i {
+				out[k] = s[i:j]
+				break
+			}
+		}
 	}
 	return out
 }
