@@ -1,9 +1,11 @@
 package kqlexec
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // aggImpl is one running Go aggregate.
@@ -44,6 +46,7 @@ var aggFactories = map[string]func() aggImpl{
 	"binary_all_and":       func() aggImpl { return &bitAgg{op: "and"} },
 	"binary_all_or":        func() aggImpl { return &bitAgg{op: "or"} },
 	"binary_all_xor":       func() aggImpl { return &bitAgg{op: "xor"} },
+	"buildschema":          func() aggImpl { return &schemaAgg{} },
 }
 
 // goAgg is the SQLite aggregate ka(name, signature, args...).
@@ -516,3 +519,107 @@ func (f *firstAgg) step(a []any) {
 }
 
 func (f *firstAgg) done() any { return f.v }
+
+// schemaAgg is buildschema(): the smallest schema that admits every value. A schema
+// is the alternatives seen, in the order first seen: scalar type names (long, double,
+// string, bool), one object (a schema per key) and one array (the schema of its items
+// under "`indexer`"); one alternative stands alone, several make a list.
+type schemaAgg struct{ s schemaNode }
+
+type schemaNode struct {
+	alts  []string // "t:long", "obj", "arr", in the order first seen
+	keys  map[string]*schemaNode
+	items *schemaNode
+}
+
+func (n *schemaNode) has(alt string) bool {
+	for _, a := range n.alts {
+		if a == alt {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *schemaNode) add(v any) {
+	alt := ""
+	switch x := v.(type) {
+	case nil:
+		return
+	case map[string]any:
+		alt = "obj"
+		if n.keys == nil {
+			n.keys = map[string]*schemaNode{}
+		}
+		for k, e := range x {
+			c := n.keys[k]
+			if c == nil {
+				c = &schemaNode{}
+				n.keys[k] = c
+			}
+			c.add(e)
+		}
+	case []any:
+		alt = "arr"
+		if n.items == nil {
+			n.items = &schemaNode{}
+		}
+		for _, e := range x {
+			n.items.add(e)
+		}
+	case json.Number:
+		alt = "t:double"
+		if _, err := x.Int64(); err == nil && !strings.ContainsAny(string(x), ".eE") {
+			alt = "t:long"
+		}
+	case float64:
+		alt = "t:double"
+	case int64:
+		alt = "t:long"
+	case bool:
+		alt = "t:bool"
+	default:
+		alt = "t:string"
+	}
+	if !n.has(alt) {
+		n.alts = append(n.alts, alt)
+	}
+}
+
+func (n *schemaNode) value() any {
+	var out []any
+	for _, a := range n.alts {
+		switch a {
+		case "obj":
+			m := make(map[string]any, len(n.keys))
+			for k, c := range n.keys {
+				m[k] = c.value()
+			}
+			out = append(out, m)
+		case "arr":
+			out = append(out, map[string]any{"`indexer`": n.items.value()})
+		default:
+			out = append(out, a[2:])
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return out
+}
+
+func (a *schemaAgg) step(v []any) {
+	if d, ok := v[0].(Dyn); ok {
+		a.s.add(d.V)
+	}
+}
+
+func (a *schemaAgg) done() any {
+	if len(a.s.alts) == 0 {
+		return nil
+	}
+	return Dyn{a.s.value()}
+}

@@ -148,6 +148,9 @@ func TestFunctions_Reference(t *testing.T) {
 			| parse-kv str as (Text: string, ThreadId:long, Machine: string, Thread: string) | project-away str`, "Text,ThreadId,Machine,Thread", []string{"Started|458745723|Node001|"}},
 		{"parse_kv_no_delimiters_quoted", `print str="x ThreadId:4, Text: 'The service \\' is up', Machine:N1"
 			| parse-kv str as (Text: string, ThreadId:long, Machine: string) with (quote="'", escape='\\') | project-away str`, "Text,ThreadId,Machine", []string{"The service ' is up|4|N1"}},
+		{"buildschema", `datatable(value: dynamic) [dynamic({"x":1, "y":3.5}), dynamic({"x":"somevalue", "z":[1, 2, 3]}), dynamic({"y":{"w":"zzz"}, "t":["aa", "bb"], "z":["foo"]}), dynamic(null)]
+			| summarize buildschema(value) | project s = tostring(schema_value)`, "s",
+			[]string{"{\"t\":{\"`indexer`\":\"string\"},\"x\":[\"long\",\"string\"],\"y\":[\"double\",{\"w\":\"string\"}],\"z\":{\"`indexer`\":[\"long\",\"string\"]}}"}},
 		{"top_hitters", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 7, "a", 1] | top-hitters 2 of k`,
 			"k,approximate_count_k", []string{"a|3", "b|2"}},
 		{"top_hitters_sum", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3, "b", 2, "c", 6, "a", 1] | top-hitters 1 of k by v`,

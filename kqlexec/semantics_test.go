@@ -113,6 +113,8 @@ func TestSemantics_KQLRules(t *testing.T) {
 		{"MvExpand", `print a = dynamic([1,2,3]) | mv-expand a to typeof(long) | summarize sum(a)`, "sum_a", []string{"6"}},
 		// a random value is drawn once per row: every reference to it reads the same value,
 		// and each row mv-expand makes of it keeps it
+		// a null dynamic argument reaches functions as null, not as an empty string
+		{"NullDynamicArgument", `datatable(v: dynamic)[dynamic(null), dynamic([1])] | project t = gettype(v), n = array_length(v)`, "t,n", []string{"null|null", "array|1"}},
 		{"RandOncePerRow", `range x from 1 to 200 step 1 | extend r = rand() | extend a = r, b = r * 1 | where a != b | count`, "Count", []string{"0"}},
 		{"RandKeptByMvExpand", `range d from 1 to 50 step 1 | extend r = rand() + 1 | extend u = range(tolong(d * 10 * r), tolong(d * 10 * r + 5 * r), 1)
 			| mv-expand u to typeof(long) | summarize dcount(r), lo = min(u), first = take_any(tolong(d * 10 * r)) by d | where dcount_r != 1 or lo != first | count`, "Count", []string{"0"}},

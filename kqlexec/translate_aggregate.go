@@ -122,6 +122,11 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 		}
 		x := aggCall(name, TDynamic, args...)
 		return expr{sql: "coalesce(" + x.sql + ", " + empty + ")", t: TDynamic}, nil
+	case "buildschema":
+		if err := need(1, 1); err != nil {
+			return expr{}, err
+		}
+		return aggCall(name, TDynamic, coerce(a[0], TDynamic)), nil
 	case "make_list_if", "make_set_if", "make_bag_if":
 		if err := need(2, 3); err != nil {
 			return expr{}, err

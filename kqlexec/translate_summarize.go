@@ -135,7 +135,7 @@ var aggPrefix = map[string]string{
 	"make_set": "set", "makeset": "set", "make_set_if": "set", "make_bag": "bag", "make_bag_if": "bag",
 	"take_any": "any", "any": "any", "take_anyif": "anyif", "anyif": "anyif",
 	"count_distinct": "count_distinct", "count_distinctif": "count_distinctif",
-	"percentiles_array": "percentiles", "percentilesw_array": "percentiles",
+	"percentiles_array": "percentiles", "percentilesw_array": "percentiles", "buildschema": "schema",
 }
 
 // aggName is the default column name of an aggregation item: count_, sum_X, ...

@@ -24,6 +24,9 @@ type Dyn struct{ V any }
 func decode(v any, t Type) any {
 	if b, ok := v.([]byte); ok {
 		v = string(b)
+		if b == nil {
+			v = nil // the driver passes a NULL argument as a nil []byte
+		}
 	}
 	if v == nil {
 		if t == TString {
