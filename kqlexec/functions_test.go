@@ -235,6 +235,15 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 		{"activity_engagement", `datatable(id:long, d:datetime)[1, datetime(2017-01-01), 2, datetime(2017-01-01), 1, datetime(2017-01-02), 3, datetime(2017-01-03), 1, datetime(2017-01-03)]
 			| evaluate activity_engagement(id, d, datetime(2017-01-01), datetime(2017-01-03), 1d, 2d)`,
 			"d,dcount_activities_inner,dcount_activities_outer,activity_ratio", []string{"2017-01-01T00:00:00Z|2|2|1", "2017-01-02T00:00:00Z|1|2|0.5", "2017-01-03T00:00:00Z|2|2|1"}},
+		// of the window before's ids, those seen again; new ids are those the window before lacked
+		{"activity_metrics", `datatable(id:string, t:datetime)["a", datetime(2024-01-01), "b", datetime(2024-01-02), "a", datetime(2024-01-08), "c", datetime(2024-01-09),
+			"c", datetime(2024-01-16), "d", datetime(2024-01-17), "a", datetime(2024-01-17), "z", datetime(2024-03-01)]
+			| evaluate activity_metrics(id, t, datetime(2024-01-01), datetime(2024-01-31), 7d)`,
+			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate", []string{"2024-01-01T00:00:00Z|2|2|null|null", "2024-01-08T00:00:00Z|2|1|0.5|0.5", "2024-01-15T00:00:00Z|3|1|1|0"}},
+		{"activity_metrics_dims", `datatable(id:string, t:datetime, g:string)["a", datetime(2024-01-01), "x", "a", datetime(2024-01-02), "y", "a", datetime(2024-01-08), "x", "b", datetime(2024-01-08), "y"]
+			| evaluate activity_metrics(id, t, datetime(2024-01-01), datetime(2024-01-31), 7d, g) | order by g asc, t asc`,
+			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate,g", []string{"2024-01-01T00:00:00Z|1|1|null|null|x", "2024-01-08T00:00:00Z|1|0|1|0|x",
+				"2024-01-01T00:00:00Z|1|1|null|null|y", "2024-01-08T00:00:00Z|1|1|0|1|y"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]

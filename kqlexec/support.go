@@ -123,6 +123,7 @@ var partial = map[string]string{
 	"activity_counts_metrics": "exact distinct counts where Kusto estimates; no cohort or lookback arguments; windows without rows are left out",
 	"rolling_percentile":      "exact percentiles (nearest rank) where Kusto estimates (within its error)",
 	"activity_engagement":     "exact distinct counts where Kusto estimates",
+	"activity_metrics":        "no calendar windows (week, month, year); a first window's rates are null where Kusto gives NaN",
 	"active_users_count":      "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without active ids are left out",
 	"sliding_window_counts":   "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without rows in their window are left out",
 	"search":                  "over the piped input or search in (T1, T2); not over every table of the database; a piped search adds no $table column",
@@ -283,6 +284,7 @@ var probes = map[string]string{
 	"sliding_window_counts":   "T | evaluate sliding_window_counts(s, ts, datetime(2020-01-01), datetime(2020-01-05), 3d, 1d)",
 	"active_users_count":      "T | evaluate active_users_count(s, ts, datetime(2020-01-01), datetime(2020-02-01), 8d, 1d, 3, 7d)",
 	"activity_engagement":     "T | evaluate activity_engagement(s, ts, 1d, 7d)",
+	"activity_metrics":        "T | evaluate activity_metrics(s, ts, datetime(2020-01-01), datetime(2020-02-01), 7d)",
 	"pivot":                   "T | evaluate pivot(s)",
 	"schema_merge":            "T | getschema | evaluate schema_merge()",
 }

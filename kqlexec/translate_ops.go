@@ -209,6 +209,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.activeUsersCount(in, o, e)
 		case "activity_engagement":
 			return t.activityEngagement(in, o, e)
+		case "activity_metrics":
+			return t.activityMetrics(in, o, e)
 		case "pivot":
 			return t.pivot(in, o, e)
 		case "schema_merge":

@@ -512,6 +512,57 @@ func (t *translator) activityCountsMetrics(in *rel, o *kql.EvaluateOp, e *env) (
 	return t.viaKQL(o, in, e, src)
 }
 
+// activityMetrics is evaluate activity_metrics(Id, Time, [Start, End,] Window
+// [, dims…]): for each window (and dimensions) the distinct ids, those not in the
+// window before (dcount_newvalues), and of the ids of the window before, the share
+// seen again (retention_rate) or not (churn_rate). Written as KQL; counts exact. A
+// first window has no window before: Kusto's NaN rates are null here.
+func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 3 {
+		return nil, t.errAt(o, "activity_metrics(IdColumn, TimelineColumn, [Start, End,] Window [, dims…]) takes 3 arguments or more")
+	}
+	cols, err := t.columnArgs(in, "activity_metrics id and timeline", args[0], args[1])
+	if err != nil {
+		return nil, err
+	}
+	id, tl := cols[0], cols[1]
+	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
+	third, err := t.expr(args[2], &scope{env: e})
+	if err != nil {
+		return nil, err
+	}
+	bounds, window, rest := "", p(2), 3
+	start := "toscalar(__input | summarize min(" + tl + "))"
+	if third.t == TDatetime {
+		if len(args) < 5 {
+			return nil, t.errAt(o, "activity_metrics with Start and End needs the Window after them")
+		}
+		start, window, rest = p(2), p(4), 5
+		bounds = " | where " + tl + " >= " + p(2) + " and " + tl + " <= " + p(3)
+	}
+	if l, ok := args[rest-1].(*kql.Literal); ok && l.Kind == kql.LitString {
+		return nil, t.unsupported(args[rest-1], "activity_metrics with a calendar window ("+l.Value+")")
+	}
+	dims, err := t.columnArgs(in, "activity_metrics dimensions", args[rest:]...)
+	if err != nil {
+		return nil, err
+	}
+	by := "__w" + joinDims(dims)
+	src := "let B = __input" + bounds + " | summarize by __id = " + id + ", __w = bin_at(" + tl + ", " + window + ", " + start + ")" + joinDims(dims) + ";\n" +
+		// the ids of each window, moved to the window after it
+		"let P = B | extend __w = __w + " + window + ";\n" +
+		"let R = B | join kind=inner P on __id, " + strings.TrimPrefix(by, "") + " | summarize __returned = count() by " + by + ";\n" +
+		"B | summarize dcount_values = count() by " + by +
+		" | join kind=leftouter (P | summarize __prev = count() by " + by + ") on " + by +
+		" | join kind=leftouter R on " + by +
+		" | extend __returned = coalesce(__returned, 0)" +
+		" | project " + tl + " = __w, dcount_values, dcount_newvalues = dcount_values - __returned," +
+		" retention_rate = iff(isnull(__prev), real(null), todouble(__returned) / __prev), churn_rate = iff(isnull(__prev), real(null), 1.0 - todouble(__returned) / __prev)" + joinDims(dims) +
+		" | sort by " + tl + " asc"
+	return t.viaKQL(o, in, e, src)
+}
+
 // slidingWindowCounts is evaluate sliding_window_counts(Id, Time, Start, End,
 // Lookback, Bin [, dims…]): for each bin from Start to End (and dimensions), the rows
 // and distinct ids of the Lookback period ending with the bin, written as KQL.
