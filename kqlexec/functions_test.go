@@ -244,6 +244,26 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			| evaluate activity_metrics(id, t, datetime(2024-01-01), datetime(2024-01-31), 7d, g) | order by g asc, t asc`,
 			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate,g", []string{"2024-01-01T00:00:00Z|1|1|null|null|x", "2024-01-08T00:00:00Z|1|0|1|0|x",
 				"2024-01-01T00:00:00Z|1|1|null|null|y", "2024-01-08T00:00:00Z|1|1|0|1|y"}},
+		// the reference page's worked example: cohorts of first-seen users against every later window
+		{"new_activity_metrics", `let Users = datatable(user:long, Timestamp:datetime)[
+0, datetime(2019-11-01), 2, datetime(2019-11-01), 3, datetime(2019-11-01), 4, datetime(2019-11-01),
+0, datetime(2019-11-02), 1, datetime(2019-11-02), 3, datetime(2019-11-02), 4, datetime(2019-11-02), 5, datetime(2019-11-02),
+0, datetime(2019-11-03), 2, datetime(2019-11-03), 4, datetime(2019-11-03), 5, datetime(2019-11-03),
+0, datetime(2019-11-04), 1, datetime(2019-11-04), 2, datetime(2019-11-04), 3, datetime(2019-11-04),
+0, datetime(2019-11-05), 1, datetime(2019-11-05), 2, datetime(2019-11-05), 3, datetime(2019-11-05), 4, datetime(2019-11-05)];
+			Users | evaluate new_activity_metrics(user, Timestamp, datetime(2019-11-01), datetime(2019-11-07) - 1tick, 1d) | where from_Timestamp < datetime(2019-11-03)
+			| project from_Timestamp, to_Timestamp, dcount_new_values, dcount_retained_values, dcount_churn_values, retention_rate, churn_rate`,
+			"from_Timestamp,to_Timestamp,dcount_new_values,dcount_retained_values,dcount_churn_values,retention_rate,churn_rate", []string{
+				"2019-11-01T00:00:00Z|2019-11-01T00:00:00Z|4|4|0|1|0", "2019-11-01T00:00:00Z|2019-11-02T00:00:00Z|2|3|1|0.75|0.25",
+				"2019-11-01T00:00:00Z|2019-11-03T00:00:00Z|1|3|1|0.75|0.25", "2019-11-01T00:00:00Z|2019-11-04T00:00:00Z|1|3|1|0.75|0.25",
+				"2019-11-01T00:00:00Z|2019-11-05T00:00:00Z|1|4|0|1|0", "2019-11-01T00:00:00Z|2019-11-06T00:00:00Z|0|0|4|0|1",
+				"2019-11-02T00:00:00Z|2019-11-02T00:00:00Z|2|2|0|1|0", "2019-11-02T00:00:00Z|2019-11-03T00:00:00Z|0|1|1|0.5|0.5",
+				"2019-11-02T00:00:00Z|2019-11-04T00:00:00Z|0|1|1|0.5|0.5", "2019-11-02T00:00:00Z|2019-11-05T00:00:00Z|0|1|1|0.5|0.5",
+				"2019-11-02T00:00:00Z|2019-11-06T00:00:00Z|0|0|2|0|1"}},
+		{"new_activity_metrics_cohort", `datatable(id:long, d:datetime, g:string)[1, datetime(2020-01-01), "x", 2, datetime(2020-01-02), "x", 1, datetime(2020-01-02), "x", 3, datetime(2020-01-01), "y"]
+			| evaluate new_activity_metrics(id, d, datetime(2020-01-01), datetime(2020-01-02), 1d, datetime(2020-01-01), g) | project from_d, to_d, g, dcount_new_values, retention_rate | order by g asc, to_d asc`,
+			"from_d,to_d,g,dcount_new_values,retention_rate", []string{"2020-01-01T00:00:00Z|2020-01-01T00:00:00Z|x|1|1", "2020-01-01T00:00:00Z|2020-01-02T00:00:00Z|x|1|1",
+				"2020-01-01T00:00:00Z|2020-01-01T00:00:00Z|y|1|1", "2020-01-01T00:00:00Z|2020-01-02T00:00:00Z|y|0|0"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]

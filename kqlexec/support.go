@@ -124,6 +124,7 @@ var partial = map[string]string{
 	"rolling_percentile":      "exact percentiles (nearest rank) where Kusto estimates (within its error)",
 	"activity_engagement":     "exact distinct counts where Kusto estimates",
 	"activity_metrics":        "no calendar windows (week, month, year); a first window's rates are null where Kusto gives NaN",
+	"new_activity_metrics":    "no calendar windows (week, month, year) and no Lookback table; an empty cohort's rates are null where Kusto gives NaN",
 	"active_users_count":      "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without active ids are left out",
 	"sliding_window_counts":   "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without rows in their window are left out",
 	"search":                  "over the piped input or search in (T1, T2); not over every table of the database; a piped search adds no $table column",
@@ -285,6 +286,7 @@ var probes = map[string]string{
 	"active_users_count":      "T | evaluate active_users_count(s, ts, datetime(2020-01-01), datetime(2020-02-01), 8d, 1d, 3, 7d)",
 	"activity_engagement":     "T | evaluate activity_engagement(s, ts, 1d, 7d)",
 	"activity_metrics":        "T | evaluate activity_metrics(s, ts, datetime(2020-01-01), datetime(2020-02-01), 7d)",
+	"new_activity_metrics":    "T | evaluate new_activity_metrics(s, ts, datetime(2020-01-01), datetime(2020-02-01), 7d)",
 	"pivot":                   "T | evaluate pivot(s)",
 	"schema_merge":            "T | getschema | evaluate schema_merge()",
 }

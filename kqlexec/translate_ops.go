@@ -211,6 +211,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.activityEngagement(in, o, e)
 		case "activity_metrics":
 			return t.activityMetrics(in, o, e)
+		case "new_activity_metrics":
+			return t.newActivityMetrics(in, o, e)
 		case "pivot":
 			return t.pivot(in, o, e)
 		case "schema_merge":

@@ -563,6 +563,65 @@ func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, 
 	return t.viaKQL(o, in, e, src)
 }
 
+// newActivityMetrics is evaluate new_activity_metrics(Id, Time, Start, End, Window
+// [, Cohort] [, dims…]): for each cohort window (the ids first seen in it) and each
+// window from it on, the ids of the later window not seen up to the cohort's
+// (dcount_new_values; the cohort itself in its own window), the cohort's ids seen
+// again (retained) or not (churn), and their shares. Written as KQL; counts exact;
+// an empty cohort's rates are null where Kusto gives NaN. No Lookback table.
+func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
+	args := o.Plugin.Args
+	if len(args) < 5 {
+		return nil, t.errAt(o, "new_activity_metrics(IdColumn, TimelineColumn, Start, End, Window [, Cohort] [, dims…]) takes 5 arguments or more")
+	}
+	cols, err := t.columnArgs(in, "new_activity_metrics id and timeline", args[0], args[1])
+	if err != nil {
+		return nil, err
+	}
+	id, tl := cols[0], cols[1]
+	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
+	if l, ok := args[4].(*kql.Literal); ok && l.Kind == kql.LitString {
+		return nil, t.unsupported(args[4], "new_activity_metrics with a calendar window ("+l.Value+")")
+	}
+	start, end, window := p(2), p(3), p(4)
+	rest, cohort := 5, ""
+	if len(args) > 5 {
+		if x, err := t.expr(args[5], &scope{env: e}); err == nil && x.t == TDatetime {
+			rest, cohort = 6, " | where __from == "+p(5)
+		}
+	}
+	dims, err := t.columnArgs(in, "new_activity_metrics dimensions (a Lookback table is not supported)", args[rest:]...)
+	if err != nil {
+		return nil, err
+	}
+	d := joinDims(dims)
+	bare := strings.TrimSuffix(strings.TrimPrefix(tl, "['"), "']")
+	from, to := "['from_"+bare+"']", "['to_"+bare+"']"
+	pairs := "let P = W | project __from = __w, __k = 1 | join kind=inner (W | project __to = __w, __k = 1) on __k | where __to >= __from" + cohort + " | project __from, __to;\n"
+	if len(dims) > 0 {
+		pairs = "let P = W | project __from = __w, __k = 1 | join kind=inner (W | project __to = __w, __k = 1) on __k | where __to >= __from" + cohort +
+			" | join kind=inner (B | summarize by " + strings.Join(dims, ", ") + " | extend __k = 1) on __k | project __from, __to" + d + ";\n"
+	}
+	src := "let B = __input | where " + tl + " >= " + start + " and " + tl + " <= " + end +
+		" | summarize by __id = " + id + ", __w = bin_at(" + tl + ", " + window + ", " + start + ")" + d + ";\n" +
+		"let W = range __w from " + start + " to " + end + " step " + window + ";\n" +
+		pairs +
+		"let F = B | summarize __first = min(__w) by __id" + d + ";\n" +
+		"let C = F | summarize __cohort = count() by __from = __first" + d + ";\n" +
+		"let R = F | join kind=inner B on __id" + d + " | summarize __retained = count() by __from = __first, __to = __w" + d + ";\n" +
+		// the ids of each window by the window they were first seen in
+		"let G = B | join kind=inner F on __id" + d + " | summarize __g = count() by __to = __w, __f = __first" + d + ";\n" +
+		"let N = P | join kind=inner G on __to" + d + " | where __f > __from | summarize __new = sum(__g) by __from, __to" + d + ";\n" +
+		"P | join kind=leftouter C on __from" + d + " | join kind=leftouter R on __from, __to" + d + " | join kind=leftouter N on __from, __to" + d +
+		" | extend __cohort = coalesce(__cohort, 0), __retained = coalesce(__retained, 0)" +
+		" | extend __new = iff(__to == __from, __cohort, coalesce(__new, 0))" +
+		" | project " + from + " = __from, " + to + " = __to, dcount_new_values = __new, dcount_retained_values = __retained," +
+		" dcount_churn_values = todouble(__cohort - __retained), retention_rate = iff(__cohort == 0, real(null), todouble(__retained) / __cohort)," +
+		" churn_rate = iff(__cohort == 0, real(null), todouble(__cohort - __retained) / __cohort)" + d +
+		" | sort by " + from + " asc, " + to + " asc"
+	return t.viaKQL(o, in, e, src)
+}
+
 // slidingWindowCounts is evaluate sliding_window_counts(Id, Time, Start, End,
 // Lookback, Bin [, dims…]): for each bin from Start to End (and dimensions), the rows
 // and distinct ids of the Lookback period ending with the bin, written as KQL.
