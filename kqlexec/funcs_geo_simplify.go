@@ -3,6 +3,7 @@ package kqlexec
 import (
 	"math"
 
+	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
 	"github.com/uber/h3-go/v4"
 )
@@ -120,32 +121,38 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			}
 			return Dyn{map[string]any{"type": "MultiLineString", "coordinates": out}}
 		}})
-	// coverings: the polygon, a level (resolution) with its default and its largest, a radius
-	covering := func(name string, def0, top int64, cover func([][][]lonLat, int) any) *fnDef {
-		return &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic,
-			partly: "a positive radius (a buffer around the polygon) is refused", fn: func(a []any) any {
-				s, ok := parseShape(a[0])
-				if !ok || s.polys == nil {
+	// coverings: the shape, a level (resolution) with its default and its largest, a
+	// radius (a buffer around the shape; cover refuses one it cannot draw)
+	covering := func(name string, lines bool, def0, top int64, cover func(s *geoShape, level int, radius float64) any) *fnDef {
+		d := &fnDef{min: 1, max: 3, args: []Type{TDynamic, TLong, TReal}, ret: TDynamic, fn: func(a []any) any {
+			s, ok := parseShape(a[0])
+			if !ok || (lines && s.kind != "LineString" && s.kind != "MultiLineString") || (!lines && s.polys == nil) {
+				return nil
+			}
+			level := long(a, 1, def0)
+			if level < 0 || level > top {
+				return nil
+			}
+			r := 0.0
+			if len(a) > 2 && a[2] != nil {
+				r, ok = toReal(a[2])
+				if !ok || r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 					return nil
 				}
-				level := long(a, 1, def0)
-				if level < 0 || level > top {
-					return nil
-				}
-				if len(a) > 2 && a[2] != nil {
-					r, ok := toReal(a[2])
-					if !ok || r < 0 || math.IsNaN(r) {
-						return nil
-					}
-					if r > 0 {
-						return unsupportedError(name + "() with a radius")
-					}
-				}
-				return cover(s.polys, int(level))
-			}}
+			}
+			if r > 0 && name == "geo_polygon_to_h3cells" {
+				return unsupportedError(name + "() with a radius")
+			}
+			return cover(s, int(level), r)
+		}}
+		if name == "geo_polygon_to_h3cells" {
+			d.partly = "a positive radius (a buffer around the polygon) is refused"
+		}
+		return d
 	}
-	def("geo_polygon_to_h3cells", covering("geo_polygon_to_h3cells", 6, 15, h3Covering))
-	def("geo_polygon_to_s2cells", covering("geo_polygon_to_s2cells", 11, 30, s2Covering))
+	def("geo_line_to_s2cells", covering("geo_line_to_s2cells", true, 11, 30, s2Covering))
+	def("geo_polygon_to_h3cells", covering("geo_polygon_to_h3cells", false, 6, 15, func(s *geoShape, level int, _ float64) any { return h3Covering(s.polys, level) }))
+	def("geo_polygon_to_s2cells", covering("geo_polygon_to_s2cells", false, 11, 30, s2Covering))
 }
 
 // simplifyLine simplifies one line; nil when it collapses to a point.
@@ -324,12 +331,31 @@ func h3Loop(r []lonLat) h3.GeoLoop {
 // s2Covering is the tokens of the S2 cells of one level that cover the polygons, in
 // cell order; null past maxS2Cells (Kusto's limit), decided from the area first so that
 // a fine level over a large polygon is never enumerated.
-func s2Covering(polys [][][]lonLat, level int) any {
+func s2Covering(shape *geoShape, level int, radius float64) any {
+	var regions []s2.Region
+	var edges [][2]s2.Point
 	var area float64
-	regions := make([]*s2.Polygon, len(polys))
-	for i, p := range polys {
-		regions[i] = polygonOf(p)
-		area += regions[i].Area()
+	for _, p := range shape.polys {
+		poly := polygonOf(p)
+		regions = append(regions, poly)
+		area += poly.Area()
+		for _, ring := range p {
+			for i := 1; i < len(ring); i++ {
+				edges = append(edges, [2]s2.Point{ring[i-1].s2(), ring[i].s2()})
+			}
+		}
+	}
+	if shape.polys == nil {
+		for _, l := range shape.lines {
+			pts := make(s2.Polyline, len(l))
+			for i, q := range l {
+				pts[i] = q.s2()
+			}
+			regions = append(regions, &pts)
+			for i := 1; i < len(pts); i++ {
+				edges = append(edges, [2]s2.Point{pts[i-1], pts[i]})
+			}
+		}
 	}
 	if area/s2.MaxAreaMetric.Value(level) > maxS2Cells {
 		return nil
@@ -341,6 +367,44 @@ func s2Covering(polys [][][]lonLat, level int) any {
 	}
 	union.Normalize()
 	union.Denormalize(level, 1)
+	if radius > 0 {
+		// the buffer: every cell within radius of the shape, reached from the cells
+		// that touch it through neighbours that are themselves within radius
+		limit := s1.ChordAngleFromAngle(s1.Angle(radius / earthRadius))
+		near := func(id s2.CellID) bool {
+			c := s2.CellFromCellID(id)
+			for _, e := range edges {
+				if c.DistanceToEdge(e[0], e[1]) <= limit {
+					return true
+				}
+			}
+			return false
+		}
+		seen := map[s2.CellID]bool{}
+		queue := append([]s2.CellID(nil), union...)
+		for _, id := range queue {
+			seen[id] = true
+		}
+		for len(queue) > 0 {
+			id := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			for _, n := range id.AllNeighbors(level) {
+				if seen[n] {
+					continue
+				}
+				seen[n] = true
+				if near(n) {
+					union = append(union, n)
+					queue = append(queue, n)
+					if len(union) > maxS2Cells {
+						return nil
+					}
+				}
+			}
+		}
+		union.Normalize()
+		union.Denormalize(level, 1)
+	}
 	if len(union) > maxS2Cells {
 		return nil
 	}

@@ -264,6 +264,23 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			| evaluate new_activity_metrics(id, d, datetime(2020-01-01), datetime(2020-01-02), 1d, datetime(2020-01-01), g) | project from_d, to_d, g, dcount_new_values, retention_rate | order by g asc, to_d asc`,
 			"from_d,to_d,g,dcount_new_values,retention_rate", []string{"2020-01-01T00:00:00Z|2020-01-01T00:00:00Z|x|1|1", "2020-01-01T00:00:00Z|2020-01-02T00:00:00Z|x|1|1",
 				"2020-01-01T00:00:00Z|2020-01-01T00:00:00Z|y|1|1", "2020-01-01T00:00:00Z|2020-01-02T00:00:00Z|y|0|0"}},
+		// a line's cells; with a radius, every cell within it (the station 500 m away is in
+		// the buffered covering only)
+		{"geo_line_to_s2cells", `let l = dynamic({"type":"LineString","coordinates":[[-0.1399656708283601,51.50190802248855],[-0.14088438832752104,51.50012082761452]]});
+			let st = geo_point_to_s2cell(-0.13451078568013486, 51.49919145858172, 14);
+			print a = array_length(geo_line_to_s2cells(l, 14)), b = set_has_element(geo_line_to_s2cells(l, 14), st), c = set_has_element(geo_line_to_s2cells(l, 14, 500), st),
+				d = array_length(geo_line_to_s2cells(l, 14, 500)), e = isnull(geo_line_to_s2cells(dynamic({"type":"LineString","coordinates":[[[0,0],[0,0]]]}))),
+				f = isnull(geo_line_to_s2cells(l, 31)), g = isnull(geo_line_to_s2cells(l, 14, -1))`, "a,b,c,d,e,f,g", []string{"1|false|true|11|true|true|true"}},
+		{"geo_polygon_to_s2cells_radius", `let p = dynamic({"type":"Polygon","coordinates":[[[-73.96,40.76],[-73.95,40.76],[-73.95,40.77],[-73.96,40.77],[-73.96,40.76]]]});
+			let plain = geo_polygon_to_s2cells(p, 14); let wide = geo_polygon_to_s2cells(p, 14, 1000);
+			print grows = array_length(wide) > array_length(plain), keeps = array_length(set_difference(plain, wide)) == 0`, "grows,keeps", []string{"true|true"}},
+		{"geo_line_to_s2cells_join", `let radius = 500;
+			let tube_stations = datatable(tube_station_name:string, lng:real, lat: real)["St. James' Park", -0.13451078568013486, 51.49919145858172, "London Bridge station", -0.08492752160134387, 51.504876316440914];
+			let streets = datatable(street_name:string, line:dynamic)["Buckingham Palace", dynamic({"type":"LineString","coordinates":[[-0.1399656708283601,51.50190802248855],[-0.14088438832752104,51.50012082761452]]}),
+				"London Bridge", dynamic({"type":"LineString","coordinates":[[-0.087152,51.509596],[-0.088340,51.506110]]})];
+			streets | project street_name, line, covering = geo_line_to_s2cells(line, 14, radius) | mv-expand covering to typeof(string)
+			| join kind=inner (tube_stations | extend covering = geo_point_to_s2cell(lng, lat, 14)) on covering
+			| where geo_distance_point_to_line(lng, lat, line) <= radius | summarize count = count() by name = street_name | order by name asc`, "name,count", []string{"Buckingham Palace|1", "London Bridge|1"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]
