@@ -52,6 +52,7 @@ var library = []func(def func(string, *fnDef)){
 	geoFuncs,
 	geoLineFuncs,
 	geoSimplifyFuncs,
+	geoIntersectFuncs,
 	cellFuncs,
 	seriesFuncs,
 	seriesBinFuncs,

@@ -296,7 +296,6 @@ func geoFuncs(def func(string, *fnDef)) {
 	// Functions computed only for invalid input (null), as Kusto returns; valid input
 	// needs geometry the local engine does not have, so it is refused.
 	guarded := map[string]func(a []any) bool{
-		"geo_intersection_2lines":            func(a []any) bool { return shapesOK(a, "line", "line") },
 		"geo_intersection_2polygons":         func(a []any) bool { return shapesOK(a, "polygon", "polygon") },
 		"geo_intersection_line_with_polygon": func(a []any) bool { return shapesOK(a, "line", "polygon") },
 		"geo_polygon_densify":                func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },

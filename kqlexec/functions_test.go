@@ -281,6 +281,17 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			streets | project street_name, line, covering = geo_line_to_s2cells(line, 14, radius) | mv-expand covering to typeof(string)
 			| join kind=inner (tube_stations | extend covering = geo_point_to_s2cell(lng, lat, 14)) on covering
 			| where geo_distance_point_to_line(lng, lat, line) <= radius | summarize count = count() by name = street_name | order by name asc`, "name,count", []string{"Buckingham Palace|1", "London Bridge|1"}},
+		// crossing lines meet at a point; a line with itself is the line; a shared stretch,
+		// a touch at an end, nothing shared, an invalid line
+		{"geo_intersection_2lines", `let l1 = dynamic({"type":"LineString","coordinates":[[-73.978929,40.785155],[-73.980903,40.782621]]});
+			let l2 = dynamic({"type":"LineString","coordinates":[[-73.985195,40.788275],[-73.974552,40.779761]]});
+			let L = (c:dynamic) { bag_pack("type", "LineString", "coordinates", c) };
+			print a = round(todouble(geo_intersection_2lines(l1, l2).coordinates[0]), 9), b = tostring(geo_intersection_2lines(l1, l1).coordinates),
+				c = tostring(geo_intersection_2lines(L(dynamic([[1, 1],[2, 2]])), L(dynamic([[3, 3],[4, 4]])))),
+				d = tostring(geo_intersection_2lines(L(dynamic([[0, 0],[0, 2]])), L(dynamic([[0, 1],[0, 3]]))).coordinates),
+				e = tostring(geo_intersection_2lines(L(dynamic([[0, 0],[2, 0]])), L(dynamic([[2, 0],[3, 1]])))),
+				f = isnull(geo_intersection_2lines(l1, L(dynamic([[3, 3]]))))`, "a,b,c,d,e,f",
+			[]string{`-73.979837117|[[-73.978929,40.785155],[-73.980903,40.782621]]|{"geometries":[],"type":"GeometryCollection"}|[[0.0,1.0],[0.0,2.0]]|{"coordinates":[2.0,0.0],"type":"Point"}|true`}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]
