@@ -115,7 +115,11 @@ func geoFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		if overlapping(s.polys) {
-			return unsupportedError("geo_polygon_area() of overlapping polygons (their union)")
+			area, _, ok := unionMeasures(s.polys)
+			if !ok {
+				return unsupportedError("geo_polygon_area() of overlapping polygons with holes, or with two that are not convex")
+			}
+			return area * earthRadius * earthRadius
 		}
 		var area float64
 		for _, rings := range s.polys {
@@ -129,7 +133,7 @@ func geoFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		if overlapping(s.polys) {
-			return unsupportedError("geo_polygon_perimeter() of overlapping polygons (their union)")
+			return unionPerimeter(s.polys)
 		}
 		var per float64
 		for _, rings := range s.polys {
@@ -162,12 +166,17 @@ func geoFuncs(def func(string, *fnDef)) {
 		if !ok || s.polys == nil {
 			return nil
 		}
-		if overlapping(s.polys) {
-			return unsupportedError("geo_polygon_centroid() of overlapping polygons (their union)")
-		}
 		var c s2.Point
-		for _, rings := range s.polys {
-			c = s2.Point{Vector: c.Add(polygonOf(rings).Centroid().Vector)}
+		if overlapping(s.polys) {
+			_, v, ok := unionMeasures(s.polys)
+			if !ok {
+				return unsupportedError("geo_polygon_centroid() of overlapping polygons with holes, or with two that are not convex")
+			}
+			c = s2.Point{Vector: v}
+		} else {
+			for _, rings := range s.polys {
+				c = s2.Point{Vector: c.Add(polygonOf(rings).Centroid().Vector)}
+			}
 		}
 		if c.Norm() == 0 {
 			return nil

@@ -292,6 +292,12 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 				e = tostring(geo_intersection_2lines(L(dynamic([[0, 0],[2, 0]])), L(dynamic([[2, 0],[3, 1]])))),
 				f = isnull(geo_intersection_2lines(l1, L(dynamic([[3, 3]]))))`, "a,b,c,d,e,f",
 			[]string{`-73.979837117|[[-73.978929,40.785155],[-73.980903,40.782621]]|{"geometries":[],"type":"GeometryCollection"}|[[0.0,1.0],[0.0,2.0]]|{"coordinates":[2.0,0.0],"type":"Point"}|true`}},
+		// a multipolygon measures the union of its polygons: overlapping ones by
+		// inclusion–exclusion (the reference page's examples, to the printed digits)
+		{"geo_polygon_union_measures", `let polygons = dynamic({"type":"MultiPolygon","coordinates":[[[[-73.9495,40.7969],[-73.95807266235352,40.80068603561921],[-73.98201942443848,40.76825672305777],[-73.97317886352539,40.76455136505513],[-73.9495,40.7969]]],[[[-73.94262313842773,40.775991804565585],[-73.98107528686523,40.791849155467695],[-73.99600982666016,40.77092185281977],[-73.96150588989258,40.75609977566361],[-73.94262313842773,40.775991804565585]]]]});
+			let c = geo_polygon_centroid(polygons);
+			print a = round(geo_polygon_area(polygons), 4), p = round(geo_polygon_perimeter(polygons), 6), x = round(todouble(c.coordinates[0]), 9), y = round(todouble(c.coordinates[1]), 9)`,
+			"a,p,x,y", []string{"1.08899715343e+07|15943.538458|-73.968569588|40.776310753"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]

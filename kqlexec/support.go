@@ -143,9 +143,8 @@ var partial = map[string]string{
 	"percentiles":             "exact percentiles where Kusto estimates with t-digest (within its error)",
 	"dcount":                  "an exact count where Kusto estimates with HyperLogLog (within its error)",
 	"dcountif":                "an exact count where Kusto estimates with HyperLogLog (within its error)",
-	"geo_polygon_area":        "overlapping polygons (their union) are not supported",
-	"geo_polygon_perimeter":   "overlapping polygons (their union) are not supported",
-	"geo_polygon_centroid":    "overlapping polygons (their union) are not supported",
+	"geo_polygon_area":        "overlapping polygons with holes, or with two that are not convex, are not supported",
+	"geo_polygon_centroid":    "overlapping polygons with holes, or with two that are not convex, are not supported",
 }
 
 func functionSupport(name string) (Status, string) {
