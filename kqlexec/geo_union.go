@@ -176,4 +176,3 @@ func unionPerimeter(polys [][][]lonLat) float64 {
 	}
 	return per
 }
-
