@@ -53,6 +53,7 @@ var library = []func(def func(string, *fnDef)){
 	geoLineFuncs,
 	geoSimplifyFuncs,
 	geoIntersectFuncs,
+	geoBooleanFuncs,
 	cellFuncs,
 	seriesFuncs,
 	seriesBinFuncs,

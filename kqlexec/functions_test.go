@@ -298,6 +298,24 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			let c = geo_polygon_centroid(polygons);
 			print a = round(geo_polygon_area(polygons), 4), p = round(geo_polygon_perimeter(polygons), 6), x = round(todouble(c.coordinates[0]), 9), y = round(todouble(c.coordinates[1]), 9)`,
 			"a,p,x,y", []string{"1.08899715343e+07|15943.538458|-73.968569588|40.776310753"}},
+		// polygon intersections as the reference page prints them: a polygon whose ring
+		// starts where the first polygon's kept edges start, a touch, a touch and an
+		// overlap, nothing
+		{"geo_intersection_2polygons", `let p1 = dynamic({"type":"Polygon","coordinates":[[[-73.9630937576294,40.77498840732385],[-73.963565826416,40.774383111780914],[-73.96205306053162,40.773745311181585],[-73.96160781383514,40.7743912365898],[-73.9630937576294,40.77498840732385]]]});
+			let p2 = dynamic({"type":"Polygon","coordinates":[[[-73.96213352680206,40.775045280447145],[-73.9631313085556,40.774578106920345],[-73.96207988262177,40.77416780398293],[-73.96213352680206,40.775045280447145]]]});
+			let t = dynamic({"type":"Polygon","coordinates":[[[2,45],[0,45],[1,44],[2,45]]]});
+			let i = geo_intersection_2polygons(p1, p2);
+			let c = geo_intersection_2polygons(t, dynamic({"type":"MultiPolygon","coordinates":[[[[3,44],[2,45],[2,43],[3,44]]],[[[1.192,45.265],[1.005,44.943],[1.356,44.937],[1.192,45.265]]]]}));
+			print a = strcat(i.type, " ", array_length(i.coordinates[0]), " ", round(todouble(i.coordinates[0][0][0]), 9), " ", round(todouble(i.coordinates[0][1][1]), 9)),
+				b = tostring(geo_intersection_2polygons(t, dynamic({"type":"Polygon","coordinates":[[[3,44],[2,45],[2,43],[3,44]]]}))),
+				c = strcat(c.type, " ", c.geometries[0].type, " ", c.geometries[1].type, " ", round(todouble(c.geometries[1].coordinates[0][0][0]), 9)),
+				d = tostring(geo_intersection_2polygons(t, dynamic({"type":"Polygon","coordinates":[[[3,44],[3,45],[2,43],[3,44]]]})))`, "a,b,c,d",
+			[]string{`Polygon 5 -73.962105776 40.77480702|{"coordinates":[2.0,45.0],"type":"Point"}|GeometryCollection Point Polygon 1.322707553|{"geometries":[],"type":"GeometryCollection"}`}},
+		{"geo_union_polygons_array", `let a = dynamic({"type":"Polygon","coordinates":[[[-73.9495,40.7969],[-73.95807,40.80068],[-73.98201,40.76825],[-73.97317,40.76455],[-73.9495,40.7969]]]});
+			let b = dynamic({"type":"Polygon","coordinates":[[[-73.94622,40.79249],[-73.96888,40.79282],[-73.9577,40.7789],[-73.94622,40.79249]]]});
+			let u = geo_union_polygons_array(pack_array(a, b));
+			print n = array_length(u.coordinates[0]), x = round(todouble(u.coordinates[0][2][0]), 9), area_ok = abs(geo_polygon_area(u) - geo_polygon_area(dynamic({"type":"MultiPolygon","coordinates":[[[[-73.9495,40.7969],[-73.95807,40.80068],[-73.98201,40.76825],[-73.97317,40.76455],[-73.9495,40.7969]]],[[[-73.94622,40.79249],[-73.96888,40.79282],[-73.9577,40.7789],[-73.94622,40.79249]]]]}))) < 1`,
+			"n,x,area_ok", []string{"12|-73.963927752|true"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]
