@@ -82,12 +82,12 @@ func geohashBox(h string) (w, s, e, n float64, ok bool) {
 
 func boxPolygon(w, s, e, n float64) Dyn {
 	ring := []lonLat{{w, s}, {e, s}, {e, n}, {w, n}, {w, s}}
-	return Dyn{map[string]any{"type": "Polygon", "coordinates": []any{coordsJSON(ring)}}}
+	return Dyn{geoObj("Polygon", []any{coordsJSON(ring)})}
 }
 
 func ringPolygon(ps []lonLat) Dyn {
 	ring := append(append([]lonLat{}, ps...), ps[0])
-	return Dyn{map[string]any{"type": "Polygon", "coordinates": []any{coordsJSON(ring)}}}
+	return Dyn{geoObj("Polygon", []any{coordsJSON(ring)})}
 }
 
 // s2Cell reads an S2 cell token.

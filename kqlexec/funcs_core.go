@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -122,6 +123,21 @@ func coreFuncs(def func(string, *fnDef)) {
 		return Timespan(math.Round(float64(s) / f))
 	}})
 	def("_cvt", &fnDef{min: 1, max: 1, fn: func(a []any) any { return a[0] }})
+	// tostring of a dynamic: an object or array as its stored JSON text, compacted but
+	// in its own key order (a geometry's "type" first); anything else as before
+	def("_dyntext", &fnDef{min: 1, max: 1, fn: func(a []any) any {
+		s, _ := a[0].(string)
+		if t := strings.TrimSpace(s); t != "" && (t[0] == '{' || t[0] == '[') {
+			var b bytes.Buffer
+			if json.Compact(&b, []byte(t)) == nil {
+				return b.String()
+			}
+		}
+		if s == "" {
+			return ""
+		}
+		return toString(Dyn{parseJSON(s)})
+	}})
 	def("parse_json", &fnDef{min: 1, max: 1, ret: TDynamic, fn: func(a []any) any {
 		if s, ok := a[0].(string); ok {
 			if strings.TrimSpace(s) == "" {

@@ -31,15 +31,9 @@ func argLonLat(a []any, i int) (lonLat, bool) {
 	return lonLat{lon, lat}, true
 }
 
-func (p lonLat) s2() s2.Point { return s2.PointFromLatLng(s2.LatLngFromDegrees(p[1], p[0])) }
-
-func pointFromS2(p s2.Point) lonLat {
-	ll := s2.LatLngFromPoint(p)
-	return lonLat{ll.Lng.Degrees(), ll.Lat.Degrees()}
-}
 
 func geoPoint(p lonLat) Dyn {
-	return Dyn{map[string]any{"type": "Point", "coordinates": []any{toJSONValue(p[0]), toJSONValue(p[1])}}}
+	return Dyn{geoObj("Point", []any{toJSONValue(p[0]), toJSONValue(p[1])})}
 }
 
 func coordsJSON(ps []lonLat) []any {
@@ -298,15 +292,41 @@ func geoFuncs(def func(string, *fnDef)) {
 			lines[i] = coordsJSON(densify(l, tol))
 		}
 		if s.kind == "LineString" {
-			return Dyn{map[string]any{"type": "LineString", "coordinates": lines[0]}}
+			return Dyn{geoObj("LineString", lines[0])}
 		}
-		return Dyn{map[string]any{"type": "MultiLineString", "coordinates": lines}}
+		return Dyn{geoObj("MultiLineString", lines)}
+	}})
+	def("geo_polygon_densify", &fnDef{min: 1, max: 3, args: []Type{TDynamic, TReal, TBool}, ret: TDynamic, fn: func(a []any) any {
+		s, ok := parseShape(a[0])
+		if !ok || s.polys == nil {
+			return nil
+		}
+		tol := 10.0
+		if len(a) > 1 && a[1] != nil {
+			tol, _ = toReal(a[1])
+		}
+		if tol < 0.1 || tol > 10000 || math.IsNaN(tol) {
+			return nil
+		}
+		if len(a) > 2 && a[2] == true {
+			return unsupportedError("geo_polygon_densify() with preserve_crossing")
+		}
+		out := make([][][]lonLat, len(s.polys))
+		for i, p := range s.polys {
+			for _, r := range p {
+				// each ring as S2 holds it (a clockwise ring reversed), densified
+				if v := loop(r).Vertex(0); v != r[0].s2() {
+					r = reversedRing(r)
+				}
+				out[i] = append(out[i], densify(r, tol))
+			}
+		}
+		return polygonsJSON(out)
 	}})
 	// Functions computed only for invalid input (null), as Kusto returns; valid input
 	// needs geometry the local engine does not have, so it is refused.
 	guarded := map[string]func(a []any) bool{
 		"geo_intersection_line_with_polygon": func(a []any) bool { return shapesOK(a, "line", "polygon") },
-		"geo_polygon_densify":                func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
 		"geo_line_buffer":                    func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
 		"geo_polygon_buffer":                 func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
 		"geo_point_buffer":                   func(a []any) bool { _, ok := argLonLat(a, 0); return ok && tolOK(a, 2) },
@@ -349,6 +369,10 @@ func densify(l []lonLat, tol float64) []lonLat {
 			out = append(out, at(float64(j)/float64(n)))
 		}
 		out = append(out, b)
+	}
+	// Kusto writes every vertex back from its S2 point (its last digits included)
+	for i, p := range out {
+		out[i] = pointFromS2(p.s2())
 	}
 	return out
 }
@@ -394,4 +418,15 @@ func overlapping(polys [][][]lonLat) bool {
 		}
 	}
 	return false
+}
+
+// reversedRing is a closed ring walked the other way, from its last distinct vertex:
+// a b c d a becomes d c b a d, as S2 inverts a loop.
+func reversedRing(r []lonLat) []lonLat {
+	n := len(r) - 1
+	out := make([]lonLat, 0, len(r))
+	for i := n - 1; i >= 0; i-- {
+		out = append(out, r[i])
+	}
+	return append(out, out[0])
 }

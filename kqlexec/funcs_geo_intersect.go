@@ -98,10 +98,10 @@ func intersectLines(l1, l2 [][]lonLat) any {
 	}
 	var geoms []any
 	for _, p := range alone {
-		geoms = append(geoms, map[string]any{"type": "Point", "coordinates": []any{toJSONValue(p[0]), toJSONValue(p[1])}})
+		geoms = append(geoms, geoObj("Point", []any{toJSONValue(p[0]), toJSONValue(p[1])}))
 	}
 	for _, l := range lines {
-		geoms = append(geoms, map[string]any{"type": "LineString", "coordinates": coordsJSON(l)})
+		geoms = append(geoms, geoObj("LineString", coordsJSON(l)))
 	}
 	switch {
 	case len(geoms) == 1:
@@ -111,18 +111,18 @@ func intersectLines(l1, l2 [][]lonLat) any {
 		for i, p := range alone {
 			cs[i] = []any{toJSONValue(p[0]), toJSONValue(p[1])}
 		}
-		return Dyn{map[string]any{"type": "MultiPoint", "coordinates": cs}}
+		return Dyn{geoObj("MultiPoint", cs)}
 	case len(lines) > 1 && len(alone) == 0:
 		cs := make([]any, len(lines))
 		for i, l := range lines {
 			cs[i] = coordsJSON(l)
 		}
-		return Dyn{map[string]any{"type": "MultiLineString", "coordinates": cs}}
+		return Dyn{geoObj("MultiLineString", cs)}
 	}
 	if geoms == nil {
 		geoms = []any{}
 	}
-	return Dyn{map[string]any{"type": "GeometryCollection", "geometries": geoms}}
+	return Dyn{geoObj("GeometryCollection", geoms)}
 }
 
 // sharedStretch is the part two edges share when they lie on one great circle: the

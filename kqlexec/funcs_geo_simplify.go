@@ -52,9 +52,9 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			case 0:
 				return nil
 			case 1:
-				return Dyn{map[string]any{"type": "LineString", "coordinates": lines[0]}}
+				return Dyn{geoObj("LineString", lines[0])}
 			}
-			return Dyn{map[string]any{"type": "MultiLineString", "coordinates": lines}}
+			return Dyn{geoObj("MultiLineString", lines)}
 		}})
 	def("geo_polygon_simplify", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TReal}, ret: TDynamic,
 		partly: "vertices keep the input's order and winding (Kusto returns S2's)", fn: func(a []any) any {
@@ -113,13 +113,13 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			case 0:
 				return nil
 			case 1:
-				return Dyn{map[string]any{"type": "LineString", "coordinates": coordsJSON(chains[0])}}
+				return Dyn{geoObj("LineString", coordsJSON(chains[0]))}
 			}
 			out := make([]any, len(chains))
 			for i, c := range chains {
 				out[i] = coordsJSON(c)
 			}
-			return Dyn{map[string]any{"type": "MultiLineString", "coordinates": out}}
+			return Dyn{geoObj("MultiLineString", out)}
 		}})
 	// coverings: the shape, a level (resolution) with its default and its largest, a
 	// radius (a buffer around the shape; cover refuses one it cannot draw)
@@ -250,13 +250,13 @@ func polygonsJSON(polys [][][]lonLat) any {
 	case 0:
 		return nil
 	case 1:
-		return Dyn{map[string]any{"type": "Polygon", "coordinates": ringsJSON(polys[0])}}
+		return Dyn{geoObj("Polygon", ringsJSON(polys[0]))}
 	}
 	out := make([]any, len(polys))
 	for i, p := range polys {
 		out[i] = ringsJSON(p)
 	}
-	return Dyn{map[string]any{"type": "MultiPolygon", "coordinates": out}}
+	return Dyn{geoObj("MultiPolygon", out)}
 }
 
 // douglasPeucker marks in keep the vertices of l[i..j] to keep: the one farthest from

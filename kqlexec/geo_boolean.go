@@ -263,21 +263,21 @@ func ringOf(l []s2.Point) []lonLat {
 func geometryOf(polys [][][]lonLat, points []lonLat, lines [][]lonLat) any {
 	var geoms []any
 	for _, p := range points {
-		geoms = append(geoms, map[string]any{"type": "Point", "coordinates": []any{toJSONValue(p[0]), toJSONValue(p[1])}})
+		geoms = append(geoms, geoObj("Point", []any{toJSONValue(p[0]), toJSONValue(p[1])}))
 	}
 	for _, l := range lines {
-		geoms = append(geoms, map[string]any{"type": "LineString", "coordinates": coordsJSON(l)})
+		geoms = append(geoms, geoObj("LineString", coordsJSON(l)))
 	}
 	if len(polys) > 0 {
 		geoms = append(geoms, polygonsJSON(polys).(Dyn).V)
 	}
 	switch len(geoms) {
 	case 0:
-		return Dyn{map[string]any{"type": "GeometryCollection", "geometries": []any{}}}
+		return Dyn{geoObj("GeometryCollection", []any{})}
 	case 1:
 		return Dyn{geoms[0]}
 	}
-	return Dyn{map[string]any{"type": "GeometryCollection", "geometries": geoms}}
+	return Dyn{geoObj("GeometryCollection", geoms)}
 }
 
 // geoBooleanFuncs defines the union and intersection of polygons.

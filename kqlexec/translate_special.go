@@ -285,6 +285,10 @@ func spConvert(to Type) specialFunc {
 		if to == TString && x.t == TString {
 			return x, nil
 		}
+		if to == TString && x.t == TDynamic {
+			// the stored JSON text as it is (its keys in their order), read as a string
+			return call("_dyntext", TString, expr{sql: x.sql, t: TString}), nil
+		}
 		return call("_cvt", to, x), nil
 	}
 }
