@@ -113,3 +113,17 @@ func sameBag(a, b *qeval.ResultSet) bool {
 	}
 	return true
 }
+
+// union with a wildcard reads every loaded table whose name matches; a wildcard that
+// matches nothing is an error naming it.
+func TestExamples_UnionWildcardTables(t *testing.T) {
+	e := mustOpen(t, filepath.Join(moduleRoot(), "examples", "kql", "stormevents"))
+	checkQueries(t, e, []queryCase{
+		{"Prefix", "union Storm* | count", "Count", []string{"5000"}},
+		{"Two", "union Storm*, Pop* | count", "Count", []string{"5052"}},
+		{"All", "union * | count", "Count", []string{"5052"}},
+	})
+	if _, err := e.Query(context.Background(), "union Nothing* | count"); err == nil || !strings.Contains(err.Error(), "Nothing*") {
+		t.Errorf("a wildcard matching nothing: %v", err)
+	}
+}

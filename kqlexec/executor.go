@@ -195,9 +195,12 @@ func (e *Executor) lookupTable(name string) (*rel, bool) {
 	return &rel{from: t.sql, cols: t.cols}, true
 }
 
+// tableNames lists the loaded tables in load order.
+func (e *Executor) tableNames() []string { return e.order }
+
 // Translate returns the SQLite statement a KQL query runs as, and its result columns.
 func (e *Executor) Translate(query string) (string, []qeval.Column, error) {
-	tr, err := translate(query, e.now, e.lookupTable, e.probe(context.Background()))
+	tr, err := translate(query, e.now, e.lookupTable, e.tableNames, e.probe(context.Background()))
 	if err != nil {
 		return "", nil, err
 	}
@@ -221,7 +224,7 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.limits.Timeout)
 	defer cancel()
-	tr, err := translate(query, e.now, e.lookupTable, e.probe(ctx))
+	tr, err := translate(query, e.now, e.lookupTable, e.tableNames, e.probe(ctx))
 	if err != nil {
 		return nil, e.classify(ctx, err)
 	}

@@ -31,7 +31,6 @@ func argLonLat(a []any, i int) (lonLat, bool) {
 	return lonLat{lon, lat}, true
 }
 
-
 func geoPoint(p lonLat) Dyn {
 	return Dyn{geoObj("Point", []any{toJSONValue(p[0]), toJSONValue(p[1])})}
 }

@@ -115,6 +115,8 @@ func TestSemantics_KQLRules(t *testing.T) {
 		// and each row mv-expand makes of it keeps it
 		// a null dynamic argument reaches functions as null, not as an empty string
 		{"NullDynamicArgument", `datatable(v: dynamic)[dynamic(null), dynamic([1])] | project t = gettype(v), n = array_length(v)`, "t,n", []string{"null|null", "array|1"}},
+		// union T* reads the views and tables whose names match; a plain let function is no table
+		{"UnionWildcard", `let T_view = view () { print x=1 }; let T_notview = () { print x=2 }; let U_view = view () { print x=3 }; union T* | project x`, "x", []string{"1"}},
 		{"RandOncePerRow", `range x from 1 to 200 step 1 | extend r = rand() | extend a = r, b = r * 1 | where a != b | count`, "Count", []string{"0"}},
 		{"RandKeptByMvExpand", `range d from 1 to 50 step 1 | extend r = rand() + 1 | extend u = range(tolong(d * 10 * r), tolong(d * 10 * r + 5 * r), 1)
 			| mv-expand u to typeof(long) | summarize dcount(r), lo = min(u), first = take_any(tolong(d * 10 * r)) by d | where dcount_r != 1 or lo != first | count`, "Count", []string{"0"}},

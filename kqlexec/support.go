@@ -134,17 +134,17 @@ var partial = map[string]string{
 	"hash":                    "hashes strings, numbers, bools, datetimes, timespans and guids; not dynamic values",
 	"tostring":                "a format argument is not supported",
 	"table":                   "the table's name must be a constant",
-	"union":                   "a wildcard table name (union T*) is not supported",
-	"join":                    "join conditions other than equality of columns are not supported",
-	"mv-apply":                "mv-apply inside mv-apply is not supported",
-	"bag_unpack":              "an output schema is not supported",
-	"make-series":             "at most 1,048,576 bins",
-	"percentile":              "exact percentiles where Kusto estimates with t-digest (within its error)",
-	"percentiles":             "exact percentiles where Kusto estimates with t-digest (within its error)",
-	"dcount":                  "an exact count where Kusto estimates with HyperLogLog (within its error)",
-	"dcountif":                "an exact count where Kusto estimates with HyperLogLog (within its error)",
-	"geo_polygon_area":        "overlapping polygons with holes, or with two that are not convex, are not supported",
-	"geo_polygon_centroid":    "overlapping polygons with holes, or with two that are not convex, are not supported",
+
+	"join":                 "join conditions other than equality of columns are not supported",
+	"mv-apply":             "mv-apply inside mv-apply is not supported",
+	"bag_unpack":           "an output schema is not supported",
+	"make-series":          "at most 1,048,576 bins",
+	"percentile":           "exact percentiles where Kusto estimates with t-digest (within its error)",
+	"percentiles":          "exact percentiles where Kusto estimates with t-digest (within its error)",
+	"dcount":               "an exact count where Kusto estimates with HyperLogLog (within its error)",
+	"dcountif":             "an exact count where Kusto estimates with HyperLogLog (within its error)",
+	"geo_polygon_area":     "overlapping polygons with holes, or with two that are not convex, are not supported",
+	"geo_polygon_centroid": "overlapping polygons with holes, or with two that are not convex, are not supported",
 }
 
 func functionSupport(name string) (Status, string) {
@@ -321,7 +321,7 @@ func probeSupport(kind, name string) (Status, string) {
 			return probeTable, true
 		}
 		return nil, false
-	}, func(string) ([][]any, error) { return nil, nil })
+	}, func() []string { return []string{"T"} }, func(string) ([][]any, error) { return nil, nil })
 	var qe *qeval.Error
 	if err != nil && errors.As(err, &qe) && qe.Code == qeval.CodeUnsupported {
 		what := strings.TrimPrefix(qe.Message, "unsupported: ")

@@ -49,6 +49,8 @@ type translator struct {
 	n      int
 	now    Datetime
 	tables func(name string) (*rel, bool)
+	// tableNames lists the database's tables (union T*); nil when there are none.
+	tableNames func() []string
 	// probe runs a SQL query during translation (for operators whose output columns
 	// depend on the data, such as bag_unpack); nil when there is no engine.
 	probe func(sql string) ([][]any, error)
@@ -98,7 +100,7 @@ type translation struct {
 }
 
 // translate turns a KQL script into SQL.
-func translate(src string, now Datetime, tables func(string) (*rel, bool), probe func(string) ([][]any, error)) (*translation, error) {
+func translate(src string, now Datetime, tables func(string) (*rel, bool), tableNames func() []string, probe func(string) ([][]any, error)) (*translation, error) {
 	script, err := kql.Parse(src)
 	if err != nil {
 		if l, ok := err.(kql.ErrorList); ok {
@@ -106,7 +108,7 @@ func translate(src string, now Datetime, tables func(string) (*rel, bool), probe
 		}
 		return nil, &qeval.Error{Code: qeval.CodeQuery, Op: "parse kql", Message: err.Error(), Err: err}
 	}
-	t := &translator{script: script, now: now, tables: tables, probe: probe}
+	t := &translator{script: script, now: now, tables: tables, tableNames: tableNames, probe: probe}
 	res, err := t.script1(script.Stmts)
 	if err == nil && res.graph != nil {
 		err = &qeval.Error{Code: qeval.CodeQuery, Message: "the query ends with a graph: a graph operator (graph-to-table, graph-match) turns it into a table"}

@@ -1,6 +1,8 @@
 package kqlexec
 
 import (
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -230,10 +232,19 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 		inputs = append(inputs, in)
 		names = append(names, "")
 	}
+	var tables []kql.Expr
 	for _, x := range o.Tables {
 		if id, ok := x.(*kql.Ident); ok && strings.ContainsRune(id.Name, '*') {
-			return nil, t.unsupported(x, "union with a wildcard table name")
+			matched := t.wildcardTables(id, e)
+			if len(matched) == 0 && len(o.Tables) == 1 && in == nil {
+				return nil, t.errAt(id, "no table or view matches %s", id.Name)
+			}
+			tables = append(tables, matched...)
+			continue
 		}
+		tables = append(tables, x)
+	}
+	for _, x := range tables {
 		r, err := t.tabular(x, e)
 		if err != nil {
 			if fz, ok := o.Param("isfuzzy").(*kql.Literal); ok && fz.Value == "true" {
@@ -327,4 +338,35 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 	}
 	sel := "SELECT " + strings.Join(append(outSel, "row_number() OVER (ORDER BY _src, _o2)"), ", ") + " FROM (" + strings.Join(parts, " UNION ALL ") + ")"
 	return t.stage(cols, sel), nil
+}
+
+// wildcardTables are the tables and views (let v = view () {…}) whose names match a
+// wildcard name (union T*, union *): views in the order they were declared, then
+// tables in load order. Other let bindings are not tables, as in Kusto.
+func (t *translator) wildcardTables(id *kql.Ident, e *env) []kql.Expr {
+	re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(id.Name), `\*`, ".*") + "$")
+	var out []kql.Expr
+	seen := map[string]bool{}
+	var views []string
+	for s := e; s != nil; s = s.parent {
+		for name, b := range s.binds {
+			if b.fn != nil && b.fn.View && len(b.fn.Params) == 0 && re.MatchString(name) && !seen[name] {
+				seen[name] = true
+				views = append(views, name)
+			}
+		}
+	}
+	sort.Strings(views)
+	for _, n := range views {
+		out = append(out, &kql.Ident{Span: id.Span, Name: n})
+	}
+	if t.tableNames != nil {
+		for _, n := range t.tableNames() {
+			if re.MatchString(n) && !seen[n] {
+				seen[n] = true
+				out = append(out, &kql.Ident{Span: id.Span, Name: n})
+			}
+		}
+	}
+	return out
 }
