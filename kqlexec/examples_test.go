@@ -122,6 +122,8 @@ func TestExamples_UnionWildcardTables(t *testing.T) {
 		{"Prefix", "union Storm* | count", "Count", []string{"5000"}},
 		{"Two", "union Storm*, Pop* | count", "Count", []string{"5052"}},
 		{"All", "union * | count", "Count", []string{"5052"}},
+		// table() of a function's argument (the reference's table-function example)
+		{"TableOfArgument", "let foo = (tableName:string) { table(tableName) | count }; foo('StormEvents')", "Count", []string{"5000"}},
 	})
 	if _, err := e.Query(context.Background(), "union Nothing* | count"); err == nil || !strings.Contains(err.Error(), "Nothing*") {
 		t.Errorf("a wildcard matching nothing: %v", err)

@@ -133,7 +133,7 @@ var partial = map[string]string{
 	"fork":                    "the first branch's table only (Kusto returns one per branch, the first is the primary result)",
 	"hash":                    "hashes strings, numbers, bools, datetimes, timespans and guids; not dynamic values",
 	"tostring":                "a format argument is not supported",
-	"table":                   "the table's name must be a constant",
+	"table":                   "the table's name must be a constant, a let or a function's argument",
 
 	"join":                 "join conditions other than equality of columns are not supported",
 	"mv-apply":             "mv-apply inside mv-apply is not supported",

@@ -105,7 +105,13 @@ func (t *translator) tabularCall(c *kql.Call, e *env) (*rel, error) {
 		if l, ok := c.Args[0].(*kql.Literal); ok && l.Kind == kql.LitString {
 			return t.tableRef(&kql.Ident{Span: l.Span, Name: l.Value}, e)
 		}
-		return nil, t.unsupported(c, "table() with a computed name")
+		// a name known when the query is translated: a function's string argument, a let
+		if x, err := t.expr(c.Args[0], &scope{env: e}); err == nil && x.isLit {
+			if name, ok := x.lit.(string); ok {
+				return t.tableRef(&kql.Ident{Span: c.Span, Name: name}, e)
+			}
+		}
+		return nil, t.unsupported(c, "table() with a computed name (a constant, a let or a function argument is read)")
 	}
 	if id, ok := c.Func.(*kql.Ident); ok {
 		if b := e.lookup(id.Name); b != nil && b.fn != nil {
