@@ -191,19 +191,6 @@ func tolOK(a []any, i int) bool {
 	return ok && f > 0 && !math.IsInf(f, 0)
 }
 
-func arrayOfShapes(v any, kind string) bool {
-	xs, ok := arr(v)
-	if !ok || len(xs) == 0 {
-		return false
-	}
-	for _, x := range xs {
-		if !shapesOK([]any{Dyn{x}}, kind) {
-			return false
-		}
-	}
-	return true
-}
-
 // fromWKT reads well-known text: POINT, LINESTRING, POLYGON and their MULTI forms.
 func fromWKT(s string) any {
 	s = strings.TrimSpace(s)
