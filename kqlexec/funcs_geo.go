@@ -276,15 +276,9 @@ func geoFuncs(def func(string, *fnDef)) {
 		if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
 			return nil
 		}
-		tol := 10.0
-		if len(a) > 1 && a[1] != nil {
-			tol, _ = toReal(a[1])
-		}
-		if tol < 0.1 || tol > 10000 || math.IsNaN(tol) {
-			return nil
-		}
-		if len(a) > 2 && a[2] == true {
-			return unsupportedError("geo_line_densify() with preserve_crossing")
+		tol, err := densifyArgs(a, "geo_line_densify")
+		if tol == 0 {
+			return err
 		}
 		lines := make([]any, len(s.lines))
 		for i, l := range s.lines {
@@ -300,15 +294,9 @@ func geoFuncs(def func(string, *fnDef)) {
 		if !ok || s.polys == nil {
 			return nil
 		}
-		tol := 10.0
-		if len(a) > 1 && a[1] != nil {
-			tol, _ = toReal(a[1])
-		}
-		if tol < 0.1 || tol > 10000 || math.IsNaN(tol) {
-			return nil
-		}
-		if len(a) > 2 && a[2] == true {
-			return unsupportedError("geo_polygon_densify() with preserve_crossing")
+		tol, err := densifyArgs(a, "geo_polygon_densify")
+		if tol == 0 {
+			return err
 		}
 		out := make([][][]lonLat, len(s.polys))
 		for i, p := range s.polys {
@@ -417,6 +405,23 @@ func overlapping(polys [][][]lonLat) bool {
 		}
 	}
 	return false
+}
+
+// densifyArgs reads a densify call's tolerance (meters, default 10) and
+// preserve_crossing: 0 and nil for an invalid tolerance (a null result), 0 and an
+// unsupported error for preserve_crossing.
+func densifyArgs(a []any, name string) (float64, any) {
+	tol := 10.0
+	if len(a) > 1 && a[1] != nil {
+		tol, _ = toReal(a[1])
+	}
+	if tol < 0.1 || tol > 10000 || math.IsNaN(tol) {
+		return 0, nil
+	}
+	if len(a) > 2 && a[2] == true {
+		return 0, unsupportedError(name + "() with preserve_crossing")
+	}
+	return tol, nil
 }
 
 // reversedRing is a closed ring walked the other way, from its last distinct vertex:

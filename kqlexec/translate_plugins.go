@@ -482,15 +482,10 @@ func joinDims(dims []string) string {
 // (count), the distinct ids (dcount), the ids seen for the first time (new_dcount) and
 // the distinct ids so far (aggregated_dcount), written as KQL. Counts are exact.
 func (t *translator) activityCountsMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
-	args := o.Plugin.Args
-	if len(args) < 5 {
-		return nil, t.errAt(o, "activity_counts_metrics(IdColumn, TimelineColumn, Start, End, Window [, dims…]) takes 5 arguments or more")
-	}
-	cols, err := t.columnArgs(in, "activity_counts_metrics id and timeline", args[0], args[1])
+	args, id, tl, err := t.activityPrologue(in, o, 5, "activity_counts_metrics(IdColumn, TimelineColumn, Start, End, Window [, dims…]) takes 5 arguments or more")
 	if err != nil {
 		return nil, err
 	}
-	id, tl := cols[0], cols[1]
 	dims, err := t.columnArgs(in, "activity_counts_metrics dimensions", args[5:]...)
 	if err != nil {
 		return nil, err
@@ -518,15 +513,10 @@ func (t *translator) activityCountsMetrics(in *rel, o *kql.EvaluateOp, e *env) (
 // seen again (retention_rate) or not (churn_rate). Written as KQL; counts exact. A
 // first window has no window before: Kusto's NaN rates are null here.
 func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
-	args := o.Plugin.Args
-	if len(args) < 3 {
-		return nil, t.errAt(o, "activity_metrics(IdColumn, TimelineColumn, [Start, End,] Window [, dims…]) takes 3 arguments or more")
-	}
-	cols, err := t.columnArgs(in, "activity_metrics id and timeline", args[0], args[1])
+	args, id, tl, err := t.activityPrologue(in, o, 3, "activity_metrics(IdColumn, TimelineColumn, [Start, End,] Window [, dims…]) takes 3 arguments or more")
 	if err != nil {
 		return nil, err
 	}
-	id, tl := cols[0], cols[1]
 	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
 	third, err := t.expr(args[2], &scope{env: e})
 	if err != nil {
@@ -541,8 +531,8 @@ func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, 
 		start, window, rest = p(2), p(4), 5
 		bounds = " | where " + tl + " >= " + p(2) + " and " + tl + " <= " + p(3)
 	}
-	if l, ok := args[rest-1].(*kql.Literal); ok && l.Kind == kql.LitString {
-		return nil, t.unsupported(args[rest-1], "activity_metrics with a calendar window ("+l.Value+")")
+	if err := t.calendarWindow(args[rest-1], "activity_metrics"); err != nil {
+		return nil, err
 	}
 	dims, err := t.columnArgs(in, "activity_metrics dimensions", args[rest:]...)
 	if err != nil {
@@ -552,7 +542,7 @@ func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, 
 	src := "let B = __input" + bounds + " | summarize by __id = " + id + ", __w = bin_at(" + tl + ", " + window + ", " + start + ")" + joinDims(dims) + ";\n" +
 		// the ids of each window, moved to the window after it
 		"let P = B | extend __w = __w + " + window + ";\n" +
-		"let R = B | join kind=inner P on __id, " + strings.TrimPrefix(by, "") + " | summarize __returned = count() by " + by + ";\n" +
+		"let R = B | join kind=inner P on __id, " + by + " | summarize __returned = count() by " + by + ";\n" +
 		"B | summarize dcount_values = count() by " + by +
 		" | join kind=leftouter (P | summarize __prev = count() by " + by + ") on " + by +
 		" | join kind=leftouter R on " + by +
@@ -570,18 +560,13 @@ func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, 
 // again (retained) or not (churn), and their shares. Written as KQL; counts exact;
 // an empty cohort's rates are null where Kusto gives NaN. No Lookback table.
 func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
-	args := o.Plugin.Args
-	if len(args) < 5 {
-		return nil, t.errAt(o, "new_activity_metrics(IdColumn, TimelineColumn, Start, End, Window [, Cohort] [, dims…]) takes 5 arguments or more")
-	}
-	cols, err := t.columnArgs(in, "new_activity_metrics id and timeline", args[0], args[1])
+	args, id, tl, err := t.activityPrologue(in, o, 5, "new_activity_metrics(IdColumn, TimelineColumn, Start, End, Window [, Cohort] [, dims…]) takes 5 arguments or more")
 	if err != nil {
 		return nil, err
 	}
-	id, tl := cols[0], cols[1]
 	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
-	if l, ok := args[4].(*kql.Literal); ok && l.Kind == kql.LitString {
-		return nil, t.unsupported(args[4], "new_activity_metrics with a calendar window ("+l.Value+")")
+	if err := t.calendarWindow(args[4], "new_activity_metrics"); err != nil {
+		return nil, err
 	}
 	start, end, window := p(2), p(3), p(4)
 	rest, cohort := 5, ""
@@ -626,17 +611,12 @@ func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*re
 // Lookback, Bin [, dims…]): for each bin from Start to End (and dimensions), the rows
 // and distinct ids of the Lookback period ending with the bin, written as KQL.
 func (t *translator) slidingWindowCounts(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
-	args := o.Plugin.Args
-	if len(args) < 6 {
-		return nil, t.errAt(o, "sliding_window_counts(IdColumn, TimelineColumn, Start, End, LookbackWindow, Bin [, dims…]) takes 6 arguments or more")
-	}
-	cols, err := t.columnArgs(in, "sliding_window_counts id and timeline", args[0], args[1])
+	args, id, tl, err := t.activityPrologue(in, o, 6, "sliding_window_counts(IdColumn, TimelineColumn, Start, End, LookbackWindow, Bin [, dims…]) takes 6 arguments or more")
 	if err != nil {
 		return nil, err
 	}
-	id, tl := cols[0], cols[1]
-	if l, ok := args[5].(*kql.Literal); ok && l.Kind == kql.LitString {
-		return nil, t.unsupported(args[5], "sliding_window_counts with a calendar bin ("+l.Value+")")
+	if err := t.calendarWindow(args[5], "sliding_window_counts"); err != nil {
+		return nil, err
 	}
 	dims, err := t.columnArgs(in, "sliding_window_counts dimensions", args[6:]...)
 	if err != nil {
@@ -657,17 +637,12 @@ func (t *translator) slidingWindowCounts(in *rel, o *kql.EvaluateOp, e *env) (*r
 // at least ActivePeriods distinct Periods of the Lookback window ending there (its
 // start excluded). Bins without active ids are left out. Written as KQL; counts exact.
 func (t *translator) activeUsersCount(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
-	args := o.Plugin.Args
-	if len(args) < 8 {
-		return nil, t.errAt(o, "active_users_count(IdColumn, TimelineColumn, Start, End, LookbackWindow, Period, ActivePeriodsCount, Bin [, dims…]) takes 8 arguments or more")
-	}
-	cols, err := t.columnArgs(in, "active_users_count id and timeline", args[0], args[1])
+	args, id, tl, err := t.activityPrologue(in, o, 8, "active_users_count(IdColumn, TimelineColumn, Start, End, LookbackWindow, Period, ActivePeriodsCount, Bin [, dims…]) takes 8 arguments or more")
 	if err != nil {
 		return nil, err
 	}
-	id, tl := cols[0], cols[1]
-	if l, ok := args[7].(*kql.Literal); ok && l.Kind == kql.LitString {
-		return nil, t.unsupported(args[7], "active_users_count with a calendar bin ("+l.Value+")")
+	if err := t.calendarWindow(args[7], "active_users_count"); err != nil {
+		return nil, err
 	}
 	dims, err := t.columnArgs(in, "active_users_count dimensions", args[8:]...)
 	if err != nil {
@@ -690,15 +665,10 @@ func (t *translator) activeUsersCount(in *rel, o *kql.EvaluateOp, e *env) (*rel,
 // Outer [, dims…]): for each Inner window (and dimensions), the distinct ids in it, in
 // the Outer window that ends with it, and their ratio. Written as KQL; counts exact.
 func (t *translator) activityEngagement(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
-	args := o.Plugin.Args
-	if len(args) < 4 {
-		return nil, t.errAt(o, "activity_engagement(IdColumn, TimelineColumn, [Start, End,] InnerActivityWindow, OuterActivityWindow [, dims…]) takes 4 arguments or more")
-	}
-	cols, err := t.columnArgs(in, "activity_engagement id and timeline", args[0], args[1])
+	args, id, tl, err := t.activityPrologue(in, o, 4, "activity_engagement(IdColumn, TimelineColumn, [Start, End,] InnerActivityWindow, OuterActivityWindow [, dims…]) takes 4 arguments or more")
 	if err != nil {
 		return nil, err
 	}
-	id, tl := cols[0], cols[1]
 	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
 	// Start and End are there when the third argument is a datetime
 	third, err := t.expr(args[2], &scope{env: e})
@@ -731,4 +701,26 @@ func (t *translator) activityEngagement(in *rel, o *kql.EvaluateOp, e *env) (*re
 		" | project " + tl + " = __b, dcount_activities_inner = __inner, dcount_activities_outer = __outer, activity_ratio = todouble(__inner) / __outer" + joinDims(dims) +
 		" | sort by " + tl + " asc"
 	return t.viaKQL(o, in, e, src)
+}
+
+// activityPrologue reads what the activity plugins share: at least min arguments
+// (usage says which), the first two the id and timeline columns.
+func (t *translator) activityPrologue(in *rel, o *kql.EvaluateOp, min int, usage string) (args []kql.Expr, id, tl string, err error) {
+	args = o.Plugin.Args
+	if len(args) < min {
+		return nil, "", "", t.errAt(o, "%s", usage)
+	}
+	cols, err := t.columnArgs(in, o.Plugin.Name()+" id and timeline", args[0], args[1])
+	if err != nil {
+		return nil, "", "", err
+	}
+	return args, cols[0], cols[1], nil
+}
+
+// calendarWindow refuses a calendar window (week, month, year) given as a string.
+func (t *translator) calendarWindow(x kql.Expr, plugin string) error {
+	if l, ok := x.(*kql.Literal); ok && l.Kind == kql.LitString {
+		return t.unsupported(x, plugin+" with a calendar window ("+l.Value+")")
+	}
+	return nil
 }
