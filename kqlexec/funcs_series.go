@@ -3,6 +3,7 @@ package kqlexec
 import (
 	"math"
 	"slices"
+	"strings"
 )
 
 // Series functions work on dynamic arrays of numbers, element by element.
@@ -262,7 +263,68 @@ func seriesFuncs(def func(string, *fnDef)) {
 			}
 			return realsDyn(out, nil)
 		}})
-	for _, n := range []string{"series_decompose", "series_decompose_anomalies", "series_decompose_forecast", "series_outliers",
+	// series_outliers(s[, kind[, ignore_val[, min_percentile[, max_percentile]]]]): each
+	// value's distance beyond Tukey's fences in units of the inter-quantile range,
+	// (x − Q_high)/IQR above, (x − Q_low)/IQR below, 0 between (and for nulls and the
+	// ignored value); tukey uses the 25th/75th percentiles, ctukey (the default) 10th/90th
+	// or the ones given.
+	def("series_outliers", &fnDef{min: 1, max: 5, args: []Type{TDynamic, TString, TReal, TReal, TReal}, ret: TDynamic,
+		partly: "percentiles interpolated linearly between ranks (Kusto's interpolation is not documented)", fn: func(a []any) any {
+			xs, valid, ok := nums(a[0])
+			if !ok {
+				return nil
+			}
+			kind := "ctukey"
+			if len(a) > 1 && a[1] != nil && str(a, 1) != "" {
+				kind = strings.ToLower(str(a, 1))
+			}
+			lo, hi := 10.0, 90.0
+			switch kind {
+			case "tukey":
+				lo, hi = 25, 75
+			case "ctukey":
+				if len(a) > 3 && a[3] != nil {
+					lo, _ = toReal(a[3])
+				}
+				if len(a) > 4 && a[4] != nil {
+					hi, _ = toReal(a[4])
+				}
+				if lo < 2 || hi > 98 || lo >= hi {
+					return nil
+				}
+			default:
+				return nil
+			}
+			ignore, hasIgnore := 0.0, false
+			if len(a) > 2 && a[2] != nil {
+				ignore, hasIgnore = toReal(a[2])
+			}
+			use := func(i int) bool { return valid[i] && !(hasIgnore && xs[i] == ignore) }
+			var vs []float64
+			for i := range xs {
+				if use(i) {
+					vs = append(vs, xs[i])
+				}
+			}
+			out := make([]float64, len(xs))
+			if len(vs) == 0 {
+				return realsDyn(out, nil)
+			}
+			slices.Sort(vs)
+			ql, qh := quantile(vs, lo/100), quantile(vs, hi/100)
+			iqr := qh - ql
+			for i, x := range xs {
+				switch {
+				case !use(i) || iqr == 0:
+				case x > qh:
+					out[i] = (x - qh) / iqr
+				case x < ql:
+					out[i] = (x - ql) / iqr
+				}
+			}
+			return realsDyn(out, nil)
+		}})
+	for _, n := range []string{"series_decompose", "series_decompose_anomalies", "series_decompose_forecast",
 		"series_periods_detect", "series_periods_validate"} {
 		unsupportedFuncs[n] = true
 	}
@@ -422,4 +484,14 @@ func median(vs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// quantile of sorted values, interpolated linearly between ranks.
+func quantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	i := int(pos)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
 }

@@ -324,6 +324,11 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			n = isnull(geo_polygon_densify(dynamic({"type":"Polygon","coordinates":[[[10,10],[11,10],[11,11],[10,11],[10,10]]]}), 0))`, "l,p,n",
 			[]string{`{"type":"LineString","coordinates":[[50.0,50.0],[50.125,50.125],[50.25000000000001,50.25000000000001],[50.375,50.375],[50.5,50.5],[50.625,50.62500000000001],[50.74999999999999,50.74999999999999],[50.875,50.875],[50.99999999999999,51.0]]}|` +
 				`{"type":"Polygon","coordinates":[[[-73.982062,40.768159],[-73.973093,40.76422600000001],[-73.949146,40.79695],[-73.958244,40.800719],[-73.982062,40.768159]]]}|true`}},
+		// Tukey's fences: distance beyond the 10th/90th (ctukey) or 25th/75th (tukey)
+		// percentile in inter-quantile ranges; nulls and the ignored value score 0
+		{"series_outliers", `print s = dynamic([1,2,3,4,5,6,7,8,9,100,-50,null])
+			| project o = tostring(series_outliers(s)), t = tostring(series_outliers(s, "tukey")), bad = isnull(series_outliers(s, "ctukey", double(null), 50, 40))`,
+			"o,t,bad", []string{"[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,11.375,-6.375,0.0]|[-0.3,-0.1,0.0,0.0,0.0,0.0,0.0,0.1,0.3,18.5,-10.5,0.0]|true"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]
