@@ -313,10 +313,9 @@ func geoFuncs(def func(string, *fnDef)) {
 	// Functions computed only for invalid input (null), as Kusto returns; valid input
 	// needs geometry the local engine does not have, so it is refused.
 	guarded := map[string]func(a []any) bool{
-		"geo_intersection_line_with_polygon": func(a []any) bool { return shapesOK(a, "line", "polygon") },
-		"geo_line_buffer":                    func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
-		"geo_polygon_buffer":                 func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
-		"geo_point_buffer":                   func(a []any) bool { _, ok := argLonLat(a, 0); return ok && tolOK(a, 2) },
+		"geo_line_buffer":    func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
+		"geo_polygon_buffer": func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
+		"geo_point_buffer":   func(a []any) bool { _, ok := argLonLat(a, 0); return ok && tolOK(a, 2) },
 	}
 	for name, valid := range guarded {
 		name, valid := name, valid

@@ -329,6 +329,13 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 		{"series_outliers", `print s = dynamic([1,2,3,4,5,6,7,8,9,100,-50,null])
 			| project o = tostring(series_outliers(s)), t = tostring(series_outliers(s, "tukey")), bad = isnull(series_outliers(s, "ctukey", double(null), 50, 40))`,
 			"o,t,bad", []string{"[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,11.375,-6.375,0.0]|[-0.3,-0.1,0.0,0.0,0.0,0.0,0.0,0.1,0.3,18.5,-10.5,0.0]|true"}},
+		// the part of a line inside a polygon (a hole cuts it in two), nothing when outside
+		{"geo_intersection_line_with_polygon", `let l = dynamic({"type":"LineString","coordinates":[[-110.522, 39.198],[-91.428, 40.880]]});
+			let p = dynamic({"type":"Polygon","coordinates":[[[-90.263,36.738],[-102.041,45.274],[-109.335,36.527],[-90.263,36.738]],[[-100.393,41.705],[-103.139,38.925],[-97.558,39.113],[-100.393,41.705]]]});
+			let i = geo_intersection_line_with_polygon(l, p);
+			print t = tostring(i.type), n = array_length(i.coordinates), x = round(todouble(i.coordinates[1][0][0]), 9),
+				e = tostring(geo_intersection_line_with_polygon(dynamic({"type":"LineString","coordinates":[[1, 1],[2, 2]]}), p))`,
+			"t,n,x,e", []string{`MultiLineString|2|-99.136499431|{"type":"GeometryCollection","geometries":[]}`}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]

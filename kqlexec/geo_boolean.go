@@ -261,6 +261,13 @@ func ringOf(l []s2.Point) []lonLat {
 // alone, several in a GeometryCollection (points, lines, then polygons), none as an
 // empty collection.
 func geometryOf(polys [][][]lonLat, points []lonLat, lines [][]lonLat) any {
+	if len(polys) == 0 && len(points) == 0 && len(lines) > 1 {
+		cs := make([]any, len(lines))
+		for i, l := range lines {
+			cs[i] = coordsJSON(l)
+		}
+		return Dyn{geoObj("MultiLineString", cs)}
+	}
 	var geoms []any
 	for _, p := range points {
 		geoms = append(geoms, geoObj("Point", []any{toJSONValue(p[0]), toJSONValue(p[1])}))
@@ -280,8 +287,18 @@ func geometryOf(polys [][][]lonLat, points []lonLat, lines [][]lonLat) any {
 	return Dyn{geoObj("GeometryCollection", geoms)}
 }
 
-// geoBooleanFuncs defines the union and intersection of polygons.
+// geoBooleanFuncs defines the union and intersection of polygons, and the part of a
+// line inside polygons.
 func geoBooleanFuncs(def func(string, *fnDef)) {
+	def("geo_intersection_line_with_polygon", fixed(TDynamic, func(a []any) any {
+		lines, ok := lineShape(a[0])
+		y, ok2 := parseShape(a[1])
+		if !ok || !ok2 || y.polys == nil {
+			return nil
+		}
+		points, stretches := lineInPolygons(lines, boundaryOf(y.polys))
+		return geometryOf(nil, points, stretches)
+	}, TDynamic, TDynamic))
 	def("geo_intersection_2polygons", fixed(TDynamic, func(a []any) any {
 		x, ok1 := parseShape(a[0])
 		y, ok2 := parseShape(a[1])
@@ -316,4 +333,61 @@ func geoBooleanFuncs(def func(string, *fnDef)) {
 		}
 		return polygonsJSON(acc)
 	}, TDynamic))
+}
+
+// lineInPolygons is the part of lines inside (or on the boundary of) polygons: the
+// stretches, in the lines' order and direction, and the points where a line only
+// touches them.
+func lineInPolygons(lines [][]lonLat, b boundary) (points []lonLat, out [][]lonLat) {
+	shared := map[[4]s2.Point]s2.Point{}
+	var touches []s2.Point
+	for _, l := range lines {
+		var x boundary
+		for i := 1; i < len(l); i++ {
+			x.edges = append(x.edges, [2]s2.Point{l[i-1].s2(), l[i].s2()})
+		}
+		var cur []s2.Point
+		flush := func() {
+			if len(cur) > 1 {
+				l := make([]lonLat, len(cur))
+				for i, p := range cur {
+					l[i] = pointFromS2(p)
+				}
+				out = append(out, l)
+			}
+			cur = nil
+		}
+		for _, p := range cutPieces(x, b.edges, shared) {
+			mid := s2.Interpolate(0.5, p.from, p.to)
+			_, on := b.onBoundary(mid)
+			if !on && !b.contains(mid) {
+				flush()
+				for _, q := range []s2.Point{p.from, p.to} {
+					if _, at := b.onBoundary(q); at {
+						touches = append(touches, q)
+					}
+				}
+				continue
+			}
+			if len(cur) == 0 || cur[len(cur)-1] != p.from {
+				flush()
+				cur = []s2.Point{p.from}
+			}
+			cur = append(cur, p.to)
+		}
+		flush()
+	}
+	seen := map[lonLat]bool{}
+	for _, t := range touches {
+		q := pointFromS2(t)
+		on := seen[q]
+		for _, l := range out {
+			on = on || l[0] == q || l[len(l)-1] == q
+		}
+		if !on {
+			seen[q] = true
+			points = append(points, q)
+		}
+	}
+	return points, out
 }
