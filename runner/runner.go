@@ -132,37 +132,35 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 
 // collector gathers the finished cases of a run in suite order: each is summarized
 // as soon as the cases before it are (so a full result waits only for the slower
-// cases in flight), and only what the report keeps of it stays.
+// cases in flight), and only what the report keeps of it stays, in one slice the
+// report takes as it is.
 type collector struct {
-	mu    sync.Mutex
-	slots []*slot
-	next  int
-	sm    *Summarizer
-}
-
-type slot struct {
-	full *qeval.CaseResult // until summarized
-	kept qeval.CaseResult
+	mu   sync.Mutex
+	kept []qeval.CaseResult
+	full []*qeval.CaseResult // a finished case until it is summarized
+	done []bool
+	next int
+	sm   *Summarizer
 }
 
 func newCollector(n int, threshold float64) *collector {
-	return &collector{slots: make([]*slot, n), sm: NewSummarizer(threshold)}
+	return &collector{kept: make([]qeval.CaseResult, n), full: make([]*qeval.CaseResult, n), done: make([]bool, n), sm: NewSummarizer(threshold)}
 }
 
 // finish records case i: full is summarized, kept is what the report holds.
 func (c *collector) finish(i int, full, kept qeval.CaseResult) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.slots[i] = &slot{full: &full, kept: kept}
-	for c.next < len(c.slots) && c.slots[c.next] != nil {
-		c.add(c.slots[c.next])
+	c.kept[i], c.full[i], c.done[i] = kept, &full, true
+	for c.next < len(c.done) && c.done[c.next] {
+		c.add(c.next)
 		c.next++
 	}
 }
 
-func (c *collector) add(s *slot) {
-	c.sm.Add(s.full)
-	s.full = nil
+func (c *collector) add(i int) {
+	c.sm.Add(c.full[i])
+	c.full[i] = nil
 }
 
 // close summarizes what is left (the cases after one that did not finish) and returns
@@ -170,16 +168,17 @@ func (c *collector) add(s *slot) {
 func (c *collector) close() ([]qeval.CaseResult, qeval.Summary) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var cases []qeval.CaseResult
-	for i, s := range c.slots {
-		if s == nil {
+	cases := c.kept[:0] // finished cases move up over the ones that did not finish
+	for i := range c.kept {
+		if !c.done[i] {
 			continue
 		}
-		if i >= c.next && s.full != nil {
-			c.add(s)
+		if c.full[i] != nil {
+			c.add(i)
 		}
-		cases = append(cases, s.kept)
+		cases = append(cases, c.kept[i])
 	}
+	c.kept, c.full, c.done = nil, nil, nil
 	return cases, c.sm.Summary()
 }
 

@@ -83,7 +83,7 @@ func TestCollector_SummaryInSuiteOrder(t *testing.T) {
 			col.finish(i, cs[i], indexView(cs[i]))
 		}
 		for i := range cs {
-			if col.slots[i] != nil {
+			if col.done[i] {
 				finished = append(finished, cs[i])
 			}
 		}
