@@ -110,7 +110,11 @@ func geoFuncs(def func(string, *fnDef)) {
 		if overlapping(s.polys) {
 			area, _, ok := unionMeasures(s.polys)
 			if !ok {
-				return unsupportedError("geo_polygon_area() of overlapping polygons with holes, or with two that are not convex")
+				// polygons with holes, or two not convex: the area of their drawn union
+				area = 0
+				for _, rings := range unionPolygons(s.polys) {
+					area += polygonOf(rings).Area()
+				}
 			}
 			return area * earthRadius * earthRadius
 		}
@@ -163,7 +167,9 @@ func geoFuncs(def func(string, *fnDef)) {
 		if overlapping(s.polys) {
 			_, v, ok := unionMeasures(s.polys)
 			if !ok {
-				return unsupportedError("geo_polygon_centroid() of overlapping polygons with holes, or with two that are not convex")
+				for _, rings := range unionPolygons(s.polys) {
+					v = v.Add(polygonOf(rings).Centroid().Vector)
+				}
 			}
 			c = s2.Point{Vector: v}
 		} else {

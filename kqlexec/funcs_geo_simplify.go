@@ -66,7 +66,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			return simplifiedPolygons(s.polys, tol)
 		}})
 	def("geo_simplify_polygons_array", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TReal}, ret: TDynamic,
-		partly: "polygons that still overlap after simplifying are refused (their union is not computed)", fn: func(a []any) any {
+		fn: func(a []any) any {
 			tol, tok := tolerance(a, 1)
 			xs, ok := arr(a[0])
 			if !ok || !tok || len(xs) == 0 {
@@ -87,7 +87,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 				}
 			}
 			if overlapping(kept) {
-				return unsupportedError("geo_simplify_polygons_array() of overlapping polygons (their union)")
+				kept = unionPolygons(kept) // polygons that still overlap are returned as their union
 			}
 			return polygonsJSON(kept)
 		}})

@@ -336,6 +336,13 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			print t = tostring(i.type), n = array_length(i.coordinates), x = round(todouble(i.coordinates[1][0][0]), 9),
 				e = tostring(geo_intersection_line_with_polygon(dynamic({"type":"LineString","coordinates":[[1, 1],[2, 2]]}), p))`,
 			"t,n,x,e", []string{`MultiLineString|2|-99.136499431|{"type":"GeometryCollection","geometries":[]}`}},
+		// a non-convex pair that overlaps is measured by the union drawn; simplified polygons
+		// that still overlap come back as their union
+		{"geo_union_nonconvex", `let a = dynamic({"type":"Polygon","coordinates":[[[0,0],[4,0],[4,1],[1,1],[1,3],[0,3],[0,0]]]});
+			let b = dynamic({"type":"Polygon","coordinates":[[[0.5,0.5],[3,0.5],[3,2],[0.5,2],[0.5,0.5]]]});
+			let m = dynamic({"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,1],[1,1],[1,3],[0,3],[0,0]]],[[[0.5,0.5],[3,0.5],[3,2],[0.5,2],[0.5,0.5]]]]});
+			print same = abs(geo_polygon_area(m) - (geo_polygon_area(a) + geo_polygon_area(b) - geo_polygon_area(geo_intersection_2polygons(a, b)))) < 1,
+				c = isnotnull(geo_polygon_centroid(m)), s = tostring(geo_simplify_polygons_array(pack_array(a, b), 10).type)`, "same,c,s", []string{"true|true|Polygon"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]

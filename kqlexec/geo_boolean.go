@@ -391,3 +391,13 @@ func lineInPolygons(lines [][]lonLat, b boundary) (points []lonLat, out [][]lonL
 	}
 	return points, out
 }
+
+// unionPolygons is the union of a multipolygon's polygons, drawn.
+func unionPolygons(polys [][][]lonLat) [][][]lonLat {
+	sets := make([][][][]lonLat, len(polys))
+	for i, p := range polys {
+		sets[i] = [][][]lonLat{p}
+	}
+	u, _, _ := polygonBoolean(sets, true)
+	return u
+}

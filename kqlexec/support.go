@@ -135,16 +135,14 @@ var partial = map[string]string{
 	"tostring":                "a format argument is not supported",
 	"table":                   "the table's name must be a constant, a let or a function's argument",
 
-	"join":                 "join conditions other than equality of columns are not supported",
-	"mv-apply":             "mv-apply inside mv-apply is not supported",
-	"bag_unpack":           "an output schema is not supported",
-	"make-series":          "at most 1,048,576 bins",
-	"percentile":           "exact percentiles where Kusto estimates with t-digest (within its error)",
-	"percentiles":          "exact percentiles where Kusto estimates with t-digest (within its error)",
-	"dcount":               "an exact count where Kusto estimates with HyperLogLog (within its error)",
-	"dcountif":             "an exact count where Kusto estimates with HyperLogLog (within its error)",
-	"geo_polygon_area":     "overlapping polygons with holes, or with two that are not convex, are not supported",
-	"geo_polygon_centroid": "overlapping polygons with holes, or with two that are not convex, are not supported",
+	"join":        "join conditions other than equality of columns are not supported",
+	"mv-apply":    "mv-apply inside mv-apply is not supported",
+	"bag_unpack":  "an output schema is not supported",
+	"make-series": "at most 1,048,576 bins",
+	"percentile":  "exact percentiles where Kusto estimates with t-digest (within its error)",
+	"percentiles": "exact percentiles where Kusto estimates with t-digest (within its error)",
+	"dcount":      "an exact count where Kusto estimates with HyperLogLog (within its error)",
+	"dcountif":    "an exact count where Kusto estimates with HyperLogLog (within its error)",
 }
 
 func functionSupport(name string) (Status, string) {
