@@ -77,11 +77,7 @@ func intersectLines(l1, l2 [][]lonLat) any {
 	}
 	var lines [][]lonLat
 	if len(segs) > 0 {
-		chains, ok := unionLines(segs)
-		if !ok {
-			chains = segs
-		}
-		lines = chains
+		lines = unionLines(segs)
 	}
 	// a point on a shared stretch is part of it
 	var alone []lonLat

@@ -2,6 +2,7 @@ package kqlexec
 
 import (
 	"math"
+	"sort"
 
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
@@ -92,7 +93,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			return polygonsJSON(kept)
 		}})
 	def("geo_union_lines_array", &fnDef{min: 1, max: 1, args: []Type{TDynamic}, ret: TDynamic,
-		partly: "lines that cross between their vertices are refused (Kusto splits them at the crossing)", fn: func(a []any) any {
+		fn: func(a []any) any {
 			xs, ok := arr(a[0])
 			if !ok || len(xs) == 0 {
 				return nil
@@ -105,10 +106,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 				}
 				lines = append(lines, s.lines...)
 			}
-			chains, ok := unionLines(lines)
-			if !ok {
-				return unsupportedError("geo_union_lines_array() of lines that cross between their vertices")
-			}
+			chains := unionLines(lines)
 			switch len(chains) {
 			case 0:
 				return nil
@@ -417,14 +415,12 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 
 // unionLines joins lines into the fewest chains: each edge once (an edge that two
 // lines share, in the same direction, counts once), chained where one edge ends and
-// only one starts. Lines whose edges cross away from their vertices would be split at
-// the crossing by Kusto; that is refused (ok false).
-func unionLines(lines [][]lonLat) (chains [][]lonLat, ok bool) {
+// only one starts; edges that cross away from their vertices are cut at the crossing,
+// where chains then meet, as Kusto splits them.
+func unionLines(lines [][]lonLat) (chains [][]lonLat) {
 	type edge struct{ a, b lonLat }
 	seen := map[edge]bool{}
-	var edges []edge
-	out := map[lonLat][]int{}
-	in := map[lonLat]int{}
+	var raw []edge
 	for _, l := range lines {
 		for i := 1; i < len(l); i++ {
 			e := edge{l[i-1], l[i]}
@@ -432,18 +428,43 @@ func unionLines(lines [][]lonLat) (chains [][]lonLat, ok bool) {
 				continue
 			}
 			seen[e] = true
-			out[e.a] = append(out[e.a], len(edges))
-			in[e.b]++
-			edges = append(edges, e)
+			raw = append(raw, e)
 		}
 	}
-	for i := range edges {
-		for j := i + 1; j < len(edges); j++ {
-			a, b, c, d := edges[i].a.s2(), edges[i].b.s2(), edges[j].a.s2(), edges[j].b.s2()
+	// edges that cross away from their vertices are cut at the crossing (one point for
+	// both, so the pieces meet)
+	cuts := make([][]lonLat, len(raw))
+	for i := range raw {
+		for j := i + 1; j < len(raw); j++ {
+			a, b, c, d := raw[i].a.s2(), raw[i].b.s2(), raw[j].a.s2(), raw[j].b.s2()
 			if s2.CrossingSign(a, b, c, d) == s2.Cross {
-				return nil, false
+				p := pointFromS2(s2.Intersection(a, b, c, d))
+				cuts[i] = append(cuts[i], p)
+				cuts[j] = append(cuts[j], p)
 			}
 		}
+	}
+	var edges []edge
+	out := map[lonLat][]int{}
+	in := map[lonLat]int{}
+	add := func(e edge) {
+		if e.a == e.b {
+			return
+		}
+		out[e.a] = append(out[e.a], len(edges))
+		in[e.b]++
+		edges = append(edges, e)
+	}
+	for i, e := range raw {
+		ps := cuts[i]
+		a := e.a.s2()
+		sort.Slice(ps, func(x, y int) bool { return a.Distance(ps[x].s2()) < a.Distance(ps[y].s2()) })
+		from := e.a
+		for _, p := range ps {
+			add(edge{from, p})
+			from = p
+		}
+		add(edge{from, e.b})
 	}
 	used := make([]bool, len(edges))
 	// a chain goes on through a vertex one edge enters and one leaves
@@ -470,5 +491,5 @@ func unionLines(lines [][]lonLat) (chains [][]lonLat, ok bool) {
 			chains = append(chains, walk(i))
 		}
 	}
-	return chains, true
+	return chains
 }

@@ -343,6 +343,10 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			let m = dynamic({"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,1],[1,1],[1,3],[0,3],[0,0]]],[[[0.5,0.5],[3,0.5],[3,2],[0.5,2],[0.5,0.5]]]]});
 			print same = abs(geo_polygon_area(m) - (geo_polygon_area(a) + geo_polygon_area(b) - geo_polygon_area(geo_intersection_2polygons(a, b)))) < 1,
 				c = isnotnull(geo_polygon_centroid(m)), s = tostring(geo_simplify_polygons_array(pack_array(a, b), 10).type)`, "same,c,s", []string{"true|true|Polygon"}},
+		// lines that cross are cut at the crossing, where the four pieces meet
+		{"geo_union_lines_crossing", `let u = geo_union_lines_array(dynamic([{"type":"LineString","coordinates":[[0,0],[2,2]]}, {"type":"LineString","coordinates":[[0,2],[2,0]]}]));
+			print t = tostring(u.type), n = array_length(u.coordinates), x = round(todouble(u.coordinates[0][1][0]), 6), same = tostring(u.coordinates[0][1]) == tostring(u.coordinates[2][1])`,
+			"t,n,x,same", []string{"MultiLineString|4|1|true"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]

@@ -164,7 +164,6 @@ func TestSemantics_Errors(t *testing.T) {
 		{"UnsupportedOperator", "print a=1 | evaluate autocluster()", qeval.CodeUnsupported, "unsupported: evaluate autocluster", 1, 13},
 		{"UnsupportedFunction", "print series_decompose(dynamic([1, 2]))", qeval.CodeUnsupported, "unsupported: series_decompose()", 1, 7},
 		{"UnsupportedAtRunTime", `print geo_polygon_buffer(dynamic({"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}), 10)`, qeval.CodeUnsupported, "unsupported: geo_polygon_buffer() of valid input", 0, 0},
-		{"UnionOfCrossingLines", `print geo_union_lines_array(dynamic([{"type":"LineString","coordinates":[[0,0],[2,2]]}, {"type":"LineString","coordinates":[[0,2],[2,0]]}]))`, qeval.CodeUnsupported, "lines that cross between their vertices", 0, 0},
 		{"Sample", "range x from 1 to 3 step 1 | sample 1", qeval.CodeUnsupported, "unsupported: sample", 1, 30},
 		{"AggregateOutsideSummarize", "print count()", qeval.CodeQuery, "aggregation function", 1, 7},
 		{"StringPlus", `print "a" + "b"`, qeval.CodeQuery, "strcat", 1, 7},
