@@ -347,6 +347,11 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 		{"geo_union_lines_crossing", `let u = geo_union_lines_array(dynamic([{"type":"LineString","coordinates":[[0,0],[2,2]]}, {"type":"LineString","coordinates":[[0,2],[2,0]]}]));
 			print t = tostring(u.type), n = array_length(u.coordinates), x = round(todouble(u.coordinates[0][1][0]), 6), same = tostring(u.coordinates[0][1]) == tostring(u.coordinates[2][1])`,
 			"t,n,x,same", []string{"MultiLineString|4|1|true"}},
+		// output schemas name the columns: no data is read to find them
+		{"bag_unpack_schema", `datatable(d:dynamic, Description: string)[dynamic({"Name": "John", "Age":20, "height":180}), "Student", dynamic({"Name": "Dave", "Age":40, "height":160}), "Teacher"]
+			| evaluate bag_unpack(d) : (*, Name:string, Age:long)`, "Description,Name,Age", []string{"Student|John|20", "Teacher|Dave|40"}},
+		{"pivot_schema", `datatable(k:string, c:string, v:long)["a","x",1,"a","y",2,"b","x",3] | evaluate pivot(c, sum(v), k) : (k:string, x:long, y:long, z:long) | order by k asc`,
+			"k,x,y,z", []string{"a|1|2|0", "b|3|0|0"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]

@@ -119,7 +119,6 @@ var partial = map[string]string{
 	"graph-shortest-paths":    "variable-length edges of 1 to 10 hops; output=any keeps the first path in pattern order",
 	"partition":               "a braced query runs for at most 256 key values",
 	"top-nested":              "not with others",
-	"pivot":                   "not with an output schema",
 	"activity_counts_metrics": "exact distinct counts where Kusto estimates; no cohort or lookback arguments; windows without rows are left out",
 	"rolling_percentile":      "exact percentiles (nearest rank) where Kusto estimates (within its error)",
 	"activity_engagement":     "exact distinct counts where Kusto estimates",
@@ -137,7 +136,6 @@ var partial = map[string]string{
 
 	"join":        "join conditions other than equality of columns are not supported",
 	"mv-apply":    "mv-apply inside mv-apply is not supported",
-	"bag_unpack":  "an output schema is not supported",
 	"make-series": "at most 1,048,576 bins",
 	"percentile":  "exact percentiles where Kusto estimates with t-digest (within its error)",
 	"percentiles": "exact percentiles where Kusto estimates with t-digest (within its error)",

@@ -37,9 +37,6 @@ var pivotAggs = map[string]string{"count": "countif", "sum": "sumif", "min": "mi
 // rows, by the other columns (or those named). It is written as KQL the translator
 // knows: summarize [v] = aggif(x, tostring(col) == "v"), … by others.
 func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
-	if o.Schema != nil {
-		return nil, t.unsupported(o, "pivot with an output schema")
-	}
 	args := o.Plugin.Args
 	if len(args) == 0 {
 		return nil, t.errAt(o, "pivot() needs the column to rotate")
@@ -82,22 +79,36 @@ func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 			}
 		}
 	}
-	if t.probe == nil {
-		return nil, t.unsupported(o, "pivot without an engine")
-	}
-	ci := in.index(col.Name)
-	key := coerce(expr{sql: "t." + colName(ci), t: in.cols[ci].Type}, TString).sql
-	q := "SELECT " + key + " FROM " + in.from + " t WHERE t." + colName(ci) + " IS NOT NULL GROUP BY 1 ORDER BY min(t._o)"
-	if len(t.ctes) > 0 {
-		q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
-	}
-	rows, err := t.probe(q)
-	if err != nil {
-		return nil, err
-	}
 	var values []string // in the order they first appear, as Kusto's columns are
-	for _, r := range rows {
-		values = append(values, toString(decode(r[0], TString)))
+	if o.Schema != nil {
+		// an output schema names the columns: its names beyond the group columns are the
+		// values, and no data is read to find them
+		isBy := map[string]bool{}
+		for _, b := range by {
+			isBy[b] = true
+		}
+		for _, d := range o.Schema.Columns {
+			if !isBy[d.Name.Name] {
+				values = append(values, d.Name.Name)
+			}
+		}
+	} else {
+		if t.probe == nil {
+			return nil, t.unsupported(o, "pivot without an engine")
+		}
+		ci := in.index(col.Name)
+		key := coerce(expr{sql: "t." + colName(ci), t: in.cols[ci].Type}, TString).sql
+		q := "SELECT " + key + " FROM " + in.from + " t WHERE t." + colName(ci) + " IS NOT NULL GROUP BY 1 ORDER BY min(t._o)"
+		if len(t.ctes) > 0 {
+			q = "WITH RECURSIVE " + strings.Join(t.ctes, ",\n") + "\n" + q
+		}
+		rows, err := t.probe(q)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			values = append(values, toString(decode(r[0], TString)))
+		}
 	}
 	const input = "__input"
 	quote := func(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'" }
@@ -127,6 +138,18 @@ func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	}
 	if len(values) == 0 {
 		src += " | project-away __none"
+	}
+	if o.Schema != nil {
+		// the schema's order and types
+		var cols []string
+		for _, d := range o.Schema.Columns {
+			c := quoteName(d.Name.Name)
+			if d.Type != nil {
+				c += " = to" + strings.ToLower(d.Type.Name) + "(" + quoteName(d.Name.Name) + ")"
+			}
+			cols = append(cols, c)
+		}
+		src += " | project " + strings.Join(cols, ", ")
 	}
 	return t.viaKQL(o, in, e, src)
 }

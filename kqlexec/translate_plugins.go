@@ -13,9 +13,6 @@ import (
 // typed by the JSON values it holds. The properties are read from the data while
 // translating (a probe query over the stages so far).
 func (t *translator) bagUnpack(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
-	if o.Schema != nil {
-		return nil, t.unsupported(o, "bag_unpack with an output schema")
-	}
 	args := o.Plugin.Args
 	if len(args) == 0 {
 		return nil, t.errAt(o, "bag_unpack() needs a dynamic column")
@@ -67,6 +64,9 @@ func (t *translator) bagUnpack(in *rel, o *kql.EvaluateOp, e *env) (*rel, error)
 		return nil, t.errAt(colArg, "bag_unpack() needs a dynamic column of the input")
 	}
 	ci := in.index(id.Name)
+	if o.Schema != nil {
+		return t.bagUnpackSchema(in, o, ci, prefix)
+	}
 	if t.probe == nil {
 		return nil, t.unsupported(o, "bag_unpack without an engine")
 	}
@@ -117,6 +117,32 @@ func (t *translator) bagUnpack(in *rel, o *kql.EvaluateOp, e *env) (*rel, error)
 		}
 		cols = append(cols, column{name, p.ty})
 		sqls = append(sqls, v.sql)
+	}
+	return t.stage(cols, "SELECT "+strings.Join(append(sqls, "t._o"), ", ")+" FROM "+in.from+" t"), nil
+}
+
+// bagUnpackSchema is bag_unpack with an output schema: the columns it names, each read
+// from its property (the name without the prefix) as its type, after the input's
+// other columns when the schema starts with *; no data is read to find them.
+func (t *translator) bagUnpackSchema(in *rel, o *kql.EvaluateOp, ci int, prefix string) (*rel, error) {
+	var cols []column
+	var sqls []string
+	if o.Schema.Star {
+		for i, c := range in.cols {
+			if i != ci {
+				cols = append(cols, c)
+				sqls = append(sqls, "t."+colName(i))
+			}
+		}
+	}
+	for _, d := range o.Schema.Columns {
+		ty, err := t.declType(d, d.Type, TDynamic)
+		if err != nil {
+			return nil, err
+		}
+		key := strings.TrimPrefix(d.Name.Name, prefix)
+		v := coerce(call("getprop", TDynamic, expr{sql: "t." + colName(ci), t: TDynamic}, lit(key, TString)), ty)
+		cols, sqls = setCol(cols, sqls, column{d.Name.Name, ty}, v.sql)
 	}
 	return t.stage(cols, "SELECT "+strings.Join(append(sqls, "t._o"), ", ")+" FROM "+in.from+" t"), nil
 }
