@@ -352,6 +352,9 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			| evaluate bag_unpack(d) : (*, Name:string, Age:long)`, "Description,Name,Age", []string{"Student|John|20", "Teacher|Dave|40"}},
 		{"pivot_schema", `datatable(k:string, c:string, v:long)["a","x",1,"a","y",2,"b","x",3] | evaluate pivot(c, sum(v), k) : (k:string, x:long, y:long, z:long) | order by k asc`,
 			"k,x,y,z", []string{"a|1|2|0", "b|3|0|0"}},
+		// strongly connected components follow the edges' direction; weak ones read them both ways
+		{"graph_mark_components_strong", `let E = datatable(s:string, d:string)["a","b","b","a","b","c","c","d","d","c","e","e"];
+			E | make-graph s --> d with_node_id=n | graph-mark-components kind=strong | graph-to-table nodes | order by n asc`, "n,ComponentId", []string{"a|0", "b|0", "c|1", "d|1", "e|2"}},
 		// sessions: a gap over 3 from the previous value, or over 10 from the first,
 		// starts a new one; a restart on a new key; items before and after kept in order
 		{"row_window_session", `datatable(k:string, v:long)["a", 1, "a", 2, "a", 4, "a", 8, "a", 9, "a", 11, "a", 12, "a", 14, "b", 15, "b", 16]

@@ -139,14 +139,22 @@ func (t *translator) buildGraph(edges *rel, src, dst int, nodeID string, nt *rel
 	return g
 }
 
-// graphMarkComponents translates G | graph-mark-components [kind=weak]
+// graphMarkComponents translates G | graph-mark-components [kind=weak|strong]
 // [with_component_id=Name]: each node gets the number of its weakly connected
-// component (edges read both ways), components numbered from 0 in the order of their
-// first node. kind=strong is not translated.
+// component (edges read both ways) or strongly connected one (nodes that reach each
+// other along the edges' direction), components numbered from 0 in the order of their
+// first node.
 func (t *translator) graphMarkComponents(in *rel, o *kql.SimpleOp) (*rel, error) {
 	g := in.graph
-	if k, ok := o.Param("kind").(*kql.Ident); ok && !strings.EqualFold(k.Name, "weak") {
-		return nil, t.unsupported(o, "graph-mark-components kind="+k.Name)
+	strong := false
+	if k, ok := o.Param("kind").(*kql.Ident); ok {
+		switch strings.ToLower(k.Name) {
+		case "weak":
+		case "strong":
+			strong = true
+		default:
+			return nil, t.errAt(k, "graph-mark-components kind is weak or strong, not %s", k.Name)
+		}
 	}
 	name := "ComponentId"
 	if id, ok := o.Param("with_component_id").(*kql.Ident); ok {
@@ -158,12 +166,19 @@ func (t *translator) graphMarkComponents(in *rel, o *kql.SimpleOp) (*rel, error)
 	t.n++
 	nodes, edges := g.nodes.from, g.edges.from
 	s, d := "e."+colName(g.src), "e."+colName(g.dst)
+	backward := " UNION SELECT r.a, " + s + " FROM " + reach + " r JOIN " + edges + " e ON " + d + " = r.b"
+	if strong {
+		backward = "" // along the edges only; a component is what reaches back
+	}
 	t.ctes = append(t.ctes, reach+"(a, b) AS (SELECT n.c0, n.c0 FROM "+nodes+" n"+
-		" UNION SELECT r.a, "+d+" FROM "+reach+" r JOIN "+edges+" e ON "+s+" = r.b"+
-		" UNION SELECT r.a, "+s+" FROM "+reach+" r JOIN "+edges+" e ON "+d+" = r.b)")
+		" UNION SELECT r.a, "+d+" FROM "+reach+" r JOIN "+edges+" e ON "+s+" = r.b"+backward+")")
+	same := reach + " r"
+	if strong {
+		same = reach + " r JOIN " + reach + " q ON q.a = r.b AND q.b = r.a"
+	}
 	cols := append(append([]column(nil), g.nodes.cols...), column{name, TLong})
 	sel := "SELECT " + strings.Join(append(selectCols(g.nodes), "dense_rank() OVER (ORDER BY c.root) - 1", "t._o"), ", ") +
-		" FROM " + nodes + " t JOIN (SELECT r.a, min(m._o) AS root FROM " + reach + " r JOIN " + nodes + " m ON m.c0 = r.b GROUP BY r.a) c ON c.a = t.c0"
+		" FROM " + nodes + " t JOIN (SELECT r.a, min(m._o) AS root FROM " + same + " JOIN " + nodes + " m ON m.c0 = r.b GROUP BY r.a) c ON c.a = t.c0"
 	marked := t.stage(cols, sel)
 	return &rel{graph: &graph{edges: g.edges, src: g.src, dst: g.dst, nodes: marked}}, nil
 }
