@@ -122,6 +122,9 @@ func TestExamples_UnionWildcardTables(t *testing.T) {
 		{"Prefix", "union Storm* | count", "Count", []string{"5000"}},
 		{"Two", "union Storm*, Pop* | count", "Count", []string{"5052"}},
 		{"All", "union * | count", "Count", []string{"5052"}},
+		// find over every loaded table, and over a wildcard
+		{"FindTerm", `find "Kansas" | count`, "Count", []string{"82"}}, // as union * | where * has "Kansas"
+		{"FindWildcard", `find in (Storm*) where State == "KANSAS" project State | summarize count() by source_`, "source_,count_", []string{"StormEvents|81"}},
 		// table() of a function's argument (the reference's table-function example)
 		{"TableOfArgument", "let foo = (tableName:string) { table(tableName) | count }; foo('StormEvents')", "Count", []string{"5000"}},
 	})

@@ -58,7 +58,7 @@ func (t *translator) tabular(x kql.Expr, e *env) (*rel, error) {
 	case *kql.SearchOp:
 		return t.search(nil, v, e)
 	case *kql.FindOp:
-		return nil, t.unsupported(v, "find")
+		return t.find(v, e)
 	case *kql.ExternalDataExpr:
 		return nil, t.unsupported(v, "externaldata")
 	}
