@@ -191,4 +191,6 @@ func convertTo(ty Type, x string) string {
 	return "to" + string(ty) + "(" + x + ")"
 }
 
-func kqlString(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'" }
+func kqlString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
