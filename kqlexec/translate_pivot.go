@@ -111,14 +111,13 @@ func (t *translator) pivot(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 		}
 	}
 	const input = "__input"
-	quote := func(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'" }
 	var items []string
 	for _, v := range values {
 		a := make([]string, 0, len(aggArgs)+1)
 		for _, x := range aggArgs {
 			a = append(a, kql.Format(x))
 		}
-		a = append(a, "tostring("+quoteName(col.Name)+") == "+quote(v))
+		a = append(a, "tostring("+quoteName(col.Name)+") == "+kqlString(v))
 		cell := pivotAggs[agg] + "(" + strings.Join(a, ", ") + ")"
 		if agg == "sum" {
 			cell = "coalesce(" + cell + ", 0)" // a cell without rows is 0, as in Kusto's output
