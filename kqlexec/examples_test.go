@@ -122,6 +122,12 @@ func TestExamples_UnionWildcardTables(t *testing.T) {
 		{"Prefix", "union Storm* | count", "Count", []string{"5000"}},
 		{"Two", "union Storm*, Pop* | count", "Count", []string{"5052"}},
 		{"All", "union * | count", "Count", []string{"5052"}},
+		// top-nested with others: the top N and one row for the rest, whose aggregate makes
+		// up the whole (per parent on a nested level)
+		{"TopNestedOthers", `StormEvents | top-nested 3 of State with others="OtherStates" by total = sum(DamageProperty) | summarize n = count(), s = sum(total), o = countif(State == "OtherStates")`,
+			"n,s,o", []string{"4|2477706357|1"}},
+		{"TopNestedOthersNested", `StormEvents | top-nested 2 of State by c = count(), top-nested 1 of EventType with others="Other" by k = count()
+			| summarize rows = count(), total = sum(k), c = max(c) by State | summarize states = count(), whole = countif(rows == 2 and total == c)`, "states,whole", []string{"2|2"}},
 		// find over every loaded table, and over a wildcard
 		{"FindTerm", `find "Kansas" | count`, "Count", []string{"82"}}, // as union * | where * has "Kansas"
 		{"FindWildcard", `find in (Storm*) where State == "KANSAS" project State | summarize count() by source_`, "source_,count_", []string{"StormEvents|81"}},

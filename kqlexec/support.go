@@ -118,7 +118,6 @@ var partial = map[string]string{
 	"graph-match":             "variable-length edges of 1 to 10 hops; not Kusto's own node ids (node_id)",
 	"graph-shortest-paths":    "variable-length edges of 1 to 10 hops; output=any keeps the first path in pattern order",
 	"partition":               "a braced query runs for at most 256 key values",
-	"top-nested":              "not with others",
 	"activity_counts_metrics": "exact distinct counts where Kusto estimates; no cohort or lookback arguments; windows without rows are left out",
 	"rolling_percentile":      "exact percentiles (nearest rank) where Kusto estimates (within its error)",
 	"activity_engagement":     "exact distinct counts where Kusto estimates",

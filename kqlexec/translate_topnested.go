@@ -21,14 +21,17 @@ import (
 //	    | partition by P (top 1 by A2 desc) | project-away P;
 //	L2 | project State = C1, aggregated_State = A1, Type = C2, aggregated_Type = A2
 //
-// "with others" is not translated.
+// "with others" on the last level adds, under each parent, a row with the others
+// value and the aggregate of the rows outside its top N (on other levels it is not
+// translated).
 func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error) {
 	const input = "__input"
 	var b strings.Builder
 	var keys, outs []string
+	others := ""
 	for i, lv := range o.Levels {
-		if lv.Others != nil {
-			return nil, t.unsupported(lv, "top-nested with others")
+		if lv.Others != nil && i < len(o.Levels)-1 {
+			return nil, t.unsupported(lv, "top-nested with others before the last level")
 		}
 		n := strconv.Itoa(i + 1)
 		ofName, of := "", lv.Of
@@ -80,8 +83,28 @@ func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error
 		}
 		b.WriteString(";\n")
 		outs = append(outs, quoteName(ofName)+" = C"+n, quoteName(aggName)+" = A"+n)
+		if lv.Others != nil {
+			// the rows of each parent outside its top N, aggregated under the others value
+			var parents, keep []string
+			for j := 1; j <= i; j++ {
+				parents = append(parents, "C"+strconv.Itoa(j))
+				keep = append(keep, "C"+strconv.Itoa(j), "A"+strconv.Itoa(j))
+			}
+			all := append(append([]string(nil), parents...), "C"+n)
+			fmt("let O = %s | extend %s | join kind=leftanti (L%s | project %s) on %s | summarize A%s = %s",
+				input, strings.Join(keys, ", "), n, strings.Join(all, ", "), strings.Join(all, ", "), n, kql.Format(agg))
+			if len(parents) > 0 {
+				fmt(" by %s | join kind=inner (L%s | project %s) on %s", strings.Join(parents, ", "), strconv.Itoa(i), strings.Join(keep, ", "), strings.Join(parents, ", "))
+			}
+			fmt(" | extend C%s = %s;\n", n, kql.Format(lv.Others))
+			others = "union (L" + n + "), (O)"
+		}
 	}
-	b.WriteString("L" + strconv.Itoa(len(o.Levels)) + " | project " + strings.Join(outs, ", "))
+	last := "L" + strconv.Itoa(len(o.Levels))
+	if others != "" {
+		last = others
+	}
+	b.WriteString(last + " | project " + strings.Join(outs, ", "))
 	return t.viaKQL(o, in, e, b.String())
 }
 
