@@ -91,16 +91,17 @@ func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) 
 // value are unequal (false, true), two nulls compare to null, other values as SQL.
 // Strings are never null in Kusto and keep SQL's comparison.
 func nullEquality(op string, l, r expr) expr {
-	equal, unequal := "1", "0"
+	sqlOp, unequal := "=", "0"
 	if op == "!=" {
-		equal, unequal = "0", "1"
+		sqlOp, unequal = "!=", "1"
 	}
 	notNull := func(e expr) bool { return e.isLit && e.lit != nil }
 	if notNull(l) || notNull(r) {
 		// one side is never null: a null on the other is unequal
-		return expr{sql: "(coalesce(" + l.sql + " = " + r.sql + ", 0) = " + equal + ")", t: TBool}
+		return expr{sql: "coalesce(" + l.sql + " " + sqlOp + " " + r.sql + ", " + unequal + ")", t: TBool}
 	}
-	return expr{sql: "(CASE WHEN " + l.sql + " = " + r.sql + " THEN " + equal + " WHEN " + l.sql + " IS NULL AND " + r.sql +
+	// coalesce stops at the comparison when both sides have values: each is read once
+	return expr{sql: "coalesce(" + l.sql + " " + sqlOp + " " + r.sql + ", CASE WHEN " + l.sql + " IS NULL AND " + r.sql +
 		" IS NULL THEN NULL ELSE " + unequal + " END)", t: TBool}
 }
 
