@@ -320,6 +320,9 @@ func (e *Executor) classify(ctx context.Context, err error) error {
 		if strings.HasPrefix(msg, "unsupported: ") {
 			return &qeval.Error{Code: qeval.CodeUnsupported, Message: msg, Err: err}
 		}
+		if strings.HasPrefix(msg, "too large: ") {
+			return &qeval.Error{Code: qeval.CodeTooLarge, Message: msg, Err: err}
+		}
 		if strings.Contains(msg, "syntax error") || strings.Contains(msg, "no such column") || strings.Contains(msg, "misuse") {
 			return &qeval.Error{Code: qeval.CodeInternal, Message: "translated SQL failed: " + msg, Err: err}
 		}

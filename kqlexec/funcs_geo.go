@@ -108,6 +108,9 @@ func geoFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		if overlapping(s.polys) {
+			if n := edgeCount(s.polys, nil); !pairsOK(n, n) {
+				return tooLargeError("geo_polygon_area() of overlapping polygons with more edges than it compares")
+			}
 			area, _, ok := unionMeasures(s.polys)
 			if !ok {
 				// polygons with holes, or two not convex: the area of their drawn union
@@ -130,6 +133,9 @@ func geoFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		if overlapping(s.polys) {
+			if n := edgeCount(s.polys, nil); !pairsOK(n, n) {
+				return tooLargeError("geo_polygon_perimeter() of overlapping polygons with more edges than it compares")
+			}
 			return unionPerimeter(s.polys)
 		}
 		var per float64
@@ -165,6 +171,9 @@ func geoFuncs(def func(string, *fnDef)) {
 		}
 		var c s2.Point
 		if overlapping(s.polys) {
+			if n := edgeCount(s.polys, nil); !pairsOK(n, n) {
+				return tooLargeError("geo_polygon_centroid() of overlapping polygons with more edges than it compares")
+			}
 			_, v, ok := unionMeasures(s.polys)
 			if !ok {
 				for _, rings := range unionPolygons(s.polys) {

@@ -13,6 +13,9 @@ func geoIntersectFuncs(def func(string, *fnDef)) {
 		if !ok1 || !ok2 {
 			return nil
 		}
+		if !pairsOK(edgeCount(nil, l1), edgeCount(nil, l2)) {
+			return tooLargeError("geo_intersection_2lines() of lines with more edges than it compares")
+		}
 		return intersectLines(l1, l2)
 	}, TDynamic, TDynamic))
 }

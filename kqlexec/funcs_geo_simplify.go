@@ -88,6 +88,9 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 				}
 			}
 			if overlapping(kept) {
+				if n := edgeCount(kept, nil); !pairsOK(n, n) {
+					return tooLargeError("geo_simplify_polygons_array() of overlapping polygons with more edges than it compares")
+				}
 				kept = unionPolygons(kept) // polygons that still overlap are returned as their union
 			}
 			return polygonsJSON(kept)
@@ -105,6 +108,9 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 					return nil
 				}
 				lines = append(lines, s.lines...)
+			}
+			if n := edgeCount(nil, lines); !pairsOK(n, n) {
+				return tooLargeError("geo_union_lines_array() of lines with more edges than it compares")
 			}
 			chains := unionLines(lines)
 			switch len(chains) {

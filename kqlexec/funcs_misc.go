@@ -20,6 +20,10 @@ import (
 // (Executor.classify turns it into CodeUnsupported).
 func unsupportedError(what string) error { return errors.New("unsupported: " + what) }
 
+// tooLargeError refuses an input a function would take too long on (the query fails
+// as too_large rather than run past its deadline inside one call).
+func tooLargeError(what string) error { return errors.New("too large: " + what) }
+
 // unit factors to a base unit, per kind.
 // maxRangeRows is the most rows the range operator makes; rangeTooLong is the internal
 // function that fails a query whose range would make more.

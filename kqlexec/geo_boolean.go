@@ -16,6 +16,29 @@ import (
 // second's, are chained into loops, so a loop starts where the first kept piece
 // starts, as S2's output does.
 
+// maxEdgePairs bounds the edge pairs a geometry operation compares (each pair is a
+// crossing test, and each piece it makes is tested against every edge; ~100 ns each):
+// beyond it the call is refused as too large, where it would otherwise run for
+// seconds inside one SQLite function call, past the query's deadline.
+const maxEdgePairs = 4_000_000
+
+// edgeCount is the number of edges of polygons' rings or of lines.
+func edgeCount(polys [][][]lonLat, lines [][]lonLat) int {
+	n := 0
+	for _, p := range polys {
+		for _, r := range p {
+			n += len(r)
+		}
+	}
+	for _, l := range lines {
+		n += len(l)
+	}
+	return n
+}
+
+// pairsOK reports whether comparing a edges with b edges stays under maxEdgePairs.
+func pairsOK(a, b int) bool { return a == 0 || b <= maxEdgePairs/a }
+
 // boundary is a polygon set's directed edges (interior on the left) and its polygons
 // (for containment).
 type boundary struct {
@@ -296,6 +319,9 @@ func geoBooleanFuncs(def func(string, *fnDef)) {
 		if !ok || !ok2 || y.polys == nil {
 			return nil
 		}
+		if n, m := edgeCount(nil, lines), edgeCount(y.polys, nil); !pairsOK(n+m, m) {
+			return tooLargeError("geo_intersection_line_with_polygon() of shapes with more edges than it compares")
+		}
 		points, stretches := lineInPolygons(lines, boundaryOf(y.polys))
 		return geometryOf(nil, points, stretches)
 	}, TDynamic, TDynamic))
@@ -304,6 +330,9 @@ func geoBooleanFuncs(def func(string, *fnDef)) {
 		y, ok2 := parseShape(a[1])
 		if !ok1 || !ok2 || x.polys == nil || y.polys == nil {
 			return nil
+		}
+		if n, m := edgeCount(x.polys, nil), edgeCount(y.polys, nil); !pairsOK(n+m, n+m) {
+			return tooLargeError("geo_intersection_2polygons() of polygons with more edges than it compares")
 		}
 		return geometryOf(polygonBoolean([][][][]lonLat{x.polys, y.polys}, false))
 	}, TDynamic, TDynamic))
@@ -326,6 +355,9 @@ func geoBooleanFuncs(def func(string, *fnDef)) {
 		}
 		if len(sets) == 0 {
 			return nil
+		}
+		if n := unionEdges(sets); !pairsOK(n, n) {
+			return tooLargeError("geo_union_polygons_array() of polygons with more edges than it compares")
 		}
 		acc, _, _ := polygonBoolean(sets, true)
 		if acc == nil {
@@ -390,6 +422,14 @@ func lineInPolygons(lines [][]lonLat, b boundary) (points []lonLat, out [][]lonL
 		}
 	}
 	return points, out
+}
+
+func unionEdges(sets [][][][]lonLat) int {
+	n := 0
+	for _, s := range sets {
+		n += edgeCount(s, nil)
+	}
+	return n
 }
 
 // unionPolygons is the union of a multipolygon's polygons, drawn.

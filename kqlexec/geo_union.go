@@ -22,8 +22,8 @@ const maxUnionPolygons = 12
 
 // unionMeasures returns the union's area (steradians) and area-weighted centroid.
 func unionMeasures(polys [][][]lonLat) (area float64, centroid r3.Vector, ok bool) {
-	if len(polys) > maxUnionPolygons {
-		return 0, r3.Vector{}, false
+	if n := edgeCount(polys, nil); len(polys) > maxUnionPolygons || !pairsOK(n<<len(polys), n) {
+		return 0, r3.Vector{}, false // the drawn union is cheaper
 	}
 	loops := make([]*s2.Loop, len(polys))
 	convex := make([]bool, len(polys))

@@ -2,6 +2,8 @@ package kqlexec_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +182,32 @@ func TestSemantics_Errors(t *testing.T) {
 				t.Errorf("position = %d:%d, want %d:%d", qe.Line, qe.Col, c.line, c.col)
 			}
 		})
+	}
+}
+
+// A geometry operation over more edge pairs than it compares is refused at once as
+// too large, not run for seconds inside one SQLite function call past the deadline.
+func TestSemantics_GeometryTooLarge(t *testing.T) {
+	e := mustOpen(t, "")
+	circle := func(n int, dx float64) string {
+		var b strings.Builder
+		b.WriteString(`{"type":"Polygon","coordinates":[[`)
+		for i := 0; i <= n; i++ {
+			a := 2 * math.Pi * float64(i%n) / float64(n)
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "[%.6f,%.6f]", dx+10*math.Cos(a), 10*math.Sin(a))
+		}
+		b.WriteString("]]}")
+		return b.String()
+	}
+	q := fmt.Sprintf("print geo_intersection_2polygons(dynamic(%s), dynamic(%s))", circle(3000, 0), circle(3000, 1))
+	_, err := e.Query(context.Background(), q)
+	if qeval.ErrorCode(err) != qeval.CodeTooLarge || !strings.Contains(qeval.ErrorMessage(err), "geo_intersection_2polygons") {
+		t.Fatalf("error %v (code %q), want too_large naming the function", err, qeval.ErrorCode(err))
+	}
+	if rs, err := e.Query(context.Background(), fmt.Sprintf("print n = array_length(geo_intersection_2polygons(dynamic(%s), dynamic(%s)).coordinates[0])", circle(300, 0), circle(300, 1))); err != nil || rs.NumRows() != 1 {
+		t.Errorf("smaller polygons: %v %v", rs, err)
 	}
 }
