@@ -375,7 +375,9 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 		// the buffer: every cell within radius of the shape, reached from the cells
 		// that touch it through neighbours that are themselves within radius
 		limit := s1.ChordAngleFromAngle(s1.Angle(radius / earthRadius))
+		checked := 0
 		near := func(id s2.CellID) bool {
+			checked += len(edges)
 			c := s2.CellFromCellID(id)
 			for _, e := range edges {
 				if c.DistanceToEdge(e[0], e[1]) <= limit {
@@ -397,6 +399,9 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 					continue
 				}
 				seen[n] = true
+				if checked > maxEdgePairs {
+					return tooLargeError("an S2 covering with a radius of a shape with this many edges at this level")
+				}
 				if near(n) {
 					union = append(union, n)
 					queue = append(queue, n)
