@@ -371,8 +371,14 @@ func densify(l []lonLat, tol float64) []lonLat {
 		}
 		out = append(out, b)
 	}
-	// Kusto writes every vertex back from its S2 point (its last digits included)
-	for i, p := range out {
+	return viaS2(out)
+}
+
+// viaS2 is each vertex written back from its S2 point, as Kusto writes the geometries
+// S2 returns (their last digits included).
+func viaS2(l []lonLat) []lonLat {
+	out := make([]lonLat, len(l))
+	for i, p := range l {
 		out[i] = pointFromS2(p.s2())
 	}
 	return out

@@ -46,7 +46,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			var lines []any
 			for _, l := range s.lines {
 				if out := simplifyLine(l, tol); out != nil {
-					lines = append(lines, coordsJSON(out))
+					lines = append(lines, coordsJSON(viaS2(out)))
 				}
 			}
 			switch len(lines) {
@@ -58,7 +58,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			return Dyn{geoObj("MultiLineString", lines)}
 		}})
 	def("geo_polygon_simplify", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TReal}, ret: TDynamic,
-		partly: "vertices keep the input's order and winding (Kusto returns S2's)", fn: func(a []any) any {
+		partly: "a clockwise ring comes back reversed, as S2 holds it; the vertices kept may differ from S2's simplification", fn: func(a []any) any {
 			s, ok := parseShape(a[0])
 			tol, tok := tolerance(a, 1)
 			if !ok || !tok || s.polys == nil {
@@ -218,13 +218,13 @@ func simplifyRing(r []lonLat, tol float64) []lonLat {
 // simplifyPolygon simplifies a polygon's rings; nil when its shell collapses (a hole
 // that collapses is dropped).
 func simplifyPolygon(rings [][]lonLat, tol float64) [][]lonLat {
-	shell := simplifyRing(rings[0], tol)
+	shell := simplifyRing(s2Order(rings[0]), tol)
 	if shell == nil {
 		return nil
 	}
 	out := [][]lonLat{shell}
 	for _, h := range rings[1:] {
-		if q := simplifyRing(h, tol); q != nil {
+		if q := simplifyRing(s2Order(h), tol); q != nil {
 			out = append(out, q)
 		}
 	}
@@ -235,6 +235,9 @@ func simplifiedPolygons(polys [][][]lonLat, tol float64) any {
 	var kept [][][]lonLat
 	for _, p := range polys {
 		if q := simplifyPolygon(p, tol); q != nil {
+			for i, r := range q {
+				q[i] = viaS2(r)
+			}
 			kept = append(kept, q)
 		}
 	}
@@ -503,4 +506,13 @@ func unionLines(lines [][]lonLat) (chains [][]lonLat) {
 		}
 	}
 	return chains
+}
+
+// s2Order is a ring in the order S2 holds it: a ring S2 inverts (clockwise around its
+// smaller side) reversed.
+func s2Order(r []lonLat) []lonLat {
+	if loop(r).Vertex(0) != r[0].s2() {
+		return reversedRing(r)
+	}
+	return r
 }

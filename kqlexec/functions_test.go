@@ -567,6 +567,9 @@ print s = tostring(geo_line_simplify(line, 10)), bent = array_length(geo_line_si
 print gone = isnull(geo_polygon_simplify(polygon, 1000000)), n = array_length(geo_polygon_simplify(polygon, 1000).coordinates[0]),
   square = array_length(geo_polygon_simplify(dynamic({"type":"Polygon","coordinates":[[[0,0],[0.5,0.000001],[1,0],[1,1],[0,1],[0,0]]]}), 10).coordinates[0])`,
 			"gone,n,square", []string{"true|5|5"}},
+		// a clockwise ring comes back reversed from its last distinct vertex, as S2 holds it
+		{"geo_polygon_simplify_clockwise", `print p = tostring(geo_polygon_simplify(dynamic({"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[1,0],[0,0]]]}), 10).coordinates)`,
+			"p", []string{"[[[1.0,0.0],[0.9999999999999998,1.0],[0.0,1.0],[0.0,0.0],[1.0,0.0]]]"}},
 		{"geo_simplify_polygons_array", `print gone = isnull(geo_simplify_polygons_array(dynamic([{"type":"Polygon","coordinates":[[[-73.9495,40.7969],[-73.95807,40.80068],[-73.98201,40.76825],[-73.97317,40.76455],[-73.9495,40.7969]]]}, {"type":"Polygon","coordinates":[[[-73.97335,40.77274],[-73.9936,40.76630],[-73.97171,40.75655],[-73.97335,40.77274]]]}]), 10000)),
   two = tostring(geo_simplify_polygons_array(dynamic([{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}, {"type":"Polygon","coordinates":[[[5,5],[6,5],[6,6],[5,5]]]}]), 10).type)`,
 			"gone,two", []string{"true|MultiPolygon"}},
