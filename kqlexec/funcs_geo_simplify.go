@@ -37,14 +37,22 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 		return t, ok && t >= 0 && t <= 7_800_000 && !math.IsNaN(t)
 	}
 	def("geo_line_simplify", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TReal}, ret: TDynamic,
-		partly: "the lines of a MultiLineString are simplified one by one, not as their union", fn: func(a []any) any {
+		fn: func(a []any) any {
 			s, ok := parseShape(a[0])
 			tol, tok := tolerance(a, 1)
 			if !ok || !tok || (s.kind != "LineString" && s.kind != "MultiLineString") {
 				return nil
 			}
+			src := s.lines
+			if len(src) > 1 {
+				// the lines' union is simplified (shared and chained edges once)
+				if n := edgeCount(nil, src); !pairsOK(n, n) {
+					return tooLargeError("geo_line_simplify() of lines with more edges than it compares")
+				}
+				src = unionLines(src)
+			}
 			var lines []any
-			for _, l := range s.lines {
+			for _, l := range src {
 				if out := simplifyLine(l, tol); out != nil {
 					lines = append(lines, coordsJSON(viaS2(out)))
 				}

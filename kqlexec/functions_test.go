@@ -567,6 +567,9 @@ print s = tostring(geo_line_simplify(line, 10)), bent = array_length(geo_line_si
 print gone = isnull(geo_polygon_simplify(polygon, 1000000)), n = array_length(geo_polygon_simplify(polygon, 1000).coordinates[0]),
   square = array_length(geo_polygon_simplify(dynamic({"type":"Polygon","coordinates":[[[0,0],[0.5,0.000001],[1,0],[1,1],[0,1],[0,0]]]}), 10).coordinates[0])`,
 			"gone,n,square", []string{"true|5|5"}},
+		// a multiline is simplified as the union of its lines: chained lines become one
+		{"geo_line_simplify_multiline", `print t = tostring(geo_line_simplify(dynamic({"type":"MultiLineString","coordinates":[[[0,0],[1,0.0000001],[2,0]],[[2,0],[3,0.0000001],[4,0]]]}), 10).type)`,
+			"t", []string{"LineString"}},
 		// a clockwise ring comes back reversed from its last distinct vertex, as S2 holds it
 		{"geo_polygon_simplify_clockwise", `print p = tostring(geo_polygon_simplify(dynamic({"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[1,0],[0,0]]]}), 10).coordinates)`,
 			"p", []string{"[[[1.0,0.0],[0.9999999999999998,1.0],[0.0,1.0],[0.0,0.0],[1.0,0.0]]]"}},
