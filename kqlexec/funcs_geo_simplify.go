@@ -152,18 +152,18 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 					return nil
 				}
 			}
-			if r > 0 && name == "geo_polygon_to_h3cells" {
-				return unsupportedError(name + "() with a radius")
-			}
 			return cover(s, int(level), r)
 		}}
-		if name == "geo_polygon_to_h3cells" {
-			d.partly = "a positive radius (a buffer around the polygon) is refused"
-		}
 		return d
 	}
 	def("geo_line_to_s2cells", covering("geo_line_to_s2cells", true, 11, 30, s2Covering))
-	def("geo_polygon_to_h3cells", covering("geo_polygon_to_h3cells", false, 6, 15, func(s *geoShape, level int, _ float64) any { return h3Covering(s.polys, level) }))
+	def("geo_polygon_to_h3cells", covering("geo_polygon_to_h3cells", false, 6, 15, func(s *geoShape, level int, radius float64) any {
+		cells := h3Covering(s.polys, level)
+		if radius == 0 {
+			return cells
+		}
+		return h3Buffered(cells, s.polys, level, radius)
+	}))
 	def("geo_polygon_to_s2cells", covering("geo_polygon_to_s2cells", false, 11, 30, s2Covering))
 }
 
@@ -523,4 +523,73 @@ func s2Order(r []lonLat) []lonLat {
 		return reversedRing(r)
 	}
 	return r
+}
+
+// h3Buffered widens an H3 covering by a radius (meters), as Kusto converts the
+// polygon enlarged by it: every cell whose center lies within the radius of the
+// polygons, reached from the covering (or the cell of the first vertex) through
+// neighbours that are themselves within it.
+func h3Buffered(covering any, polys [][][]lonLat, res int, radius float64) any {
+	d, ok := covering.(Dyn)
+	if !ok {
+		return covering // null or an error
+	}
+	var ps []*s2.Polygon
+	var rings []*s2.Polyline
+	for _, p := range polys {
+		ps = append(ps, polygonOf(p))
+		for _, r := range p {
+			pts := make([]s2.Point, len(r))
+			for i, q := range r {
+				pts[i] = q.s2()
+			}
+			pl := s2.Polyline(pts)
+			rings = append(rings, &pl)
+		}
+	}
+	near := func(c h3.Cell) bool {
+		ll := c.LatLng()
+		_, dist := closestOnPolygons(lonLat{ll.Lng, ll.Lat}.s2(), ps, rings)
+		return dist <= radius
+	}
+	seen := map[h3.Cell]bool{}
+	var out []any
+	var queue []h3.Cell
+	for _, x := range d.V.([]any) {
+		c, _ := h3Cell(x)
+		seen[c] = true
+		out = append(out, x)
+		queue = append(queue, c)
+	}
+	if len(queue) == 0 {
+		first := polys[0][0][0]
+		c := h3.LatLngToCell(h3.NewLatLng(first[1], first[0]), res)
+		seen[c] = true
+		queue = append(queue, c)
+		if near(c) {
+			out = append(out, c.String())
+		}
+	}
+	edges := edgeCount(polys, nil)
+	for checked := 0; len(queue) > 0; {
+		c := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, n := range c.GridDisk(1) {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			if checked += edges; checked > maxEdgePairs {
+				return tooLargeError("an H3 covering with a radius of a polygon with this many edges at this resolution")
+			}
+			if near(n) {
+				out = append(out, n.String())
+				queue = append(queue, n)
+				if len(out) > maxH3Cells {
+					return nil
+				}
+			}
+		}
+	}
+	return Dyn{out}
 }

@@ -567,6 +567,13 @@ print s = tostring(geo_line_simplify(line, 10)), bent = array_length(geo_line_si
 print gone = isnull(geo_polygon_simplify(polygon, 1000000)), n = array_length(geo_polygon_simplify(polygon, 1000).coordinates[0]),
   square = array_length(geo_polygon_simplify(dynamic({"type":"Polygon","coordinates":[[[0,0],[0.5,0.000001],[1,0],[1,1],[0,1],[0,0]]]}), 10).coordinates[0])`,
 			"gone,n,square", []string{"true|5|5"}},
+		// an H3 covering with a radius: the cells whose centers lie within it of the polygon
+		// (a superset of the plain covering; a tiny polygon still gets the cells around it)
+		{"geo_polygon_to_h3cells_radius", `let polygon = dynamic({"type":"Polygon","coordinates":[[[-3.659,40.553],[-3.913,40.409],[-3.729,40.273],[-3.524,40.440],[-3.659,40.553]]]});
+			let plain = geo_polygon_to_h3cells(polygon); let wide = geo_polygon_to_h3cells(polygon, 6, 5000);
+			print grows = array_length(wide) > array_length(plain), keeps = array_length(set_difference(plain, wide)) == 0,
+				tiny = array_length(geo_polygon_to_h3cells(dynamic({"type":"Polygon","coordinates":[[[0,0],[0.001,0],[0.001,0.001],[0,0]]]}), 6, 20000)) > 20`,
+			"grows,keeps,tiny", []string{"true|true|true"}},
 		// a multiline is simplified as the union of its lines: chained lines become one
 		{"geo_line_simplify_multiline", `print t = tostring(geo_line_simplify(dynamic({"type":"MultiLineString","coordinates":[[[0,0],[1,0.0000001],[2,0]],[[2,0],[3,0.0000001],[4,0]]]}), 10).type)`,
 			"t", []string{"LineString"}},
