@@ -183,8 +183,13 @@ func polygonBoolean(sets [][][][]lonLat, union bool) (polys [][][]lonLat, points
 		}
 	}
 	ba, bb := bs[0], bs[len(bs)-1]
-	// chain the pieces into loops, each from the first piece not yet used
+	// chain the pieces into loops, each from the first piece not yet used, going on
+	// with the first unused piece that starts where the last one ends
 	used := make([]bool, len(kept))
+	starts := map[s2.Point][]int{}
+	for i, k := range kept {
+		starts[k.from] = append(starts[k.from], i)
+	}
 	var loops [][]s2.Point
 	for i := range kept {
 		if used[i] {
@@ -196,8 +201,8 @@ func polygonBoolean(sets [][][][]lonLat, union bool) (polys [][][]lonLat, points
 			used[cur] = true
 			l = append(l, kept[cur].from)
 			next := -1
-			for j := range kept {
-				if !used[j] && kept[j].from == kept[cur].to {
+			for _, j := range starts[kept[cur].to] {
+				if !used[j] {
 					next = j
 					break
 				}
