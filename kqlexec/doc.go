@@ -57,7 +57,9 @@
 //	translate_aggregate.go   the aggregation functions
 //	translate_join.go        join, lookup, union
 //	translate_expand.go      mv-expand, mv-apply, parse
-//	translate_plugins.go     evaluate bag_unpack, ipv4_lookup/ipv6_lookup; make-series
+//	translate_plugins.go     evaluate bag_unpack, ipv4_lookup/ipv6_lookup, the activity
+//	                         plugins; make-series
+//	translate_find.go        find, as a union of one pipeline per table
 //	translate_expr.go,       expressions, literals, binary operators, in, between,
 //	translate_binary.go,     calls and the functions the translator writes as SQL
 //	translate_call.go,
@@ -69,6 +71,10 @@
 //	funcs_*.go, aggs.go      the Go scalar functions (strings, math, time, dynamic,
 //	geo_shapes.go            arrays, series, IP addresses, geo with S2 and H3, ...)
 //	                         and aggregates
+//	geo_boolean.go,          unions and intersections of polygons and lines on the
+//	geo_union.go             sphere, and the measures of overlapping polygons
+//	geo_json.go, geo_libm.go geometries written as Kusto writes them ("type" first,
+//	                         digits from the C library's trigonometry)
 //
 // # Adding a function
 //
