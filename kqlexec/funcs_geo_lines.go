@@ -47,9 +47,13 @@ func polygonEdges(v any) ([]*s2.Polygon, []*s2.Polyline, bool) {
 	if !ok || (s.kind != "Polygon" && s.kind != "MultiPolygon") {
 		return nil, nil, false
 	}
-	var polys []*s2.Polygon
-	var rings []*s2.Polyline
-	for _, p := range s.polys {
+	polys, rings := polygonEdgesOf(s.polys)
+	return polys, rings, len(polys) > 0
+}
+
+// polygonEdgesOf is polygonEdges of polygons already read.
+func polygonEdgesOf(ps [][][]lonLat) (polys []*s2.Polygon, rings []*s2.Polyline) {
+	for _, p := range ps {
 		polys = append(polys, polygonOf(p))
 		for _, r := range p {
 			pts := make([]s2.Point, len(r))
@@ -60,7 +64,7 @@ func polygonEdges(v any) ([]*s2.Polygon, []*s2.Polyline, bool) {
 			rings = append(rings, &pl)
 		}
 	}
-	return polys, rings, len(polys) > 0
+	return polys, rings
 }
 
 // closestOnPolygons is the point of the polygons nearest to p (p itself inside one)

@@ -534,19 +534,7 @@ func h3Buffered(covering any, polys [][][]lonLat, res int, radius float64) any {
 	if !ok {
 		return covering // null or an error
 	}
-	var ps []*s2.Polygon
-	var rings []*s2.Polyline
-	for _, p := range polys {
-		ps = append(ps, polygonOf(p))
-		for _, r := range p {
-			pts := make([]s2.Point, len(r))
-			for i, q := range r {
-				pts[i] = q.s2()
-			}
-			pl := s2.Polyline(pts)
-			rings = append(rings, &pl)
-		}
-	}
+	ps, rings := polygonEdgesOf(polys)
 	near := func(c h3.Cell) bool {
 		ll := c.LatLng()
 		_, dist := closestOnPolygons(lonLat{ll.Lng, ll.Lat}.s2(), ps, rings)

@@ -357,29 +357,11 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			E | make-graph s --> d with_node_id=n | graph-mark-components kind=strong | graph-to-table nodes | order by n asc`, "n,ComponentId", []string{"a|0", "b|0", "c|1", "d|1", "e|2"}},
 		// find over two tables, as the reference page's examples print it: project with
 		// pack_all, project of columns a table lacks, project-smart with pack_
-		{"find_project_pack_all", `let EventsTable1 = datatable(Session_Id:string, Level:string, EventText:string, Version:string)[
-"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Information","Some Text1","v1.0.0",
-"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Error","Some Text2","v1.0.0",
-"28b8e46e-3c31-43cf-83cb-48921c3986fc","Error","Some Text3","v1.0.1",
-"8f057b11-3281-45c3-a856-05ebb18a3c59","Information","Some Text4","v1.1.0"];
-let EventsTable2 = datatable(Session_Id:string, Level:string, EventText:string, EventName:string)[
-"f7d5f95f-f580-4ea6-830b-5776c8d64fdd","Information","Some Other Text1","Event1",
-"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Information","Some Other Text2","Event2",
-"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Error","Some Other Text3","Event3",
-"15eaeab5-8576-4b58-8fc6-478f75d8fee4","Error","Some Other Text4","Event4"];
+		{"find_project_pack_all", eventsTables + `
 			find in (EventsTable1, EventsTable2) where Session_Id == 'acbd207d-51aa-4df7-bfa7-be70eb68f04e' and Level == 'Error' project EventText, Version, EventName, pack_all()`,
 			"source_,EventText,Version,EventName,pack_", []string{`EventsTable1|Some Text2|v1.0.0||{"Level":"Error","Session_Id":"acbd207d-51aa-4df7-bfa7-be70eb68f04e"}`,
 				`EventsTable2|Some Other Text3||Event3|{"Level":"Error","Session_Id":"acbd207d-51aa-4df7-bfa7-be70eb68f04e"}`}},
-		{"find_project_smart", `let EventsTable1 = datatable(Session_Id:string, Level:string, EventText:string, Version:string)[
-"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Information","Some Text1","v1.0.0",
-"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Error","Some Text2","v1.0.0",
-"28b8e46e-3c31-43cf-83cb-48921c3986fc","Error","Some Text3","v1.0.1",
-"8f057b11-3281-45c3-a856-05ebb18a3c59","Information","Some Text4","v1.1.0"];
-let EventsTable2 = datatable(Session_Id:string, Level:string, EventText:string, EventName:string)[
-"f7d5f95f-f580-4ea6-830b-5776c8d64fdd","Information","Some Other Text1","Event1",
-"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Information","Some Other Text2","Event2",
-"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Error","Some Other Text3","Event3",
-"15eaeab5-8576-4b58-8fc6-478f75d8fee4","Error","Some Other Text4","Event4"];
+		{"find_project_smart", eventsTables + `
 			find withsource=T in (EventsTable1, EventsTable2) where Session_Id == 'acbd207d-51aa-4df7-bfa7-be70eb68f04e' | order by T asc, EventText asc`,
 			"T,Session_Id,Level,EventText,pack_", []string{`EventsTable1|acbd207d-51aa-4df7-bfa7-be70eb68f04e|Information|Some Text1|{"Version":"v1.0.0"}`,
 				`EventsTable1|acbd207d-51aa-4df7-bfa7-be70eb68f04e|Error|Some Text2|{"Version":"v1.0.0"}`, `EventsTable2|acbd207d-51aa-4df7-bfa7-be70eb68f04e|Information|Some Other Text2|{"EventName":"Event2"}`,
@@ -671,3 +653,15 @@ func TestGraphMatch_Errors(t *testing.T) {
 		}
 	}
 }
+
+// eventsTables are the reference find page's two tables, as let statements.
+const eventsTables = `let EventsTable1 = datatable(Session_Id:string, Level:string, EventText:string, Version:string)[
+"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Information","Some Text1","v1.0.0",
+"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Error","Some Text2","v1.0.0",
+"28b8e46e-3c31-43cf-83cb-48921c3986fc","Error","Some Text3","v1.0.1",
+"8f057b11-3281-45c3-a856-05ebb18a3c59","Information","Some Text4","v1.1.0"];
+let EventsTable2 = datatable(Session_Id:string, Level:string, EventText:string, EventName:string)[
+"f7d5f95f-f580-4ea6-830b-5776c8d64fdd","Information","Some Other Text1","Event1",
+"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Information","Some Other Text2","Event2",
+"acbd207d-51aa-4df7-bfa7-be70eb68f04e","Error","Some Other Text3","Event3",
+"15eaeab5-8576-4b58-8fc6-478f75d8fee4","Error","Some Other Text4","Event4"];`
