@@ -112,11 +112,7 @@ func intersectLines(l1, l2 [][]lonLat) any {
 		}
 		return Dyn{geoObj("MultiPoint", cs)}
 	case len(lines) > 1 && len(alone) == 0:
-		cs := make([]any, len(lines))
-		for i, l := range lines {
-			cs[i] = coordsJSON(l)
-		}
-		return Dyn{geoObj("MultiLineString", cs)}
+		return linesJSON(lines)
 	}
 	if geoms == nil {
 		geoms = []any{}

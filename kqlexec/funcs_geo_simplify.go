@@ -51,19 +51,13 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 				}
 				src = unionLines(src)
 			}
-			var lines []any
+			var lines [][]lonLat
 			for _, l := range src {
 				if out := simplifyLine(l, tol); out != nil {
-					lines = append(lines, coordsJSON(viaS2(out)))
+					lines = append(lines, viaS2(out))
 				}
 			}
-			switch len(lines) {
-			case 0:
-				return nil
-			case 1:
-				return Dyn{geoObj("LineString", lines[0])}
-			}
-			return Dyn{geoObj("MultiLineString", lines)}
+			return linesJSON(lines)
 		}})
 	def("geo_polygon_simplify", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TReal}, ret: TDynamic,
 		partly: "a clockwise ring comes back reversed, as S2 holds it; the vertices kept may differ from S2's simplification", fn: func(a []any) any {
@@ -120,18 +114,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			if n := edgeCount(nil, lines); !pairsOK(n, n) {
 				return tooLargeError("geo_union_lines_array() of lines with more edges than it compares")
 			}
-			chains := unionLines(lines)
-			switch len(chains) {
-			case 0:
-				return nil
-			case 1:
-				return Dyn{geoObj("LineString", coordsJSON(chains[0]))}
-			}
-			out := make([]any, len(chains))
-			for i, c := range chains {
-				out[i] = coordsJSON(c)
-			}
-			return Dyn{geoObj("MultiLineString", out)}
+			return linesJSON(unionLines(lines))
 		}})
 	// coverings: the shape, a level (resolution) with its default and its largest, a
 	// radius (a buffer around the shape; cover refuses one it cannot draw)
@@ -250,6 +233,21 @@ func simplifiedPolygons(polys [][][]lonLat, tol float64) any {
 		}
 	}
 	return polygonsJSON(kept)
+}
+
+// linesJSON is a LineString (one) or MultiLineString (several); null for none.
+func linesJSON(lines [][]lonLat) any {
+	switch len(lines) {
+	case 0:
+		return nil
+	case 1:
+		return Dyn{geoObj("LineString", coordsJSON(lines[0]))}
+	}
+	out := make([]any, len(lines))
+	for i, l := range lines {
+		out[i] = coordsJSON(l)
+	}
+	return Dyn{geoObj("MultiLineString", out)}
 }
 
 // polygonsJSON is a Polygon (one) or MultiPolygon (several); null for none.

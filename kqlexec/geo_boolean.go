@@ -290,11 +290,7 @@ func ringOf(l []s2.Point) []lonLat {
 // empty collection.
 func geometryOf(polys [][][]lonLat, points []lonLat, lines [][]lonLat) any {
 	if len(polys) == 0 && len(points) == 0 && len(lines) > 1 {
-		cs := make([]any, len(lines))
-		for i, l := range lines {
-			cs[i] = coordsJSON(l)
-		}
-		return Dyn{geoObj("MultiLineString", cs)}
+		return linesJSON(lines)
 	}
 	var geoms []any
 	for _, p := range points {
