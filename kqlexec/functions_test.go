@@ -352,6 +352,11 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			| evaluate bag_unpack(d) : (*, Name:string, Age:long)`, "Description,Name,Age", []string{"Student|John|20", "Teacher|Dave|40"}},
 		{"pivot_schema", `datatable(k:string, c:string, v:long)["a","x",1,"a","y",2,"b","x",3] | evaluate pivot(c, sum(v), k) : (k:string, x:long, y:long, z:long) | order by k asc`,
 			"k,x,y,z", []string{"a|1|2|0", "b|3|0|0"}},
+		// two node tables: each row keyed by its own table's key, their columns side by side
+		{"make_graph_two_node_tables", `let people = datatable(name:string, age:int)["Alice", 23, "Bob", 31];
+			let systems = datatable(sys:string, os:string)["Trent", "linux"];
+			datatable(s:string, d:string)["Alice", "Bob", "Bob", "Trent"] | make-graph s --> d with people on name, systems on sys
+			| graph-match (a)-[e]->(b) where b.os == "linux" project a.name, a.age, b.sys`, "a_name,a_age,b_sys", []string{"Bob|31|Trent"}},
 		// strongly connected components follow the edges' direction; weak ones read them both ways
 		{"graph_mark_components_strong", `let E = datatable(s:string, d:string)["a","b","b","a","b","c","c","d","d","c","e","e"];
 			E | make-graph s --> d with_node_id=n | graph-mark-components kind=strong | graph-to-table nodes | order by n asc`, "n,ComponentId", []string{"a|0", "b|0", "c|1", "d|1", "e|2"}},

@@ -21,6 +21,9 @@ type graph struct {
 // nodeIDCol is the hidden node id column of a graph's nodes.
 const nodeIDCol = "\x00node"
 
+// nodeKeyCol holds the key of a graph's node rows when two node tables give them.
+const nodeKeyCol = "\x00nodekey"
+
 // makeGraph translates Edges | make-graph Source --> Target [with_node_id=Name] [with
 // Nodes on Key] [partitioned-by Column (GraphOperators)]. Without a node table the
 // nodes are the distinct source and target values, each with the property Name
@@ -45,18 +48,34 @@ func (t *translator) makeGraph(in *rel, o *kql.MakeGraphOp, e *env) (*rel, error
 		if nodeID != "" {
 			return nil, t.errAt(o, "make-graph takes with_node_id or node tables, not both")
 		}
-		if len(o.Nodes) > 1 {
-			return nil, t.unsupported(o, "make-graph with two node tables")
+		var tables []*rel
+		var keys []string
+		for _, n := range o.Nodes {
+			r, err := t.tabular(n.Table, e)
+			if err != nil {
+				return nil, err
+			}
+			key, ok := n.Key.(*kql.Ident)
+			if !ok || r.index(key.Name) < 0 {
+				return nil, t.errAt(n.Key, "make-graph's node key must be a column of the node table")
+			}
+			tables, keys = append(tables, r), append(keys, key.Name)
 		}
-		var err error
-		if nt, err = t.tabular(o.Nodes[0].Table, e); err != nil {
-			return nil, err
+		nt, ki = tables[0], tables[0].index(keys[0])
+		if len(tables) > 1 {
+			// the node tables' rows, by column name, keyed by each table's own key (a
+			// hidden column; the first row of an id wins)
+			both := e.child()
+			both.binds["__nodes2"] = &binding{rel: tables[1]}
+			u, err := t.viaKQL(o, tables[0], both, "union (__input | extend __nodekey = "+quoteName(keys[0])+"), (__nodes2 | extend __nodekey = "+quoteName(keys[1])+")")
+			if err != nil {
+				return nil, err
+			}
+			ki = u.index("__nodekey")
+			cols := append([]column(nil), u.cols...)
+			cols[ki].Name = nodeKeyCol
+			nt = &rel{from: u.from, cols: cols}
 		}
-		key, ok := o.Nodes[0].Key.(*kql.Ident)
-		if !ok || nt.index(key.Name) < 0 {
-			return nil, t.errAt(o.Nodes[0].Key, "make-graph's node key must be a column of the node table")
-		}
-		ki = nt.index(key.Name)
 	}
 	build := func(edges, nodes *rel) *rel {
 		return &rel{graph: t.buildGraph(edges, edges.index(src.Name), edges.index(dst.Name), nodeID, nodes, ki)}
@@ -198,10 +217,13 @@ func (t *translator) graphToTable(in *rel, o *kql.GraphToTableOp) (*rel, error) 
 	switch strings.ToLower(it.Kind) {
 	case "nodes":
 		n := in.graph.nodes
-		cols := n.cols[1:]
-		sels := make([]string, len(cols))
-		for i := range cols {
-			sels[i] = "t." + colName(i+1)
+		var cols []column
+		var sels []string
+		for i, c := range n.cols[1:] {
+			if strings.HasPrefix(c.Name, "\x00") {
+				continue // the graph's own columns
+			}
+			cols, sels = append(cols, c), append(sels, "t."+colName(i+1))
 		}
 		return t.stage(cols, "SELECT "+strings.Join(append(sels, "t._o"), ", ")+" FROM "+n.from+" t"), nil
 	case "edges":
