@@ -325,12 +325,29 @@ func geoFuncs(def func(string, *fnDef)) {
 		}
 		return polygonsJSON(out)
 	}})
+	def("geo_point_buffer", &fnDef{min: 3, max: 4, args: []Type{TReal, TReal, TReal, TReal}, ret: TDynamic,
+		partly: "a regular polygon whose vertices lie on the circle (S2's buffer places its own)", fn: func(a []any) any {
+			p, ok := argLonLat(a, 0)
+			r, okr := toReal(a[2])
+			if !ok || !okr || !(r > 0) || math.IsInf(r, 0) {
+				return nil
+			}
+			tol := 10.0
+			if len(a) > 3 && a[3] != nil {
+				if tol, ok = toReal(a[3]); !ok || math.IsNaN(tol) {
+					return nil
+				}
+			}
+			if tol < r*1e-6 {
+				return nil
+			}
+			return Dyn{geoObj("Polygon", []any{coordsJSON(circleRing(p, r, min(tol, r*0.999)))})}
+		}})
 	// Functions computed only for invalid input (null), as Kusto returns; valid input
 	// needs geometry the local engine does not have, so it is refused.
 	guarded := map[string]func(a []any) bool{
 		"geo_line_buffer":    func(a []any) bool { return shapesOK(a[:1], "line") && tolOK(a, 1) },
 		"geo_polygon_buffer": func(a []any) bool { return shapesOK(a[:1], "polygon") && tolOK(a, 1) },
-		"geo_point_buffer":   func(a []any) bool { _, ok := argLonLat(a, 0); return ok && tolOK(a, 2) },
 	}
 	for name, valid := range guarded {
 		name, valid := name, valid
@@ -451,6 +468,25 @@ func reversedRing(r []lonLat) []lonLat {
 	out := make([]lonLat, 0, len(r))
 	for i := n - 1; i >= 0; i-- {
 		out = append(out, r[i])
+	}
+	return append(out, out[0])
+}
+
+// circleRing is a closed counter-clockwise ring of points at distance r (meters) from
+// c: as many as keep each edge within tol of the circle (at most 10,000), from north
+// turning west.
+func circleRing(c lonLat, r, tol float64) []lonLat {
+	n := int(math.Ceil(math.Pi / math.Acos(1-tol/r)))
+	n = min(max(n, 4), 10000)
+	d := r / earthRadius
+	lat1, lng1 := c[1]*math.Pi/180, c[0]*math.Pi/180
+	out := make([]lonLat, 0, n+1)
+	for k := 0; k < n; k++ {
+		th := -2 * math.Pi * float64(k) / float64(n) // bearing: north, then west (counter-clockwise)
+		lat2 := math.Asin(math.Sin(lat1)*math.Cos(d) + math.Cos(lat1)*math.Sin(d)*math.Cos(th))
+		lng2 := lng1 + math.Atan2(math.Sin(th)*math.Sin(d)*math.Cos(lat1), math.Cos(d)-math.Sin(lat1)*math.Sin(lat2))
+		lng := math.Remainder(lng2*180/math.Pi, 360)
+		out = append(out, lonLat{lng, lat2 * 180 / math.Pi})
 	}
 	return append(out, out[0])
 }

@@ -352,6 +352,13 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 			| evaluate bag_unpack(d) : (*, Name:string, Age:long)`, "Description,Name,Age", []string{"Student|John|20", "Teacher|Dave|40"}},
 		{"pivot_schema", `datatable(k:string, c:string, v:long)["a","x",1,"a","y",2,"b","x",3] | evaluate pivot(c, sum(v), k) : (k:string, x:long, y:long, z:long) | order by k asc`,
 			"k,x,y,z", []string{"a|1|2|0", "b|3|0|0"}},
+		// a point's buffer: a polygon around it whose area is the circle's within the tolerance;
+		// two apart unite into a multipolygon; an invalid point or radius is null
+		{"geo_point_buffer", `let b = geo_point_buffer(-115.1745008278, 36.1497251277, 20000);
+			print close = abs(geo_polygon_area(b) / (pi() * 20000 * 20000) - 1) < 0.001, inside = geo_point_in_polygon(-115.1745008278, 36.1497251277, b),
+				outside = geo_point_in_polygon(-115.1745008278, 36.35, b), bad = isnull(geo_point_buffer(200, 1, 0.1)), badr = isnull(geo_point_buffer(1, 1, 0)),
+				two = tostring(geo_union_polygons_array(pack_array(geo_point_buffer(real(-80.3212217992616), 25.268683367546604, 5000), geo_point_buffer(real(-80.81717403605833), 24.82658441221962, 3000))).type)`,
+			"close,inside,outside,bad,badr,two", []string{"true|true|false|true|true|MultiPolygon"}},
 		// two node tables: each row keyed by its own table's key, their columns side by side
 		{"make_graph_two_node_tables", `let people = datatable(name:string, age:int)["Alice", 23, "Bob", 31];
 			let systems = datatable(sys:string, os:string)["Trent", "linux"];
