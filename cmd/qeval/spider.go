@@ -100,11 +100,8 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	hardness := make([]*string, len(items))
 	var em *exactScores
 	if doMatch {
-		fks, err := exactmatch.LoadForeignKeys(*table, set.DBIDs()...)
-		if err != nil {
-			return fail(e, err)
-		}
-		if em, err = scoreExact(ctx, *db, set, fks, hardness, *workers); err != nil {
+		var err error
+		if em, err = scoreExact(ctx, *db, set, func() (exactmatch.ForeignKeys, error) { return exactmatch.LoadForeignKeys(*table, set.DBIDs()...) }, hardness, *workers); err != nil {
 			return fail(e, err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/suite"
+	"golang.org/x/sync/errgroup"
 )
 
 // exactScores holds the exact-set-match verdict of each item; a nil result is an item
@@ -29,18 +30,27 @@ type exactScores struct {
 
 // scoreExact judges every item with Spider's exact-set-match rules, on all CPUs, and
 // grades the difficulty of each gold query from the same parse.
-func scoreExact(ctx context.Context, dbDir string, set *suite.Spider, fks exactmatch.ForeignKeys, hardness []*string, workers int) (*exactScores, error) {
+func scoreExact(ctx context.Context, dbDir string, set *suite.Spider, loadFKs func() (exactmatch.ForeignKeys, error), hardness []*string, workers int) (*exactScores, error) {
 	em := &exactScores{results: make([]*exactmatch.Result, len(set.Items)), goldErrs: make([]string, len(set.Items))}
-	schemas := map[string]*exactmatch.Schema{}
-	for _, id := range set.DBIDs() {
-		s, err := readSpiderSchema(ctx, dbDir, id)
-		if err != nil {
-			return nil, err
-		}
-		schemas[id] = s
-	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	// tables.json is read while the databases' schemas are (each on its own goroutine)
+	var fks exactmatch.ForeignKeys
+	var g errgroup.Group
+	g.SetLimit(workers + 1)
+	g.Go(func() (err error) { fks, err = loadFKs(); return err })
+	ids := set.DBIDs()
+	read := make([]*exactmatch.Schema, len(ids))
+	for i, id := range ids {
+		g.Go(func() (err error) { read[i], err = readSpiderSchema(ctx, dbDir, id); return err })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	schemas := make(map[string]*exactmatch.Schema, len(ids))
+	for i, id := range ids {
+		schemas[id] = read[i]
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
