@@ -543,7 +543,7 @@ func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, 
 	if err != nil {
 		return nil, err
 	}
-	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
+	p := argText(args)
 	third, err := t.expr(args[2], &scope{env: e})
 	if err != nil {
 		return nil, err
@@ -590,7 +590,7 @@ func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*re
 	if err != nil {
 		return nil, err
 	}
-	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
+	p := argText(args)
 	if err := t.calendarWindow(args[4], "new_activity_metrics"); err != nil {
 		return nil, err
 	}
@@ -674,7 +674,7 @@ func (t *translator) activeUsersCount(in *rel, o *kql.EvaluateOp, e *env) (*rel,
 	if err != nil {
 		return nil, err
 	}
-	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
+	p := argText(args)
 	start, end, look, period, n, bin := p(2), p(3), p(4), p(5), p(6), p(7)
 	keys := append([]string{"__id"}, dims...)
 	src := "let B = __input | project __id = " + id + ", __t = " + tl + joinDims(dims) + ";\n" +
@@ -695,7 +695,7 @@ func (t *translator) activityEngagement(in *rel, o *kql.EvaluateOp, e *env) (*re
 	if err != nil {
 		return nil, err
 	}
-	p := func(i int) string { return "(" + kql.Format(args[i]) + ")" }
+	p := argText(args)
 	// Start and End are there when the third argument is a datetime
 	third, err := t.expr(args[2], &scope{env: e})
 	if err != nil {
@@ -749,4 +749,9 @@ func (t *translator) calendarWindow(x kql.Expr, plugin string) error {
 		return t.unsupported(x, plugin+" with a calendar window ("+l.Value+")")
 	}
 	return nil
+}
+
+// argText writes plugin argument i as KQL text in parentheses.
+func argText(args []kql.Expr) func(int) string {
+	return func(i int) string { return "(" + kql.Format(args[i]) + ")" }
 }
