@@ -237,39 +237,36 @@ func simplifiedPolygons(polys [][][]lonLat, tol float64) any {
 
 // linesJSON is a LineString (one) or MultiLineString (several); null for none.
 func linesJSON(lines [][]lonLat) any {
-	switch len(lines) {
-	case 0:
-		return nil
-	case 1:
-		return Dyn{geoObj("LineString", coordsJSON(lines[0]))}
-	}
-	out := make([]any, len(lines))
+	items := make([]any, len(lines))
 	for i, l := range lines {
-		out[i] = coordsJSON(l)
+		items[i] = coordsJSON(l)
 	}
-	return Dyn{geoObj("MultiLineString", out)}
+	return oneOrMany("LineString", "MultiLineString", items)
 }
 
 // polygonsJSON is a Polygon (one) or MultiPolygon (several); null for none.
 func polygonsJSON(polys [][][]lonLat) any {
-	ringsJSON := func(p [][]lonLat) []any {
-		out := make([]any, len(p))
-		for i, r := range p {
-			out[i] = coordsJSON(r)
+	items := make([]any, len(polys))
+	for i, p := range polys {
+		rings := make([]any, len(p))
+		for j, r := range p {
+			rings[j] = coordsJSON(r)
 		}
-		return out
+		items[i] = rings
 	}
-	switch len(polys) {
+	return oneOrMany("Polygon", "MultiPolygon", items)
+}
+
+// oneOrMany is the geometry of one item (its coordinates), the multi-geometry of
+// several, or null for none.
+func oneOrMany(one, many string, items []any) any {
+	switch len(items) {
 	case 0:
 		return nil
 	case 1:
-		return Dyn{geoObj("Polygon", ringsJSON(polys[0]))}
+		return Dyn{geoObj(one, items[0])}
 	}
-	out := make([]any, len(polys))
-	for i, p := range polys {
-		out[i] = ringsJSON(p)
-	}
-	return Dyn{geoObj("MultiPolygon", out)}
+	return Dyn{geoObj(many, items)}
 }
 
 // douglasPeucker marks in keep the vertices of l[i..j] to keep: the one farthest from
