@@ -138,11 +138,14 @@ func TestBrowser_LiveRun(t *testing.T) {
 		Summary bool   `json:"summary"`
 		Status  string `json:"status"`
 		Bar     int    `json:"bar"`
+		Past    string `json:"past"`
 	}
 	seen, err := chromedp.Run(ctx, chromedp.Poll[live](`(() => {
 		const rows = document.querySelectorAll("#live li").length;
+		const past = document.querySelector("#runs tr");
 		const s = {rows, summary: !document.getElementById("summary").hidden,
-			status: document.getElementById("run-status").textContent, bar: document.getElementById("progress").value};
+			status: document.getElementById("run-status").textContent, bar: document.getElementById("progress").value,
+			past: past ? past.textContent : ""};
 		return (rows >= 7 || s.summary) ? s : null;
 	})()`, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
 	if err != nil {
@@ -151,9 +154,13 @@ func TestBrowser_LiveRun(t *testing.T) {
 	if seen.Summary || seen.Rows >= 8 || !strings.Contains(seen.Status, "running") || seen.Bar < 7 {
 		t.Fatalf("first look with 7 rows: %+v; want rows shown, the progress bar moving and the run still running", seen)
 	}
+	// the past-runs table follows the run as it goes, not the count when it started
+	if !strings.Contains(seen.Past, "running7 / 8") {
+		t.Errorf("past-runs row while the run goes on: %q, want it running at 7 / 8", seen.Past)
+	}
 	row := b.text(t, "live")
 	for _, want := range []string{"Query executed (results: 1)", "Score: 100% (PASS ≥90%)",
-		"Schema: 100% | Semantic: 100% | Results: 100% | LLM: skipped", "Execution error (pred_error)", "SELECT Nme FROM Artist"} {
+		"Schema: 100% ×33.3% | Semantic: 100% ×33.3% | Results: 100% ×33.3% | LLM: skipped", "Execution error (pred_error)", "SELECT Nme FROM Artist"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("live rows lack %q:\n%s", want, row)
 		}
@@ -255,5 +262,43 @@ func TestBrowser_Token(t *testing.T) {
 	}
 	if p := b.consoleErrors(); len(p) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// TestBrowser_ScoreLineSaysWhy checks the page's verdict line on the cases the audit
+// found misleading: a total at or above the threshold that fails for another reason
+// names that reason (never "<threshold"), and the weights shown are those the total used.
+func TestBrowser_ScoreLineSaysWhy(t *testing.T) {
+	b := MustBrowser(t)
+	ts := MustServer(t, nil)
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("start-form"))); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`(() => {
+			state.threshold = 0.9;
+			state.weights = {schema_match: 0.25, semantic_similarity: 0.25, results_match: 0.25, llm_grading: 0.25};
+			const m = (s) => ({score: s});
+			return [
+				scoreLine({status: "FAIL", total_score: 0.925, reason: "the results do not match (pass_requires: [execution])"}),
+				scoreLine({status: "FAIL", total_score: 0.5, reason: "total score 50.0% is below the threshold 90.0%"}),
+				scoreLine({status: "PASS", total_score: 0.8999999999999999}),
+				scoreLine({status: "ERROR", total_score: null, reason: "no database"}),
+				componentLine({metrics: {schema_match: m(1), semantic_similarity: m(0.7), results_match: m(1), llm_grading: {skipped: "no judge"}}}),
+			];
+		})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Score: 92.5% (FAIL: the results do not match (pass_requires: [execution]))",
+		"Score: 50% (FAIL <90%)",
+		"Score: 90% (PASS ≥90%)",
+		"Score: n/a (ERROR: no database)",
+		"Schema: 100% ×33.3% | Semantic: 70% ×33.3% | Results: 100% ×33.3% | LLM: skipped",
+	}
+	for i := range want {
+		if i >= len(got) || got[i] != want[i] {
+			t.Errorf("line %d: got %q, want %q", i, got, want[i])
+		}
 	}
 }

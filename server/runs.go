@@ -54,6 +54,7 @@ func (c *Counts) add(status string) {
 // by a non-blocking send on their channel, so the runner never waits for them.
 type run struct {
 	row      runRow
+	weights  map[string]float64 // the composite's weights, as the suite gives them
 	cancel   context.CancelFunc
 	canceled atomic.Bool // a user asked to cancel
 	display  func(path string) string
@@ -162,7 +163,10 @@ func (s *Server) start(p *posted) (*run, error) {
 		threshold = *st.Threshold
 	}
 	r := &run{row: runRow{ID: newID(), Suite: st.Name, Status: StatusRunning, Total: len(st.Cases), Threshold: threshold,
-		Started: s.now().UTC()}, display: displayer(p.display), subs: map[chan struct{}]struct{}{}}
+		Started: s.now().UTC()}, display: displayer(p.display), subs: map[chan struct{}]struct{}{}, weights: st.Weights}
+	if len(r.weights) == 0 {
+		r.weights = qeval.DefaultWeights()
+	}
 	target, err := targetOf(p)
 	if err != nil {
 		return nil, err

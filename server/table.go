@@ -123,7 +123,7 @@ func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 	if a := s.activeRun(id); a != nil {
 		events, c, end, _ := a.snapshot(0)
 		if end == nil {
-			v = viewOf(&a.row)
+			v = a.view()
 			v.Counts = c
 			v.setPassRate()
 			v.Cases = rawCases(events)

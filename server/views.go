@@ -24,15 +24,18 @@ type RunView struct {
 	Total  int    `json:"total"`
 	Counts
 	// PassRate is Passed over Done.
-	PassRate  float64           `json:"pass_rate"`
-	Threshold float64           `json:"threshold"`
-	Started   time.Time         `json:"started"`
-	Finished  *time.Time        `json:"finished"`
-	Error     string            `json:"error,omitempty"`
-	Run       *qeval.RunInfo    `json:"run,omitempty"`
-	Summary   *qeval.Summary    `json:"summary,omitempty"`
-	Charts    []ChartView       `json:"charts,omitempty"`
-	Cases     []json.RawMessage `json:"cases,omitempty"`
+	PassRate  float64 `json:"pass_rate"`
+	Threshold float64 `json:"threshold"`
+	// Weights are the composite's weights (before a case's skipped components are
+	// renormalised away); absent when the run's report is gone.
+	Weights  map[string]float64 `json:"weights,omitempty"`
+	Started  time.Time          `json:"started"`
+	Finished *time.Time         `json:"finished"`
+	Error    string             `json:"error,omitempty"`
+	Run      *qeval.RunInfo     `json:"run,omitempty"`
+	Summary  *qeval.Summary     `json:"summary,omitempty"`
+	Charts   []ChartView        `json:"charts,omitempty"`
+	Cases    []json.RawMessage  `json:"cases,omitempty"`
 
 	audit *qeval.GoldAudit // the run's gold audit, when it has one
 }
@@ -62,13 +65,20 @@ func (v *RunView) setPassRate() {
 // withReport adds the report's run information, summary and charts.
 func (v *RunView) withReport(info *qeval.RunInfo, sum *qeval.Summary) {
 	v.Run, v.Summary = info, sum
-	v.Threshold = info.Threshold
+	v.Threshold, v.Weights = info.Threshold, info.Weights
 	v.Counts = Counts{Done: sum.Total, Passed: sum.Passed, Failed: sum.Failed, Errors: sum.Errors}
 	v.setPassRate()
 	v.Charts = []ChartView{}
 	for _, c := range report.Charts(sum, info.Threshold) {
 		v.Charts = append(v.Charts, ChartView{ID: c.ID, Title: c.Title, SVG: c.SVG})
 	}
+}
+
+// view is the run as the API shows it while it runs.
+func (r *run) view() *RunView {
+	v := viewOf(&r.row)
+	v.Weights = r.weights
+	return v
 }
 
 func (s *Server) activeRun(id string) *run {
@@ -97,7 +107,7 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/runs/"+rn.row.ID)
-	writeJSON(w, http.StatusCreated, viewOf(&rn.row))
+	writeJSON(w, http.StatusCreated, rn.view())
 }
 
 func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
@@ -139,7 +149,7 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 	if a := s.activeRun(id); a != nil {
 		events, c, end, _ := a.snapshot(0)
 		if end == nil {
-			v := viewOf(&a.row)
+			v := a.view()
 			v.Counts = c
 			v.setPassRate()
 			if withCases {

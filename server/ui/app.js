@@ -63,13 +63,22 @@ const COMPONENTS = [
   ["llm_grading", "LLM"],
 ];
 
+// componentLine shows each component's score and the weight it had in this case's total:
+// a skipped component weighs nothing, the others are renormalised to sum to 100%.
 function componentLine(c) {
   const m = c.metrics || {};
+  const w = state.weights || {};
+  let sum = 0;
+  for (const [key] of COMPONENTS) {
+    const r = m[key];
+    if (r && r.skipped == null) sum += w[key] == null ? 0.25 : w[key];
+  }
   return COMPONENTS.map(([key, label]) => {
     const r = m[key];
-    let v = "n/a";
-    if (r) v = r.skipped != null ? "skipped" : pct(r.score);
-    return label + ": " + v;
+    if (!r) return label + ": n/a";
+    if (r.skipped != null) return label + ": skipped";
+    const wk = w[key] == null ? 0.25 : w[key];
+    return label + ": " + pct(r.score) + (sum > 0 ? " ×" + pct(wk / sum) : "");
   }).join(" | ");
 }
 
@@ -93,10 +102,16 @@ function passed(c) {
   return c.status === "PASS";
 }
 
+// scoreLine gives the total and the verdict with its real reason: a total that reaches
+// the threshold fails only for another reason (the results differ under
+// pass_requires: execution, the query did not run), which is named, never "<threshold".
 function scoreLine(c) {
   const t = pct(state.threshold);
-  if (c.total_score == null) return "Score: n/a (" + c.status + ")";
-  return "Score: " + pct(c.total_score) + " (" + (passed(c) ? "PASS ≥" + t : c.status + " <" + t) + ")";
+  if (c.total_score == null) return "Score: n/a (" + c.status + (c.reason ? ": " + c.reason : "") + ")";
+  const score = "Score: " + pct(c.total_score);
+  if (passed(c)) return score + " (PASS ≥" + t + ")";
+  if (c.total_score + 1e-9 < state.threshold) return score + " (" + c.status + " <" + t + ")";
+  return score + " (" + c.status + (c.reason ? ": " + c.reason : "") + ")";
 }
 
 function reasoning(c) {
@@ -193,12 +208,20 @@ function setProgress(p) {
     p.failed + " failed, " + p.errors + " errors" + (p.unscorable ? ", " + p.unscorable + " unscorable" : "");
   $("run-status").textContent = "Status: " + p.status;
   $("cancel").disabled = p.status !== "running";
+  // the past-runs row of this run follows too
+  const row = state.run && document.querySelector('#runs tr[data-run="' + CSS.escape(state.run) + '"]');
+  if (row) {
+    row.cells[2].textContent = p.status;
+    row.cells[3].textContent = p.done + " / " + p.total;
+    row.cells[4].textContent = pct(p.done ? p.passed / p.done : 0);
+  }
 }
 
 function follow(run) {
   if (state.source) state.source.close();
   state.run = run.id;
   state.threshold = run.threshold;
+  state.weights = run.weights;
   $("run").hidden = false;
   $("summary").hidden = true;
   $("live").replaceChildren();
@@ -242,6 +265,7 @@ async function showRun(id) {
   state.source = null;
   state.run = v.id;
   state.threshold = v.threshold;
+  state.weights = v.weights;
   // an ended run opened cold has no live lines: its cases are in the table
   $("run").hidden = $("live").dataset.run !== v.id;
   setProgress(Object.assign({}, v));
@@ -794,6 +818,7 @@ async function loadRuns() {
   const body = await api("/api/runs");
   const rows = body.runs.map((r) => {
     const tr = document.createElement("tr");
+    tr.dataset.run = r.id;
     cell(tr, new Date(r.started).toLocaleString());
     cell(tr, r.suite);
     cell(tr, r.status);
