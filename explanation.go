@@ -2,7 +2,9 @@ package qeval
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Explanation says, in a few facts, how a predicted result differs from the gold one:
@@ -118,4 +120,48 @@ func valueText(v Value) string {
 		return fmt.Sprintf("%q", v.Str)
 	}
 	return v.String()
+}
+
+// MaxShownValue bounds, in bytes, each value an explanation shows: a 100 MB blob that
+// differs is named by its start and its length, not copied into every report.
+const MaxShownValue = 256
+
+// ClipText cuts s to at most n bytes (at a rune boundary), saying how long it was.
+func ClipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
+
+// Shown is v as an explanation shows it: text and bytes longer than MaxShownValue
+// become text of their start and their length; other values are kept as they are.
+func (v Value) Shown() Value {
+	if !v.tooLongToShow() {
+		return v
+	}
+	if v.Kind == KindBytes {
+		return Text("x'" + hexString(v.Str[:MaxShownValue/2]) + fmt.Sprintf("…' (%d bytes in all)", len(v.Str)))
+	}
+	return Text(ClipText(v.Str, MaxShownValue))
+}
+
+func (v Value) tooLongToShow() bool {
+	return v.Kind == KindText && len(v.Str) > MaxShownValue || v.Kind == KindBytes && len(v.Str) > MaxShownValue/2
+}
+
+// ShownRow is row with every value Shown (row itself when none is cut).
+func ShownRow(row []Value) []Value {
+	if !slices.ContainsFunc(row, Value.tooLongToShow) {
+		return row
+	}
+	out := make([]Value, len(row))
+	for i, v := range row {
+		out[i] = v.Shown()
+	}
+	return out
 }

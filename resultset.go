@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -41,7 +42,10 @@ func (r *ResultSet) ColumnNames() []string {
 	return names
 }
 
-// Head returns a copy of r limited to its first n rows (all rows when n < 0).
+// Head returns r limited to its first n rows (r itself when it has no more than n
+// rows, or n < 0). A shorter result gets its own list of rows: a slice of r's would
+// keep every row of r alive as long as the head is kept (a report's preview of a
+// 64 MB result held the whole result).
 func (r *ResultSet) Head(n int) *ResultSet {
 	if r == nil {
 		return nil
@@ -49,7 +53,7 @@ func (r *ResultSet) Head(n int) *ResultSet {
 	if n < 0 || n >= len(r.Rows) {
 		return r
 	}
-	return &ResultSet{Columns: r.Columns, Rows: r.Rows[:n]}
+	return &ResultSet{Columns: r.Columns, Rows: slices.Clone(r.Rows[:n])}
 }
 
 // Preview returns a copy of r limited to its first n rows, with every text or bytes

@@ -58,6 +58,13 @@ func Text(s string) Value { return Value{Kind: KindText, Str: s} }
 // Bytes returns a binary value.
 func Bytes(b []byte) Value { return Value{Kind: KindBytes, Str: string(b)} }
 
+// OwnedBytes is Bytes without the copy, for a buffer the caller owns and never changes
+// again (a driver that allocates every value it returns afresh): a result of large blobs
+// then takes their size once, not twice.
+func OwnedBytes(b []byte) Value {
+	return Value{Kind: KindBytes, Str: unsafe.String(unsafe.SliceData(b), len(b))}
+}
+
 // Bool returns a boolean value.
 func Bool(b bool) Value {
 	if b {

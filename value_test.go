@@ -83,10 +83,56 @@ func TestCheckQuerySize(t *testing.T) {
 		{"SELECT (1)", true, ""},
 		{strings.Repeat("(", 1001), false, "too deeply nested (depth 1001, limit 1000)"},
 		{"SELECT '" + strings.Repeat("x", 1<<20) + "'", false, "query too large"},
+		// operators: a run of operator characters counts once, AND/OR/NOT as words only
+		{"SELECT 1" + strings.Repeat("+1", 10_000), true, ""},
+		{"SELECT 1" + strings.Repeat("+1", 10_001), false, "too complex (10001 operators, limit 10000)"},
+		{"SELECT 1" + strings.Repeat("<=1", 10_001), false, "10001 operators"},
+		{"SELECT " + strings.Repeat("not ", 10_001) + "1", false, "10001 operators"},
+		{"SELECT x FROM t WHERE a=1" + strings.Repeat(" Or a=1", 5_000), false, "10001 operators"},
+		{"SELECT " + strings.Repeat("order, android, notes, a.b, ", 5_000) + "1", true, ""},
 	} {
 		err := qeval.CheckQuerySize(tc.q, 0, 0)
 		if (err == nil) != tc.ok || (err != nil && (!qeval.IsTooLarge(err) || !strings.Contains(err.Error(), tc.reason))) {
 			t.Errorf("CheckQuerySize(%.20q) = %v", tc.q, err)
 		}
+	}
+	// each bound can be raised
+	long := "SELECT 1" + strings.Repeat("+1", 20_000)
+	if err := (qeval.QueryBounds{MaxOperators: 20_000}).Check(long); err != nil {
+		t.Errorf("MaxOperators 20000: %v", err)
+	}
+}
+
+// A head of a result does not keep the rest of it alive: its list of rows is its own.
+func TestHead_OwnsItsRows(t *testing.T) {
+	rs := &qeval.ResultSet{Rows: make([][]qeval.Value, 1000)}
+	for i := range rs.Rows {
+		rs.Rows[i] = []qeval.Value{qeval.Int(int64(i))}
+	}
+	h := rs.Head(3)
+	if len(h.Rows) != 3 || cap(h.Rows) != 3 || h.Rows[2][0] != qeval.Int(2) {
+		t.Fatalf("Head(3): %d rows, capacity %d, %v", len(h.Rows), cap(h.Rows), h.Rows)
+	}
+	if p := rs.Preview(3, 100); cap(p.Rows) != 3 {
+		t.Errorf("Preview(3): capacity %d, want 3", cap(p.Rows))
+	}
+	if rs.Head(-1) != rs || rs.Head(1000) != rs {
+		t.Error("a head of every row is the result itself")
+	}
+}
+
+// An explanation shows the start of a long value and its length, never the whole value.
+func TestShown_ClipsLongValues(t *testing.T) {
+	long := strings.Repeat("é", 1000)
+	if got := qeval.Text(long).Shown(); len(got.Str) > qeval.MaxShownValue+40 || !strings.HasSuffix(got.Str, "(2000 bytes in all)") || !utf8.ValidString(got.Str) {
+		t.Errorf("long text shown as %q", got.Str)
+	}
+	blob := qeval.Bytes(make([]byte, 1<<20))
+	if got := blob.Shown(); got.Kind != qeval.KindText || !strings.HasPrefix(got.Str, "x'0000") || !strings.HasSuffix(got.Str, "(1048576 bytes in all)") {
+		t.Errorf("blob shown as %.60q…", got.Str)
+	}
+	row := []qeval.Value{qeval.Int(1), qeval.Text("short")}
+	if got := qeval.ShownRow(row); &got[0] != &row[0] {
+		t.Error("a row of short values is copied")
 	}
 }

@@ -120,10 +120,10 @@ func Explain(m Mode, gold, pred *qeval.ResultSet, ordered bool) qeval.Explanatio
 	}
 	e.MissingCount, e.ExtraCount = len(missingAt), len(extraAt)
 	for _, i := range missingAt[:min(len(missingAt), MaxExplainRows)] {
-		e.Missing = append(e.Missing, gold.Rows[i])
+		e.Missing = append(e.Missing, qeval.ShownRow(gold.Rows[i]))
 	}
 	for _, i := range extraAt[:min(len(extraAt), MaxExplainRows)] {
-		e.Extra = append(e.Extra, projectRow(pred.Rows[i], proj))
+		e.Extra = append(e.Extra, qeval.ShownRow(projectRow(pred.Rows[i], proj)))
 	}
 	if len(missingAt) == 0 && len(extraAt) == 0 && ordered {
 		for i := range gk {
@@ -256,7 +256,7 @@ func firstCell(gold, pred *qeval.ResultSet, g, p keyed, gi, pi int, proj []int) 
 			if j < len(gold.Columns) {
 				name = gold.Columns[j].Name
 			}
-			return &qeval.Difference{Row: gi, Column: name, Gold: gold.Rows[gi][j], Pred: pred.Rows[pi][c]}
+			return &qeval.Difference{Row: gi, Column: name, Gold: gold.Rows[gi][j].Shown(), Pred: pred.Rows[pi][c].Shown()}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"crypto/sha256"
 	"sort"
 	"strings"
 
@@ -18,11 +19,25 @@ func keyRows(rs *qeval.ResultSet, key func(qeval.Value) string) keyed {
 	for i, r := range rs.Rows {
 		k := make([]string, len(r))
 		for j, v := range r {
-			k[j] = key(v)
+			k[j] = shortKey(key(v))
 		}
 		out[i] = k
 	}
 	return out
+}
+
+// maxKeyBytes is the longest value key kept as it is: a longer one (a long text or
+// blob) is replaced by its SHA-256 digest, so that keying a result of megabyte values
+// does not hold a second copy of them. Keys are only compared for equality, and the
+// digest's "#" prefix starts no plain key.
+const maxKeyBytes = 64
+
+func shortKey(k string) string {
+	if len(k) <= maxKeyBytes {
+		return k
+	}
+	sum := sha256.Sum256([]byte(k))
+	return "#" + string(sum[:])
 }
 
 // joinKey joins value keys into one row key, unambiguously (length-prefixed).

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/qeval/qeval"
 )
@@ -207,17 +206,8 @@ func (c *Case) inputs() map[string]string {
 // once; a hostile 8 MB query must not be copied into every failed metric of its case.
 const maxInputBytes = 4096
 
-// clipInput cuts s to maxInputBytes (at a rune boundary), saying how long it was.
-func clipInput(s string) string {
-	if len(s) <= maxInputBytes {
-		return s
-	}
-	cut := maxInputBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
-}
+// clipInput cuts s to maxInputBytes, saying how long it was.
+func clipInput(s string) string { return qeval.ClipText(s, maxInputBytes) }
 
 // prefixError wraps a parse error with the operation and the position it carries.
 func prefixError(op string, err error) error {

@@ -382,7 +382,9 @@ func toValue(v driver.Value) qeval.Value {
 		}
 		return qeval.Text(t)
 	case []byte:
-		return qeval.Bytes(t)
+		// go-sqlite3 copies every blob out of SQLite into a new slice (C.GoBytes) and
+		// never touches it again: the value takes it over (TestQuery_BlobsKeepTheirBytes)
+		return qeval.OwnedBytes(t)
 	case bool:
 		return qeval.Bool(t)
 	case time.Time:

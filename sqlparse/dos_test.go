@@ -32,6 +32,11 @@ func TestParse_HostileSizes(t *testing.T) {
 		"OrChain10MB":   orChain(800_000),
 		"InList10MB":    "SELECT 1 WHERE 1 IN (" + strings.Repeat("1,", 5_000_000) + "1)",
 		"DeepUnderSize": "SELECT " + strings.Repeat("(", 2000) + "1" + strings.Repeat(")", 2000),
+		// 200 KB, under the size bound: PostgreSQL's parser library overflowed its C
+		// stack on it (SIGSEGV, the process gone), the others took 200-250 MB
+		"PlusChainUnderSize":   "SELECT 1" + strings.Repeat("+1", 100_000),
+		"ConcatChainUnderSize": "SELECT 'a'" + strings.Repeat("||'a'", 50_000),
+		"NotChainUnderSize":    "SELECT " + strings.Repeat("NOT ", 200_000) + "1",
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, d := range sqlparse.Dialects {
@@ -53,7 +58,7 @@ func TestParse_HostileSizes(t *testing.T) {
 // compares a chain with one four times as long, which a quadratic cost would make
 // about 16 times slower.
 func TestParse_LinearInLength(t *testing.T) {
-	lim := sqlparse.Limits{MaxBytes: 8 << 20}
+	lim := sqlparse.Limits{MaxBytes: 8 << 20, MaxOperators: 1 << 30}
 	small, big := orChain(10_000), orChain(40_000)
 	for _, d := range sqlparse.Dialects {
 		// a machine busy with other tests can stall one measurement: a quadratic parser
@@ -92,7 +97,7 @@ func BenchmarkParse_OrChain17MB(b *testing.B) {
 	for _, d := range sqlparse.Dialects {
 		b.Run(d, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := sqlparse.ParseStatementsWithin(d, q, nil, sqlparse.Limits{MaxBytes: 4 << 20}); err != nil {
+				if _, err := sqlparse.ParseStatementsWithin(d, q, nil, sqlparse.Limits{MaxBytes: 4 << 20, MaxOperators: 1 << 30}); err != nil {
 					b.Fatal(err)
 				}
 			}

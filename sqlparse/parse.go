@@ -73,11 +73,9 @@ func ParseStatements(dialect, sql string, schema *qeval.Schema) ([]*Statement, e
 	return ParseStatementsWithin(dialect, sql, schema, Limits{})
 }
 
-// Limits bound what reaches the recursive parsers and walkers; zero fields are
-// qeval.DefaultMaxQueryBytes and qeval.DefaultMaxQueryDepth.
-type Limits struct {
-	MaxBytes, MaxDepth int
-}
+// Limits bound what reaches the recursive parsers and walkers; zero fields are the
+// defaults (qeval.DefaultMaxQueryBytes, …Depth, …Operators).
+type Limits = qeval.QueryBounds
 
 // ParseStatementsWithin is ParseStatements with other bounds on the query's size and
 // nesting; a query past them is a qeval.CodeTooLarge error and is not parsed.
@@ -87,7 +85,7 @@ func ParseStatementsWithin(dialect, sql string, schema *qeval.Schema, lim Limits
 		return nil, err
 	}
 	// every parser and walker below recurses: bound what reaches them
-	if err := qeval.CheckQuerySize(sql, lim.MaxBytes, lim.MaxDepth); err != nil {
+	if err := lim.Check(sql); err != nil {
 		return nil, err
 	}
 	tree, err := parseTree(d, sql)

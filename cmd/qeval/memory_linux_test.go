@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,4 +86,57 @@ func abs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// A run of hostile queries of every kind stays under 512 MiB of peak resident memory:
+// results just under the byte cap (cross joins, rows of megabyte blobs) finishing while
+// a slow case holds the head of the suite (their previews once kept each whole result
+// alive until it ended), a 200 KB chain of 100,000 `+` (hundreds of megabytes of parser
+// stack), and the garbage all of it leaves (the soft memory limit follows the run's
+// results budget).
+func TestHostileRunMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: this test runs a dozen hostile queries in a child process (up to 512 MiB)")
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("name: hostile run\ndatabase: " + abs(t, "../../examples/chinook/chinook.sqlite") + "\nconcurrency: 2\ncases:\n")
+	add := func(id, q string) {
+		fmt.Fprintf(&b, "  - {id: %s, question: q, expected_query: SELECT 1, generated_query: %q}\n", id, q)
+	}
+	add("slow", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4000000) SELECT count(*) FROM c")
+	for i, t := range []string{"Genre", "Artist", "Employee", "MediaType", "Playlist", "Genre", "Artist", "Employee"} {
+		add(fmt.Sprintf("cross%d", i), "SELECT * FROM "+t+" x, Artist y, Employee z")
+	}
+	for i := range 4 {
+		add(fmt.Sprintf("blobs%d", i), "SELECT zeroblob(1000000), randomblob(1000000) FROM Genre")
+	}
+	add("plus", "SELECT 1"+strings.Repeat("+1", 100_000))
+	add("not", "SELECT "+strings.Repeat("NOT ", 200_000)+"1")
+	suite := writeFile(t, dir, "suite.yaml", b.String())
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(os.Args[0], "--", "run", suite, "-o", out)
+	cmd.Env = append(os.Environ(), "QEVAL_TEST_MAIN=1", "ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "GOMEMLIMIT=", "GOGC=")
+	o, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("%v: %s", err, o)
+	}
+	peakKB := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	results, err := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, o)
+	}
+	if n := strings.Count(string(results), "\n"); n != 15 {
+		t.Errorf("%d cases in results.jsonl, want 15:\n%s", n, o)
+	}
+	if !strings.Contains(string(results), "query too complex (100000 operators") {
+		t.Errorf("the + chain was not refused as too complex")
+	}
+	if len(results) > 4<<20 {
+		t.Errorf("results.jsonl is %d bytes: the explanations copy whole values", len(results))
+	}
+	if peakKB > 512<<10 {
+		t.Errorf("peak RSS %d MiB, want under 512 MiB", peakKB>>10)
+	}
+	t.Logf("peak RSS %d MiB", peakKB>>10)
 }

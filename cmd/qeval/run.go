@@ -76,7 +76,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
-	tuneForSuite(e.getenv, len(s.Cases))
+	tuneForSuite(e.getenv, len(s.Cases), *maxRunBytes)
 	// one catalog resolves every database of the run: --db names, else paths beside the suite
 	catalog := &registry.Catalog{Dir: suite.Dir(s), Connections: conns, AllowPrivileged: *unsafePriv, Now: e.clock()()}
 	if err := suite.Check(ctx, s, catalog); err != nil {
