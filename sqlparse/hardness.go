@@ -20,6 +20,9 @@ const (
 // NOT LIKE or NOT BETWEEN condition in WHERE counts as an aggregation, and in HAVING so
 // does each AND/OR between conditions; subqueries in FROM are table units, not nesting.
 func Hardness(sql string) (string, error) {
+	if err := (Limits{}).Check(sql); err != nil {
+		return "", err
+	}
 	stmts, err := parseTree(SQLite, sql)
 	if err != nil {
 		return "", err

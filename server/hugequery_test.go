@@ -1,0 +1,63 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/server"
+)
+
+// hugeQueries are the generated queries that killed a process (a fatal stack overflow
+// in a recursive parser, a C stack overflow in PostgreSQL's parser library) or took
+// gigabytes (issue 21, item 13), at sizes the server's body limit lets through.
+var hugeQueries = map[string]string{
+	"Parens":    "SELECT " + strings.Repeat("(", 200_000) + "1" + strings.Repeat(")", 200_000),
+	"PlusChain": "SELECT 1" + strings.Repeat("+1", 100_000),
+	"NotChain":  "SELECT " + strings.Repeat("NOT ", 100_000) + "1",
+	"OrChain":   "SELECT 1 WHERE 1=1" + strings.Repeat(" OR 1=1", 60_000),
+	"InList":    "SELECT 1 WHERE 1 IN (" + strings.Repeat("1,", 300_000) + "1)",
+}
+
+// Every API that parses or runs a generated query answers a huge one (scored, or
+// refused with a 4xx) in every dialect, and the server stays up.
+func TestServer_HugeQueriesAnsweredServerStaysUp(t *testing.T) {
+	ts := MustServer(t, func(c *server.Config) { c.DBRoot = mustDBRoot(t) })
+	for name, q := range hugeQueries {
+		for _, d := range []string{"sqlite", "postgres", "mysql"} {
+			start := time.Now()
+			r := postJSON(t, ts.URL+"/api/score-query", map[string]any{"generated_sql": q, "expected_sql": "SELECT 1", "dialect": d})
+			if r.Status >= 500 {
+				t.Errorf("%s, %s: score-query answered %d %s", name, d, r.Status, r.Body)
+			}
+			if el := time.Since(start); el > 10*time.Second {
+				t.Errorf("%s, %s: score-query took %s", name, d, el)
+			}
+		}
+		// the reward endpoint scores the pair or refuses it with its reason
+		res := execMatch(t, ts, []server.ExecMatchPair{{DB: "shop", Gold: "SELECT 1", Pred: q}})
+		if scored := res[0].Outcome == qeval.OutcomeMatch || res[0].Outcome == qeval.OutcomeMismatch; scored == (res[0].Error != nil) {
+			t.Errorf("%s: exec-match %+v, want a verdict or an error", name, res[0])
+		}
+	}
+	// a run of them all ends, each case with an outcome
+	var cases []map[string]string
+	for name, q := range hugeQueries {
+		cases = append(cases, map[string]string{"id": name, "question": "q", "expected_query": "SELECT 1", "generated_query": q, "database": "chinook"})
+	}
+	body, err := json.Marshal(map[string]any{"name": "huge", "cases": cases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := startRun(t, ts, body, "application/json")
+	v := waitRun(t, ts, id, 60*time.Second)
+	if v.Status != server.StatusFinished || v.Done != len(hugeQueries) {
+		t.Errorf("run %s: status %s, %d of %d cases done", id, v.Status, v.Done, len(hugeQueries))
+	}
+	if r := do(t, http.MethodGet, ts.URL+"/api/health", nil); r.Status != http.StatusOK {
+		t.Errorf("health after the huge queries: %d", r.Status)
+	}
+}
