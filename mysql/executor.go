@@ -44,8 +44,17 @@ const sessionSQLMode = "REPLACE(REPLACE(@@sql_mode, 'NO_BACKSLASH_ESCAPES', ''),
 // query runs with limits (defaults for zero fields). These DSN parameters are
 // overridden: multiStatements (always off), parseTime (off), allowAllFiles (off),
 // interpolateParams (off), columnsWithAlias (off), time_zone (UTC) and sql_mode (see
-// sessionSQLMode). Errors never contain the password.
+// sessionSQLMode). Errors never contain the password. A user that holds more than
+// reading the evaluation databases is refused (see OpenWith).
 func Open(dsn string, limits qeval.Limits) (*Executor, error) {
+	return OpenWith(dsn, limits, Options{})
+}
+
+// OpenWith is Open with options: unless opt.AllowPrivileged, a user that holds more
+// than SELECT and SHOW VIEW on the evaluation databases (writes, DDL, FILE, SUPER,
+// PROCESS, or SELECT on every database) is refused with CodeForbidden and a hint that
+// says how to create one that does not.
+func OpenWith(dsn string, limits qeval.Limits, opt Options) (*Executor, error) {
 	dsn, err := fromURL(dsn)
 	if err != nil {
 		return nil, err
@@ -92,6 +101,12 @@ func Open(dsn string, limits qeval.Limits) (*Executor, error) {
 		return nil, e.connectError(err)
 	}
 	e.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
+	if !opt.AllowPrivileged {
+		if err := e.checkGrants(ctx, cfg.DBName); err != nil {
+			e.db.Close()
+			return nil, err
+		}
+	}
 	return e, nil
 }
 

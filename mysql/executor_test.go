@@ -107,10 +107,34 @@ func dsnFor(tb testing.TB, name string, params map[string]string) string {
 	return cfg.FormatDSN()
 }
 
-// newExecutor opens an executor on a new database built from setup.
+// readerFor returns the DSN of a user of its own that may read database name and
+// nothing else (as qeval db setup-role makes one), dropped when the test ends: the
+// executors under test run as such a user, as they must in use.
+func readerFor(tb testing.TB, name string) string {
+	tb.Helper()
+	admin := mustAdmin(tb, "")
+	user := "qr_" + strings.TrimPrefix(name, "qeval_test_")
+	for _, q := range mysql.ReaderSetupSQL(user, name, "") {
+		mustExec(tb, admin, q)
+	}
+	tb.Cleanup(func() {
+		if _, err := admin.Exec("DROP USER IF EXISTS '" + user + "'@'%'"); err != nil {
+			tb.Errorf("drop user %s: %v", user, err)
+		}
+	})
+	cfg, err := gomysql.ParseDSN(dsnFor(tb, name, nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.User, cfg.Passwd = user, ""
+	return cfg.FormatDSN()
+}
+
+// newExecutor opens an executor, as a user that may only read, on a new database built
+// from setup.
 func newExecutor(tb testing.TB, setup []string, limits qeval.Limits) *mysql.Executor {
 	tb.Helper()
-	dsn := dsnFor(tb, newDatabase(tb, setup), nil)
+	dsn := readerFor(tb, newDatabase(tb, setup))
 	e, err := mysql.Open(dsn, limits)
 	if err != nil {
 		tb.Fatalf("Open(%s): %v", mysql.MaskDSN(dsn), err)
@@ -231,12 +255,53 @@ func TestOpen_URLForm(t *testing.T) {
 	if !strings.HasPrefix(dsn, "mysql://") {
 		return
 	}
-	e, err := mysql.Open(dsn, qeval.Limits{})
+	e, err := mysql.OpenWith(dsn, qeval.Limits{}, mysql.Options{AllowPrivileged: true})
 	if err != nil {
 		t.Skipf("MySQL is not reachable at %s (%v); set QEVAL_TEST_MYSQL to test the URL form against a server", mysql.MaskDSN(dsn), err)
 	}
 	defer e.Close()
 	if rs, err := e.Query(context.Background(), "SELECT 1"); err != nil || rs.NumRows() != 1 {
 		t.Errorf("SELECT 1 = %v, %v", rs, err)
+	}
+}
+
+// A user that holds more than reading the evaluation database is refused, with the
+// privileges named and the way to create one that does not; --unsafe-allow-privileged
+// (Options.AllowPrivileged) lets it through (issue 22: least privilege on every server).
+func TestOpen_PrivilegedUserRefused(t *testing.T) {
+	name := newDatabase(t, []string{"CREATE TABLE t (a INT)"})
+	admin := mustAdmin(t, "")
+	root := dsnFor(t, name, nil)
+	_, err := mysql.Open(root, qeval.Limits{})
+	if qeval.ErrorCode(err) != qeval.CodeForbidden || !strings.Contains(err.Error(), "ALL PRIVILEGES on *.*") ||
+		!strings.Contains(qeval.ErrorHint(err), "GRANT SELECT, SHOW VIEW ON `"+name+"`.*") {
+		t.Errorf("Open as the administrator = %v (hint %q), want forbidden naming ALL PRIVILEGES and the GRANT to run", err, qeval.ErrorHint(err))
+	}
+	if e, err := mysql.OpenWith(root, qeval.Limits{}, mysql.Options{AllowPrivileged: true}); err != nil {
+		t.Errorf("OpenWith AllowPrivileged: %v", err)
+	} else {
+		e.Close()
+	}
+	reader := readerFor(t, name)
+	e, err := mysql.Open(reader, qeval.Limits{})
+	if err != nil {
+		t.Fatalf("Open as a reader: %v", err)
+	}
+	e.Close()
+	user := "qr_" + strings.TrimPrefix(name, "qeval_test_")
+	for _, grant := range []string{
+		"GRANT INSERT ON `" + name + "`.* TO '" + user + "'@'%'",
+		"GRANT SELECT ON *.* TO '" + user + "'@'%'",
+		"GRANT FILE ON *.* TO '" + user + "'@'%'",
+	} {
+		mustExec(t, admin, grant)
+		_, err := mysql.Open(reader, qeval.Limits{})
+		if qeval.ErrorCode(err) != qeval.CodeForbidden {
+			t.Errorf("after %s: Open = %v, want forbidden", grant, err)
+		}
+		mustExec(t, admin, "REVOKE ALL PRIVILEGES, GRANT OPTION FROM '"+user+"'@'%'")
+		for _, q := range mysql.ReaderSetupSQL(user, name, "") {
+			mustExec(t, admin, q)
+		}
 	}
 }

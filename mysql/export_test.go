@@ -19,3 +19,6 @@ func Convert(typ string, v any) qeval.Value { return convert(typ, v) }
 
 // SyntaxPosition is syntaxPosition.
 var SyntaxPosition = syntaxPosition
+
+// ExcessGrants is excessGrants.
+func ExcessGrants(lines []string) []string { return excessGrants(lines) }

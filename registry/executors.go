@@ -64,7 +64,8 @@ func (e Engine) relativeTo(dir, target string) string {
 var engines = []Engine{
 	{Name: "postgres", Dialect: "postgres", Accepts: prefixes("postgres://", "postgresql://"), Open: postgresOpener(false),
 		OpenPrivileged: postgresOpener(true), Display: postgres.MaskDSN},
-	{Name: "mysql", Dialect: "mysql", Accepts: isMySQL, Open: guarded(opener(mysql.Open), validate.Guard("mysql")), Display: mysql.MaskDSN},
+	{Name: "mysql", Dialect: "mysql", Accepts: isMySQL, Open: mysqlOpener(false),
+		OpenPrivileged: mysqlOpener(true), Display: mysql.MaskDSN},
 	{Name: "kusto", Dialect: "kql", Accepts: isKusto, Open: kustoOpener},
 	{Name: "kql", Dialect: "kql", Accepts: prefixes("kql:"), OpenAt: kqlOpenerAt},
 	{Name: "clickhouse", Dialect: "clickhouse", Accepts: clickhouse.IsTarget, Open: opener(clickhouse.Open), Display: clickhouse.MaskDSN},
@@ -91,6 +92,14 @@ func postgresOpener(allowPrivileged bool) qeval.Opener {
 	return opener(func(target string, l qeval.Limits) (*postgres.Executor, error) {
 		return postgres.OpenWith(target, l, postgres.Options{AllowPrivileged: allowPrivileged, Guard: guard})
 	})
+}
+
+// mysqlOpener opens MySQL or MariaDB with the parse-tree statement guard, refusing a
+// user that holds more than reading unless allowPrivileged.
+func mysqlOpener(allowPrivileged bool) qeval.Opener {
+	return guarded(opener(func(target string, l qeval.Limits) (*mysql.Executor, error) {
+		return mysql.OpenWith(target, l, mysql.Options{AllowPrivileged: allowPrivileged})
+	}), validate.Guard("mysql"))
 }
 
 // guarded runs guard on each query before the executor sees it: the parser-backed

@@ -55,7 +55,7 @@ var commands = map[string]command{
 	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
 	"validate":  {"say whether SQL queries are valid, safe reads, and why not (JSON per query)", cmdValidate},
 	"judge":     {"ask an LLM judge whether a generated query is correct, with its reasoning", cmdJudge},
-	"db":        {"set up a database for qeval: setup-role creates a PostgreSQL role that can only read the evaluation schema", cmdDB},
+	"db":        {"set up a database for qeval: setup-role creates a PostgreSQL role or MySQL user that can only read the evaluation schema or database", cmdDB},
 	"exec":      {"run one query on any engine (SQL on SQLite, DuckDB, PostgreSQL, MySQL, ClickHouse; KQL on the local engine) and print its result", cmdExec},
 	"mirror":    {"copy SQLite databases into DuckDB, PostgreSQL, MySQL or ClickHouse, keeping types, keys and row order", cmdMirror},
 	"explain":   {"say why a predicted query is wrong: the differences and a minimal counterexample database", cmdExplain},

@@ -74,10 +74,7 @@ func runE2E(t *testing.T, dir string) {
 		if setup, err := os.ReadFile(filepath.Join(dir, "setup.sql")); err == nil {
 			e2eSetup(t, server, dsn, string(setup))
 		}
-		if server == "postgres" {
-			dsn = readerDSN(t, dsn)
-		}
-		vars["{"+server+"}"] = dsn
+		vars["{"+server+"}"] = readerDSN(t, dsn)
 	}
 	expand := func(s string) string {
 		for k, v := range vars {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql"
+	gomysql "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -93,12 +93,13 @@ func TestRun_ServerDialectReachesMetrics(t *testing.T) {
 			if v := os.Getenv(tc.env); v != "" {
 				dsn = v
 			}
-			if tc.engine == "postgres" {
-				if !reachable(dsn) {
-					t.Skipf("PostgreSQL is not reachable; set %s to a test database's DSN", tc.env)
-				}
-				dsn = readerDSN(t, dsn)
+			if tc.engine == "postgres" && !reachable(dsn) {
+				t.Skipf("PostgreSQL is not reachable; set %s to a test database's DSN", tc.env)
 			}
+			if tc.engine == "mysql" && !mysqlReachable(dsn) {
+				t.Skipf("MySQL is not reachable; set %s to a test database's DSN", tc.env)
+			}
+			dsn = readerDSN(t, dsn)
 			dir := t.TempDir()
 			suitePath := writeFile(t, dir, "s.yaml", `name: dialect
 database: srv
@@ -145,12 +146,27 @@ func readerDSN(t *testing.T, adminDSN string) string {
 	if code, _, stderr := runCLI(t, "", "db", "setup-role", "--dsn", adminDSN, "--role", role); code != exitOK {
 		t.Fatalf("db setup-role: %d %s", code, stderr)
 	}
+	if cfg, err := gomysql.ParseDSN(adminDSN); err == nil && !strings.Contains(adminDSN, "://") {
+		cfg.User, cfg.Passwd = role, ""
+		return cfg.FormatDSN()
+	}
 	u, err := url.Parse(adminDSN)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.User = url.User(role)
 	return u.String()
+}
+
+func mysqlReachable(dsn string) bool {
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	return db.PingContext(ctx) == nil
 }
 
 func reachable(dsn string) bool {
