@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/adler32"
+	"hash/crc32"
 	"io"
 	"strings"
 
@@ -86,8 +88,13 @@ func miscFuncs(def func(string, *fnDef)) {
 		}
 		return string(out)
 	}, TString))
-	unsupportedFuncs["gzip_compress_to_base64_string"] = true
-	unsupportedFuncs["zlib_compress_to_base64_string"] = true
+	const storedPartly = "the bytes are Kusto's for texts up to 65,535 bytes; how Kusto cuts a longer one into stored blocks is not known (any reader decompresses it)"
+	gz := fixed(TString, func(a []any) any { return base64.StdEncoding.EncodeToString(gzipStored([]byte(str(a, 0)))) }, TString)
+	gz.partly = storedPartly
+	def("gzip_compress_to_base64_string", gz)
+	zl := fixed(TString, func(a []any) any { return base64.StdEncoding.EncodeToString(zlibStored([]byte(str(a, 0)))) }, TString)
+	zl.partly = storedPartly
+	def("zlib_compress_to_base64_string", zl)
 	def("punycode_domain_from_string", fixed(TString, func(a []any) any {
 		s, err := idna.Punycode.ToUnicode(str(a, 0))
 		if err != nil {
@@ -183,4 +190,42 @@ func miscFuncs(def func(string, *fnDef)) {
 		"current_principal_is_member_of", "geo_info_from_ip_address"} {
 		unsupportedFuncs[n] = true
 	}
+}
+
+// Kusto's gzip_compress_to_base64_string and zlib_compress_to_base64_string store the
+// data without compressing it: the reference's output for "1234567890qwertyuiop" is a
+// zlib header of the fastest level (78 01) and one final stored deflate block, which no
+// compressing level gives for that input (a fixed-Huffman block is 3 bytes shorter).
+// compress/flate's NoCompression writes the same block without its final flag and then
+// an empty final block, so the stored blocks (RFC 1951 §3.2.4) are framed here, in the
+// gzip (RFC 1952: no name, no time, unknown OS) and zlib (RFC 1950) containers.
+
+// deflateStored is data as stored deflate blocks of at most 65,535 bytes, the last one
+// final.
+func deflateStored(data []byte) []byte {
+	out := make([]byte, 0, len(data)+5*(len(data)/0xffff+1))
+	for {
+		n := min(len(data), 0xffff)
+		final := byte(0)
+		if n == len(data) {
+			final = 1
+		}
+		out = append(out, final, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+		out = append(out, data[:n]...)
+		data = data[n:]
+		if final == 1 {
+			return out
+		}
+	}
+}
+
+func gzipStored(data []byte) []byte {
+	out := append([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}, deflateStored(data)...)
+	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(data))
+	return binary.LittleEndian.AppendUint32(out, uint32(len(data)))
+}
+
+func zlibStored(data []byte) []byte {
+	out := append([]byte{0x78, 0x01}, deflateStored(data)...)
+	return binary.BigEndian.AppendUint32(out, adler32.Checksum(data))
 }

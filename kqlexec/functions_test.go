@@ -57,6 +57,11 @@ func TestFunctions_Reference(t *testing.T) {
 			"a,b,c", []string{"1846988464401551951|51|1380966698541616202"}},
 		{"ipv4_netmask_suffix", `datatable(ip:string)['10.1.2.3', '192.168.1.1/24', '127.0.0.1/16', 'nope'] | extend s = ipv4_netmask_suffix(ip)`,
 			"ip,s", []string{"10.1.2.3|32", "192.168.1.1/24|24", "127.0.0.1/16|16", "nope|null"}},
+		// the reference's outputs, and a round trip of a text past one stored block
+		{"compress_base64", `let big = strrep("1234567890qwertyuiop", 5000); print g = gzip_compress_to_base64_string("1234567890qwertyuiop"), z = zlib_compress_to_base64_string("1234567890qwertyuiop"),
+			gr = gzip_decompress_from_base64_string(gzip_compress_to_base64_string(big)) == big, zr = zlib_decompress_from_base64_string(zlib_compress_to_base64_string(big)) == big,
+			e = zlib_decompress_from_base64_string(zlib_compress_to_base64_string(""))`,
+			"g,z,gr,zr,e", []string{"H4sIAAAAAAAA/wEUAOv/MTIzNDU2Nzg5MHF3ZXJ0eXVpb3A6m7f2FAAAAA==|eAEBFADr/zEyMzQ1Njc4OTBxd2VydHl1aW9wOAkGdw==|true|true|"}},
 		{"welch_test", `print p = round(welch_test(20.82, 7.8674285714, 15, 22.986666666666668, 3.8126666667, 15), 4)`, "p", []string{"0.0214"}},
 		{"beta_cdf_inv", `print a = round(beta_cdf(0.9, 10.0, 20.0), 9), b = round(beta_inv(0.1, 10.0, 20.0), 9)`, "a,b", []string{"1|0.226415022"}},
 		{"series_dot_product", `print a = series_dot_product(dynamic([1,2,4]), dynamic([4,2,1])), b = series_dot_product(dynamic([3,6,12]), 3),
