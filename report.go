@@ -73,6 +73,9 @@ type RunInfo struct {
 	DurationMS   float64            `json:"duration_ms"`
 	Concurrency  int                `json:"concurrency"`
 	Interrupted  bool               `json:"interrupted,omitempty"`
+	// StoppedBy says why the run stopped before its last case when something other
+	// than a signal stopped it (a streamed suite that could not be read to its end).
+	StoppedBy string `json:"stopped_by,omitempty"`
 	// PassRequires is what a case needed to pass: score, and execution when required.
 	PassRequires []string `json:"pass_requires,omitempty"`
 	ResumedFrom  string   `json:"resumed_from,omitempty"`

@@ -38,9 +38,58 @@ type Suite struct {
 	ExcludeFlagged []string `json:"exclude_flagged,omitempty" yaml:"exclude_flagged"`
 	Target         *Target  `json:"target,omitempty" yaml:"target"`
 	Cases          []Case   `json:"cases" yaml:"cases"`
+	// Stream, when set, reads the cases from their file each time they are walked, and
+	// Cases is nil: a large suite then takes the memory of the cases in flight, not of
+	// all of them. Walk the cases with NumCases and EachCase, which read either.
+	Stream CaseStream `json:"-" yaml:"-"`
 	// Path is the file the suite was read from ("" when built in memory); relative
 	// database paths are resolved against its folder.
 	Path string `json:"-" yaml:"-"`
+}
+
+// CaseStream gives a suite's cases one at a time, in order, as often as asked.
+type CaseStream interface {
+	// Len is the number of cases.
+	Len() int
+	// Each calls fn with each case and its index, in order, until fn returns an error
+	// (returned as it is) or the cases end; reading them may fail too.
+	Each(fn func(i int, c Case) error) error
+}
+
+// NumCases is the number of cases of s, held or streamed.
+func (s *Suite) NumCases() int {
+	if s.Stream != nil {
+		return s.Stream.Len()
+	}
+	return len(s.Cases)
+}
+
+// EachCase calls fn with each case of s, held or streamed, in order, until fn returns
+// an error, which EachCase returns.
+func (s *Suite) EachCase(fn func(i int, c Case) error) error {
+	if s.Stream != nil {
+		return s.Stream.Each(fn)
+	}
+	for i, c := range s.Cases {
+		if err := fn(i, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// HoldCases reads a streamed suite's cases into Cases (for what needs them all at
+// once: sharding, the gold audit); a suite that holds them already is left as it is.
+func (s *Suite) HoldCases() error {
+	if s.Stream == nil {
+		return nil
+	}
+	cases := make([]Case, 0, s.Stream.Len())
+	if err := s.Stream.Each(func(_ int, c Case) error { cases = append(cases, c); return nil }); err != nil {
+		return err
+	}
+	s.Cases, s.Stream = cases, nil
+	return nil
 }
 
 // JudgeConfig names the LLM judge of a suite.

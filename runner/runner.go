@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -76,6 +77,9 @@ type Config struct {
 	Logger  *slog.Logger
 }
 
+// errStopWalk stops the walk over the suite's cases when the run is canceled.
+var errStopWalk = errors.New("run canceled")
+
 // Run runs every case of s and returns the report. When ctx ends, the cases not
 // finished are left out, Interrupted is set, and the report covers what finished.
 func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error) {
@@ -85,16 +89,18 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 	}
 	defer r.eval.Close()
 	started := r.now()
-	col := newCollector(len(s.Cases), r.threshold)
+	col := newCollector(s.NumCases(), r.threshold)
 	g := new(errgroup.Group)
 	g.SetLimit(r.concurrency)
-	for i, c := range s.Cases {
+	// a streamed suite is read as the cases are started: g.Go waits for a free slot,
+	// so the cases held are the ones in flight
+	walkErr := s.EachCase(func(i int, c qeval.Case) error {
 		if done, ok := cfg.Done[c.ID]; ok {
 			col.finish(i, done, done)
-			continue
+			return nil
 		}
 		if ctx.Err() != nil {
-			break
+			return errStopWalk
 		}
 		g.Go(func() error {
 			cr := r.runCaseSafely(ctx, c)
@@ -117,15 +123,24 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 			}
 			return nil
 		})
-	}
+		return nil
+	})
 	g.Wait()
+	stopped := ""
+	if walkErr != nil && walkErr != errStopWalk {
+		// the cases that finished are kept and reported; the run says why it stopped
+		stopped = qeval.ErrorMessage(walkErr)
+		if cfg.Logger != nil {
+			cfg.Logger.Error("read the suite's cases", "err", walkErr)
+		}
+	}
 	rep := &qeval.Report{SchemaVersion: qeval.ReportSchemaVersion, Store: cfg.Store} // nil without a store
 	rep.Cases, rep.Summary = col.close()
 	finished := r.now()
-	rep.Run = qeval.RunInfo{Suite: s.Name, SuitePath: s.Path, QevalVersion: cfg.Version, Dialect: dialectOf(s),
+	rep.Run = qeval.RunInfo{Suite: s.Name, SuitePath: s.Path, QevalVersion: cfg.Version, Dialect: dialectOf(s), StoppedBy: stopped,
 		Mode: r.eval.Mode().ID(), Weights: r.weights, Threshold: r.threshold, Started: started, Finished: finished,
 		DurationMS: float64(finished.Sub(started).Microseconds()) / 1000, Concurrency: r.concurrency,
-		Interrupted: ctx.Err() != nil, PassRequires: s.PassRequires}
+		Interrupted: ctx.Err() != nil || stopped != "", PassRequires: s.PassRequires}
 	rep.Run.Judge = r.judgeInfo()
 	return rep, nil
 }

@@ -599,3 +599,40 @@ func TestResultsWriter_Store(t *testing.T) {
 		t.Fatalf("the file holds %v cases (%v), want a and b", loaded, err)
 	}
 }
+
+// brokenStream gives its cases, then fails as a file changed under a run would.
+type brokenStream struct {
+	cases []qeval.Case
+}
+
+func (b *brokenStream) Len() int { return len(b.cases) + 1 }
+
+func (b *brokenStream) Each(fn func(i int, c qeval.Case) error) error {
+	for i, c := range b.cases {
+		if err := fn(i, c); err != nil {
+			return err
+		}
+	}
+	return &qeval.Error{Code: qeval.CodeInvalid, Message: "the file changed since the run started"}
+}
+
+// A streamed suite is walked as the run goes; one that cannot be read to its end keeps
+// the cases that finished, and the report says the run stopped and why.
+func TestRun_StreamedSuiteStopsKeepingFinishedCases(t *testing.T) {
+	db := salesDB(t)
+	st := &brokenStream{cases: []qeval.Case{
+		{ID: "a", ExpectedQuery: "SELECT count(*) FROM sales", GeneratedQuery: ptr("SELECT count(*) FROM sales")},
+		{ID: "b", ExpectedQuery: "SELECT count(*) FROM sales", GeneratedQuery: ptr("SELECT 1")},
+	}}
+	s := &qeval.Suite{Name: "streamed", Database: db, Stream: st}
+	rep, err := runner.Run(context.Background(), s, runner.Config{Catalog: catalogOf(s), Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != 2 || rep.Cases[0].ID != "a" || rep.Cases[1].ID != "b" || rep.Summary.Total != 2 {
+		t.Errorf("cases %d (summary %d), want a and b kept", len(rep.Cases), rep.Summary.Total)
+	}
+	if !rep.Run.Interrupted || !strings.Contains(rep.Run.StoppedBy, "the file changed") {
+		t.Errorf("run %+v: want interrupted, stopped by the read error", rep.Run)
+	}
+}

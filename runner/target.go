@@ -156,12 +156,18 @@ func (p *Predictions) Generate(_ context.Context, s *qeval.Suite, c qeval.Case) 
 	}
 	p.mu.Lock()
 	if p.indexed != s {
-		p.indexed, p.position = s, make(map[string]int, len(s.Cases))
-		for i := range s.Cases {
-			if _, dup := p.position[s.Cases[i].ID]; !dup {
-				p.position[s.Cases[i].ID] = i
+		position := make(map[string]int, s.NumCases())
+		err := s.EachCase(func(i int, c qeval.Case) error {
+			if _, dup := position[c.ID]; !dup {
+				position[c.ID] = i
 			}
+			return nil
+		})
+		if err != nil {
+			p.mu.Unlock()
+			return Output{}, err
 		}
+		p.indexed, p.position = s, position
 	}
 	i, ok := p.position[c.ID]
 	p.mu.Unlock()

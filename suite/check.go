@@ -48,23 +48,34 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 			p.add(0, "", "target: give one of predictions, command or url, not %d", n)
 		}
 	}
-	if len(s.Cases) == 0 {
+	if s.Stream == nil && len(s.Cases) == 0 {
 		p.add(0, "", "the suite has no cases")
 	}
-	ids := map[string]int{}
+	cc := caseChecker{ids: map[string]int{}}
 	for i := range s.Cases {
-		c := &s.Cases[i]
-		if strings.TrimSpace(c.ID) == "" {
-			c.ID = strconv.Itoa(i + 1)
-		}
-		if first, dup := ids[c.ID]; dup {
+		cc.check(i, &s.Cases[i], p)
+	}
+}
+
+// caseChecker checks the cases of a suite one by one, in order: a missing id becomes the
+// case's number, an id used twice and a missing expected_query are problems.
+type caseChecker struct {
+	ids map[string]int // id → the line it was first used on
+}
+
+func (cc *caseChecker) check(i int, c *qeval.Case, p *problems) {
+	if strings.TrimSpace(c.ID) == "" {
+		c.ID = strconv.Itoa(i + 1)
+	}
+	if cc.ids != nil {
+		if first, dup := cc.ids[c.ID]; dup {
 			p.add(c.Line, c.ID, "duplicate id (first used on line %d)", first)
 		} else {
-			ids[c.ID] = c.Line
+			cc.ids[c.ID] = c.Line
 		}
-		if strings.TrimSpace(c.ExpectedQuery) == "" {
-			p.add(c.Line, c.ID, "missing expected_query")
-		}
+	}
+	if strings.TrimSpace(c.ExpectedQuery) == "" {
+		p.add(c.Line, c.ID, "missing expected_query")
 	}
 }
 
@@ -101,11 +112,14 @@ func Check(ctx context.Context, s *qeval.Suite, cat qeval.Catalog) error {
 	}
 	resolve(0, "", s.Database)
 	resolve(0, "", s.PredictionDatabaseFor(s.Database))
-	for _, c := range s.Cases {
+	if err := s.EachCase(func(_ int, c qeval.Case) error {
 		if c.Database != "" && c.Database != s.Database {
 			resolve(c.Line, c.ID, c.Database)
 			resolve(c.Line, c.ID, s.PredictionDatabaseFor(c.Database))
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if len(p.list) > 0 {
 		err := p.err().(*qeval.Error)

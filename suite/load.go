@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -303,22 +304,35 @@ func parseJSONCase(line []byte, n int, p *problems) (qeval.Case, bool) {
 func parseJSONL(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 	s := defaults
 	s.Cases = make([]qeval.Case, 0, bytes.Count(data, []byte("\n"))+1) // a case per line, at most
+	eachJSONL(bytes.NewReader(data), p, func(c qeval.Case) error {
+		s.Cases = append(s.Cases, c)
+		return nil
+	})
+	return &s
+}
+
+// eachJSONL reads a JSONL suite's cases from r, one per line (blank lines and // comments
+// skipped), and calls fn with each case it could read; a line that is no JSON object is
+// a problem and is skipped. It returns fn's first error, or the reader's.
+func eachJSONL(r io.Reader, p *problems, fn func(c qeval.Case) error) error {
 	// lines has no cap on a line's length: a bufio.Scanner stopped at its buffer size
 	// and every case after a long line was silently dropped (issue 22).
-	sc := lines.New(bytes.NewReader(data))
+	sc := lines.New(r)
 	line := 0
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "//") {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 || bytes.HasPrefix(text, []byte("//")) {
 			continue
 		}
-		c, ok := parseJSONCase([]byte(text), line, p)
+		c, ok := parseJSONCase(text, line, p)
 		if !ok {
 			continue
 		}
 		c.Line = line
-		s.Cases = append(s.Cases, c)
+		if err := fn(c); err != nil {
+			return err
+		}
 	}
-	return &s
+	return sc.Err()
 }

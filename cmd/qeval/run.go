@@ -72,11 +72,12 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval run takes one suite file",
 			Hint: "qeval run examples/chinook/suite.yaml -o out/"})
 	}
-	s, err := suite.Load(pos[0], suite.Options{SpiderDB: *spiderDB, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
+	// a JSONL suite is streamed: its cases are read from the file as the run walks them
+	s, err := suite.Open(pos[0], suite.Options{SpiderDB: *spiderDB, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
 	if err != nil {
 		return fail(e, err)
 	}
-	tuneForSuite(e.getenv, len(s.Cases), *maxRunBytes)
+	tuneForSuite(e.getenv, s.NumCases(), *maxRunBytes)
 	// one catalog resolves every database of the run: --db names, else paths beside the suite
 	catalog := &registry.Catalog{Dir: suite.Dir(s), Connections: conns, AllowPrivileged: *unsafePriv, Now: e.clock()()}
 	if err := suite.Check(ctx, s, catalog); err != nil {
@@ -84,7 +85,11 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	}
 	// a server that cannot be reached, or a role too privileged to run untrusted SQL
 	// as, stops the run before it starts
-	for _, name := range suiteDatabases(s) {
+	names, err := suiteDatabases(s)
+	if err != nil {
+		return fail(e, err)
+	}
+	for _, name := range names {
 		if err := catalog.Probe(ctx, name, s.Dialect); err != nil {
 			return fail(e, err)
 		}
@@ -98,6 +103,9 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		if *outDir == "" && *files["json"] == "" {
 			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "--shard " + sh.String(), Message: "a shard's report must be written for qeval merge",
 				Hint: "qeval run suite.yaml --shard 1/4 -o out/shard1   (then: qeval merge out/shard* -o out/all)"})
+		}
+		if err := s.HoldCases(); err != nil { // a shard keeps some of the cases
+			return fail(e, err)
 		}
 		allIDs = shardSuite(s, sh)
 	}
@@ -115,6 +123,9 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 			qt = time.Duration(s.Timeout)
 		}
 		opt := audit.Options{Limits: qeval.Limits{Timeout: qt}, Reversed: registry.ReversedOpener}
+		if err := s.HoldCases(); err != nil { // the audit sets some cases aside
+			return fail(e, err)
+		}
 		if goldAudit, err = audit.Suite(ctx, s, catalog, exclude, opt); err != nil {
 			return fail(e, err)
 		}
@@ -248,7 +259,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		defer scratch.remove()
 		cfg.Store = scratch.ResultsWriter
 	}
-	prog := newProgress(e.stderr, len(s.Cases)-len(cfg.Done), *quiet)
+	prog := newProgress(e.stderr, s.NumCases()-len(cfg.Done), *quiet)
 	var metricFailures atomic.Int64 // the reports keep the cases on disk: count as they finish
 	for _, c := range cfg.Done {
 		metricFailures.Add(int64(failedMetrics(c)))
@@ -321,7 +332,10 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	if rep.Run.Interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: %d of %d cases finished; the reports cover them", len(rep.Cases), len(s.Cases))
+		if rep.Run.StoppedBy != "" {
+			fmt.Fprintf(e.stderr, "error: %s\n", rep.Run.StoppedBy)
+		}
+		fmt.Fprintf(e.stderr, "interrupted: %d of %d cases finished; the reports cover them", len(rep.Cases), s.NumCases())
 		if *resultsPath != "" {
 			fmt.Fprintf(e.stderr, " (continue with --resume %s)", *resultsPath)
 		}
@@ -384,22 +398,18 @@ func (s *scratch) remove() {
 }
 
 // suiteDatabases are the distinct database names of a suite.
-func suiteDatabases(s *qeval.Suite) []string {
+func suiteDatabases(s *qeval.Suite) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
-	for _, n := range append([]string{s.Database}, func() []string {
-		var ns []string
-		for _, c := range s.Cases {
-			ns = append(ns, c.Database)
-		}
-		return ns
-	}()...) {
+	add := func(n string) {
 		if n != "" && !seen[n] {
 			seen[n] = true
 			out = append(out, n)
 		}
 	}
-	return out
+	add(s.Database)
+	err := s.EachCase(func(_ int, c qeval.Case) error { add(c.Database); return nil })
+	return out, err
 }
 
 // failedMetrics counts the metrics that failed on a case.
