@@ -21,12 +21,30 @@ var csvColumns = map[string]bool{
 }
 
 func parseCSV(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
-	r := csv.NewReader(bytes.NewReader(data))
+	s := defaults
+	s.Cases = nil
+	if err := eachCSV(bytes.NewReader(data), p, func(c qeval.Case) error {
+		s.Cases = append(s.Cases, c)
+		return nil
+	}); err == errNoHeader {
+		return nil
+	}
+	return &s
+}
+
+// errNoHeader is eachCSV's answer to a file without a header row (a problem it added).
+var errNoHeader = errors.New("no header row")
+
+// eachCSV reads a CSV suite's cases from r, a row each after the header row, and calls
+// fn with each; a row that cannot be read is a problem and is skipped. It returns fn's
+// first error, or errNoHeader.
+func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
+	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err != nil {
 		p.add(1, "", "no header row: %v", err)
-		return nil
+		return errNoHeader
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -37,12 +55,10 @@ func parseCSV(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 		}
 		col[h] = i
 	}
-	s := defaults
-	s.Cases = nil
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
 			// FieldPos is only defined after a successful Read; a parse error has its line
@@ -92,9 +108,10 @@ func parseCSV(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 		if sv != nil || iv != nil || len(errs) > 0 {
 			c.Validator = &qeval.ValidatorFlags{SafetyValid: sv, IsValid: iv, Errors: errs}
 		}
-		s.Cases = append(s.Cases, c)
+		if err := fn(c); err != nil {
+			return err
+		}
 	}
-	return &s
 }
 
 func list(cell string) []string {

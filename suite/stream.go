@@ -3,6 +3,7 @@ package suite
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,19 +12,25 @@ import (
 	"github.com/qeval/qeval/internal/lines"
 )
 
-// Open is Load, except that a JSONL suite's cases are not held: one pass reads and
-// checks them all as Load does (every problem reported at once), and the suite's
+// Open is Load, except that a JSONL or CSV suite's cases are not held: one pass reads
+// and checks them all as Load does (every problem reported at once), and the suite's
 // Stream reads them from the file again each time they are walked. A run of 200,000
 // cases then holds the cases in flight, not 200,000 of them. Other formats are loaded.
 func Open(path string, opt Options) (*qeval.Suite, error) {
-	if strings.ToLower(filepath.Ext(path)) != ".jsonl" {
-		return Load(path, opt)
-	}
-	first, err := firstNonBlankLine(path)
-	if err != nil {
-		return nil, err
-	}
-	if isNL2KQL(first) {
+	var each func(io.Reader, *problems, func(qeval.Case) error) error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl":
+		first, err := firstNonBlankLine(path)
+		if err != nil {
+			return nil, err
+		}
+		if isNL2KQL(first) {
+			return Load(path, opt)
+		}
+		each = eachJSONL
+	case ".csv":
+		each = eachCSV
+	default:
 		return Load(path, opt)
 	}
 	s := opt.Defaults
@@ -32,7 +39,7 @@ func Open(path string, opt Options) (*qeval.Suite, error) {
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
-	st := &jsonlStream{path: path}
+	st := &fileStream{path: path, each: each}
 	s.Stream = st
 	p := &problems{file: path}
 	check(&s, p, opt)
@@ -41,7 +48,7 @@ func Open(path string, opt Options) (*qeval.Suite, error) {
 		cc.check(i, &c, p)
 		st.n++
 		return nil
-	}); err != nil {
+	}); err != nil && err != errNoHeader {
 		return nil, err
 	}
 	if st.n == 0 && len(p.list) == 0 {
@@ -69,17 +76,18 @@ func firstNonBlankLine(path string) ([]byte, error) {
 	return nil, sc.Err()
 }
 
-// jsonlStream reads a checked JSONL suite's cases from its file.
-type jsonlStream struct {
+// fileStream reads a checked JSONL or CSV suite's cases from its file.
+type fileStream struct {
 	path string
 	n    int
+	each func(io.Reader, *problems, func(qeval.Case) error) error // eachJSONL or eachCSV
 }
 
-func (st *jsonlStream) Len() int { return st.n }
+func (st *fileStream) Len() int { return st.n }
 
 // Each reads the cases again; a file changed since it was checked is an error that
 // names the line, and the walk stops there.
-func (st *jsonlStream) Each(fn func(i int, c qeval.Case) error) error {
+func (st *fileStream) Each(fn func(i int, c qeval.Case) error) error {
 	p := &problems{file: st.path}
 	cc := caseChecker{} // ids were checked once; they are only filled in again
 	i := 0
@@ -97,7 +105,7 @@ func (st *jsonlStream) Each(fn func(i int, c qeval.Case) error) error {
 		i++
 		return err
 	})
-	if err == nil && len(p.list) > 0 {
+	if (err == nil || err == errNoHeader) && len(p.list) > 0 {
 		err = &qeval.Error{Code: qeval.CodeInvalid, Op: "read suite " + st.path,
 			Message: fmt.Sprintf("the file changed since the run started: %s", qeval.ErrorMessage(p.err()))}
 	}
@@ -105,7 +113,7 @@ func (st *jsonlStream) Each(fn func(i int, c qeval.Case) error) error {
 }
 
 // read walks the file's cases, numbering them from 0.
-func (st *jsonlStream) read(p *problems, fn func(i int, c qeval.Case) error) error {
+func (st *fileStream) read(p *problems, fn func(i int, c qeval.Case) error) error {
 	f, err := os.Open(st.path)
 	if err != nil {
 		return &qeval.Error{Code: qeval.CodeNotFound, Op: "open suite " + st.path, Message: "no such file", Err: err}
@@ -113,12 +121,12 @@ func (st *jsonlStream) read(p *problems, fn func(i int, c qeval.Case) error) err
 	defer f.Close()
 	i := 0
 	var fnErr error
-	err = eachJSONL(f, p, func(c qeval.Case) error {
+	err = st.each(f, p, func(c qeval.Case) error {
 		fnErr = fn(i, c)
 		i++
 		return fnErr
 	})
-	if err != nil && err != fnErr {
+	if err != nil && err != fnErr && err != errNoHeader {
 		// the file could not be read: fn's own errors are returned as they are
 		err = &qeval.Error{Code: qeval.CodeInvalid, Op: "read suite " + st.path, Message: err.Error(), Err: err}
 	}

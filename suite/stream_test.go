@@ -57,6 +57,23 @@ func TestOpen_StreamsJSONL(t *testing.T) {
 	if err := s.HoldCases(); err != nil || s.Stream != nil || !reflect.DeepEqual(s.Cases, held.Cases) {
 		t.Errorf("HoldCases: %v, %+v", err, s.Cases)
 	}
+	// CSV too
+	csvPath := write(t, dir, "c.csv", "id,expected_query,tags,confidence\nx,SELECT 1,a;b,high\n,SELECT 2,,0.5\n")
+	heldCSV, err := suite.Load(csvPath, suite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := suite.Open(csvPath, suite.Options{})
+	if err != nil || c.Stream == nil || c.NumCases() != 2 {
+		t.Fatalf("CSV: %v, %+v", err, c)
+	}
+	if err := c.HoldCases(); err != nil || !reflect.DeepEqual(c.Cases, heldCSV.Cases) {
+		t.Errorf("CSV cases %+v (%v), want %+v", c.Cases, err, heldCSV.Cases)
+	}
+	if _, err := suite.Open(write(t, dir, "bad.csv", "id,expected_query,nope\nx,SELECT 1,\n,\n"), suite.Options{}); err == nil ||
+		!strings.Contains(err.Error(), `unknown column "nope"`) || !strings.Contains(err.Error(), `:3: case "2": missing expected_query`) {
+		t.Errorf("bad CSV: %v", err)
+	}
 	y, err := suite.Open(write(t, dir, "s.yaml", goodYAML), suite.Options{})
 	if err != nil || y.Stream != nil || len(y.Cases) == 0 {
 		t.Errorf("a YAML suite is loaded: %+v, %v", y, err)
