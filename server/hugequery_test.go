@@ -61,3 +61,29 @@ func TestServer_HugeQueriesAnsweredServerStaysUp(t *testing.T) {
 		t.Errorf("health after the huge queries: %d", r.Status)
 	}
 }
+
+// The runs in progress share one results budget (Config.MaxRunBytes): a run may hold
+// its share, so a result past it is too_large there, and the same query passes on a
+// server with the default budget.
+func TestServer_RunsShareTheResultsBudget(t *testing.T) {
+	q := "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT x, 'some text to make the rows wider' FROM c"
+	suite := []byte(`{"name": "wide", "concurrency": 1, "cases": [{"id": "wide", "question": "q", "expected_query": "SELECT 1", "generated_query": "` + q + `", "database": "chinook"}]}`)
+	for _, tc := range []struct {
+		budget int64
+		want   string
+	}{{8 << 20, "too_large"}, {0, "mismatch"}} {
+		ts := MustServer(t, func(c *server.Config) { c.MaxRunBytes = tc.budget })
+		id := startRun(t, ts, suite, "application/json")
+		waitRun(t, ts, id, 30*time.Second)
+		r := do(t, http.MethodGet, ts.URL+"/api/runs/"+id+"/cases/wide", nil)
+		var c struct {
+			Execution struct {
+				Outcome string `json:"outcome"`
+			} `json:"execution"`
+		}
+		r.json(t, &c)
+		if c.Execution.Outcome != tc.want {
+			t.Errorf("budget %d: outcome %q, want %q (%s)", tc.budget, c.Execution.Outcome, tc.want, r.Body)
+		}
+	}
+}

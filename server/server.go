@@ -26,6 +26,9 @@ const (
 	DefaultAddr          = "127.0.0.1:8080"
 	DefaultMaxBodyBytes  = 10 << 20
 	DefaultMaxActiveRuns = 4
+	// DefaultMaxRunBytes is the results budget of all runs in progress together: with
+	// four runs, a run's cases share 128 MiB.
+	DefaultMaxRunBytes = 512 << 20
 	// MinTokenLength is the shortest bearer token accepted.
 	MinTokenLength = 16
 	// maxJudgeModels bounds the judges built for the model field of score requests.
@@ -79,6 +82,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxActiveRuns bounds the runs in progress at once (DefaultMaxActiveRuns).
 	MaxActiveRuns int
+	// MaxRunBytes bounds the results all runs in progress hold at once
+	// (DefaultMaxRunBytes): each run may hold its share, MaxRunBytes / MaxActiveRuns,
+	// and each of its cases in flight its part of that (runner.Config.MaxRunBytes).
+	MaxRunBytes int64
 	// Concurrency is the cases a run runs at once (the suite's, else GOMAXPROCS).
 	Concurrency int
 	// Version is the qeval version written in reports.
@@ -125,6 +132,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxActiveRuns <= 0 {
 		cfg.MaxActiveRuns = DefaultMaxActiveRuns
+	}
+	if cfg.MaxRunBytes <= 0 {
+		cfg.MaxRunBytes = DefaultMaxRunBytes
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

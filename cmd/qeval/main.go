@@ -84,8 +84,25 @@ func tuneForSuite(getenv func(string) string, cases int, runBytes int64) {
 	if cases > largeSuite {
 		tuneGCPercent(getenv, 100)
 	}
-	if getenv("GOMEMLIMIT") == "" && runBytes > 0 {
-		debug.SetMemoryLimit(runBytes + runBaseBytes + int64(cases)*perCaseBytes)
+	if runBytes > 0 {
+		setMemoryLimit(getenv, runBytes+runBaseBytes+int64(cases)*perCaseBytes)
+	}
+}
+
+// serverBaseBytes is what qeval serve keeps besides its runs' results: the program,
+// the runs' stored views, the gold cache, requests in flight.
+const serverBaseBytes = 192 << 20
+
+// tuneForServer sets the soft memory limit of qeval serve to its runs' results budget
+// and its own: hostile runs side by side no longer let garbage grow to the batch limit.
+func tuneForServer(getenv func(string) string, runBytes int64) {
+	setMemoryLimit(getenv, runBytes+serverBaseBytes)
+}
+
+// setMemoryLimit sets the soft memory limit unless GOMEMLIMIT is set.
+func setMemoryLimit(getenv func(string) string, n int64) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(n)
 	}
 }
 

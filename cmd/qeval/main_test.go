@@ -52,6 +52,10 @@ func TestTuneForSuite_MemoryLimit(t *testing.T) {
 	if got, want := debug.SetMemoryLimit(-1), int64(256<<20+runBaseBytes+1000*perCaseBytes); got != want {
 		t.Errorf("limit %d, want %d", got, want)
 	}
+	tuneForServer(none, 512<<20)
+	if got, want := debug.SetMemoryLimit(-1), int64(512<<20+serverBaseBytes); got != want {
+		t.Errorf("server limit %d, want %d", got, want)
+	}
 	debug.SetMemoryLimit(prev)
 	tuneForSuite(func(k string) string { return map[string]string{"GOMEMLIMIT": "1GiB"}[k] }, 1000, 256<<20)
 	if got := debug.SetMemoryLimit(-1); got != prev {

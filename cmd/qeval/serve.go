@@ -35,6 +35,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	maxResultBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "largest result one query may fetch, in bytes")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "largest request body, in bytes")
 	maxRuns := fs.Int("max-runs", server.DefaultMaxActiveRuns, "runs in progress at once")
+	maxRunBytes := fs.Int64("max-run-bytes", server.DefaultMaxRunBytes, "the results all runs in progress hold at once: each run may hold this / --max-runs, shared by its cases in flight")
 	concurrency := fs.Int("concurrency", 0, "cases a run runs at once (default: the suite's, else the number of CPUs)")
 	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
 	jf := addJudgeFlags(fs, registry.DefaultProvider)
@@ -66,12 +67,13 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	cfg := server.Config{DBRoot: *dbRoot, ExecMatchMode: *execMode, MaxPairs: *maxPairs, ExecMatchPerDB: *perDB,
 		Limits: qeval.Limits{Timeout: *timeout, MaxBytes: *maxResultBytes}, SharedCache: goldCache,
 		DataDir: *dataDir, Token: *token, Suites: suites, Databases: dbs, Judge: js.Judge,
-		JudgeSkipped: js.Skipped, JudgeStats: js.Stats, MaxBodyBytes: *maxBody, MaxActiveRuns: *maxRuns,
+		JudgeSkipped: js.Skipped, JudgeStats: js.Stats, MaxBodyBytes: *maxBody, MaxActiveRuns: *maxRuns, MaxRunBytes: *maxRunBytes,
 		Concurrency: *concurrency, Version: version, Logger: logger, AllowPrivileged: *unsafePriv}
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
 	}
 	cfg.JudgeFor = judgeForModel(jf, js, e, logger)
+	tuneForServer(e.getenv, *maxRunBytes)
 	srv, err := server.New(cfg)
 	if err != nil {
 		return fail(e, err)
