@@ -172,16 +172,28 @@ func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn
 	if stmt.NumInput() > 0 {
 		return nil, &qeval.Error{Code: qeval.CodeQuery, Message: "the query has parameters ($1, ?) and nothing binds them"}
 	}
+	names, err := columnNames(stmt)
+	if err != nil {
+		return nil, err
+	}
+	// DuckDB hands the driver a result only once it holds all of it: a cross join
+	// grew to 6 GB before its deadline, past memory_limit. Run the statement under a
+	// LIMIT of the most rows the byte cap can take (each row costs at least its
+	// overheads), so DuckDB stops there; a result that reaches it is too_large below,
+	// as it would have been.
+	if bounded := e.bounded(c, query, len(names)); bounded != nil {
+		defer bounded.Close()
+		stmt = bounded
+	}
 	rows, err := stmt.QueryContext(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	names := rows.Columns()
 	rs := &qeval.ResultSet{Columns: make([]qeval.Column, len(names))}
 	typed, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
 	for i, n := range names {
-		rs.Columns[i] = qeval.Column{Name: n}
+		rs.Columns[i] = qeval.Column{Name: n} // the statement's own names (a subquery renames duplicates)
 		if typed != nil {
 			rs.Columns[i].Type = typed.ColumnTypeDatabaseTypeName(i)
 		}
@@ -218,6 +230,51 @@ func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn
 		rs.Rows = append(rs.Rows, row)
 	}
 	return rs, nil
+}
+
+// columnNames are the names of a prepared statement's result columns.
+func columnNames(stmt *ddb.Stmt) ([]string, error) {
+	n, err := stmt.ColumnCount()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, n)
+	for i := range names {
+		if names[i], err = stmt.ColumnName(i); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// rowBound is the most rows a result of cols columns can have within the byte cap.
+func (e *Executor) rowBound(cols int) int {
+	perRow := qeval.RowOverhead + int64(max(cols, 1))*qeval.ValueOverhead
+	return int(min(int64(e.limits.MaxRows), e.limits.MaxBytes/perRow))
+}
+
+// bounded prepares query under a LIMIT of one row more than the caps allow, or returns
+// nil when no such statement prepares (then the query runs as it is). The statement
+// ends at its last semicolon: the attempts cut the text at each one from the end.
+func (e *Executor) bounded(c *ddb.Conn, query string, cols int) *ddb.Stmt {
+	limit := e.rowBound(cols) + 1
+	text := query
+	for attempt := 0; attempt < 4; attempt++ {
+		ds, err := c.Prepare(fmt.Sprintf("SELECT * FROM (\n%s\n) AS qeval_bounded LIMIT %d", text, limit))
+		if err == nil {
+			st := ds.(*ddb.Stmt)
+			if n, err := st.ColumnCount(); err == nil && n == cols {
+				return st
+			}
+			ds.Close()
+		}
+		i := strings.LastIndexByte(text, ';')
+		if i < 0 {
+			return nil
+		}
+		text = text[:i]
+	}
+	return nil
 }
 
 // statementName names a DuckDB statement type for a refusal.

@@ -201,3 +201,34 @@ func TestValues(t *testing.T) {
 		}
 	}
 }
+
+// A result past the byte cap is too_large at once, not after DuckDB has built all of it
+// (a cross join grew to 6 GB before its deadline): the statement runs under a LIMIT of
+// the rows the cap can hold. The bound changes nothing else: duplicate column names,
+// the order of an ORDER BY, a trailing semicolon and comment are kept.
+func TestQuery_ResultBoundedBeforeDuckDBBuildsIt(t *testing.T) {
+	for name, open := range openers {
+		t.Run(name, func(t *testing.T) {
+			e := open(t, []string{"CREATE TABLE g AS SELECT range AS id, 'name ' || range AS name FROM range(30)"},
+				qeval.Limits{Timeout: 20 * time.Second, MaxBytes: 1 << 20})
+			start := time.Now()
+			_, err := e.Query(context.Background(), "SELECT * FROM g a, g b, g c, g d, g e, g f, g h, g i")
+			if qeval.ErrorCode(err) != qeval.CodeTooLarge {
+				t.Fatalf("8-way cross join: %v, want too_large", err)
+			}
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("too_large after %s", el)
+			}
+			rs, err := e.Query(context.Background(), "SELECT a.id, b.id, a.name FROM g a JOIN g b ON a.id = b.id ORDER BY a.id DESC LIMIT 3; -- last; comment")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(rs.ColumnNames(), ","); got != "id,id,name" {
+				t.Errorf("columns %s, want id,id,name", got)
+			}
+			if len(rs.Rows) != 3 || rs.Rows[0][0] != qeval.Int(29) || rs.Rows[2][0] != qeval.Int(27) {
+				t.Errorf("rows %v, want 29, 28, 27 in that order", rs.Rows)
+			}
+		})
+	}
+}
