@@ -9,11 +9,17 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/qeval/qeval"
 )
 
 func main() {
 	releaseStartupPages()
 	tuneGC()
+	if err := capAddressSpace(os.Getenv); err != nil {
+		fmt.Fprintf(os.Stderr, "error: %s\n", qeval.ErrorMessage(err))
+		os.Exit(exitUsage)
+	}
 	ctx, stop := stopOnSignals(os.Stderr)
 	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
 	stop()

@@ -140,3 +140,30 @@ func TestHostileRunMemory(t *testing.T) {
 	}
 	t.Logf("peak RSS %d MiB", peakKB>>10)
 }
+
+// A DuckDB value built outside DuckDB's memory_limit (one 8 GB block, then more) fails
+// its query under the address-space cap; the system no longer kills the process (it
+// grew to 24 GB and was killed before the cap).
+func TestAddressSpaceCap_DuckDBMemoryBomb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: this test runs a memory bomb in a child process (capped at 4 GiB of address space)")
+	}
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "", "mirror", "--to", "duckdb:"+dir, abs(t, "../../examples/chinook/chinook.sqlite")); code != exitOK {
+		t.Fatalf("mirror: %d %s", code, stderr)
+	}
+	db := filepath.Join(dir, "chinook.duckdb")
+	cmd := exec.Command(os.Args[0], "--", "exec", "--db", "duckdb:"+db, "--timeout", "10s", "--query", "SELECT length(list_value(range(1000000000)))")
+	cmd.Env = append(os.Environ(), "QEVAL_TEST_MAIN=1", "QEVAL_MAX_MEMORY=4GiB")
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || !ee.Exited() || ee.ExitCode() == 0 {
+		t.Fatalf("want the query to fail and qeval to exit by itself: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "out of memory") {
+		t.Errorf("output %q, want an out-of-memory error for the query", out)
+	}
+	if peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; peak > 1<<20 {
+		t.Errorf("peak RSS %d MiB, want far under the cap", peak>>10)
+	}
+}
