@@ -479,6 +479,11 @@ edges | make-graph source --> destination with nodes on name | graph-mark-compon
 			"name,age,ComponentId", []string{"Alice|23|0", "Bob|31|0", "Trent|99|0", "Zed|5|1", "|null|0"}},
 		{"make-graph edges", `datatable(source:string, destination:string, kind:string)["Alice", "Bob", "knows", "Bob", "Trent", "uses"]
 | make-graph source --> destination with_node_id=id | graph-to-table edges`, "source,destination,kind", []string{"Alice|Bob|knows", "Bob|Trent|uses"}},
+		// Kusto's node ids: hash() of the node's key, first (the reference's ids for Alice, Bob, Trent)
+		{"graph-to-table ids", `datatable(source:string, destination:string)["Alice", "Bob", "Bob", "Trent"] | make-graph source --> destination with_node_id=name
+| graph-to-table nodes with_node_id=Id | order by name asc`, "Id,name", []string{"-3122868243544336885|Alice", "-7133945255344544237|Bob", "2533909231875758225|Trent"}},
+		{"graph-to-table edge ids", `datatable(source:string, destination:string)["Alice", "Bob"] | make-graph source --> destination with_node_id=name
+| graph-to-table edges with_source_id=S with_target_id=T`, "S,T,source,destination", []string{"-3122868243544336885|-7133945255344544237|Alice|Bob"}},
 		// graph-match over fixed-length patterns, as the reference's tutorial answers
 		{"graph-match", `let employees = datatable(name:string, role:string, age:long)["Alice", "CEO", 45, "Bob", "Engineering Manager", 35,
   "Carol", "Marketing Manager", 38, "Dave", "Developer", 28, "Eve", "Developer", 26, "Frank", "Marketing Specialist", 30];
@@ -642,7 +647,8 @@ func TestGraph_Errors(t *testing.T) {
 		edges + ` | graph-to-table nodes`:                                       "graph-to-table reads a graph: build one with make-graph first",
 		edges + ` | graph-mark-components`:                                      "graph-mark-components reads a graph",
 		edges + ` | make-graph a --> nope | graph-to-table nodes`:               "make-graph's source and target must be columns of the edges",
-		edges + ` | make-graph a --> b | graph-to-table edges with_source_id=s`: "unsupported: graph-to-table with_source_id",
+		edges + ` | make-graph a --> b | graph-to-table edges with_node_id=s`:   "graph-to-table edges takes with_source_id and with_target_id, not with_node_id",
+		edges + ` | make-graph a --> b | graph-to-table nodes with_node_id="s"`: "with_node_id names the id column",
 		edges + ` | make-graph a --> b`:                                         "the query ends with a graph",
 	} {
 		_, err := e.Query(context.Background(), q)

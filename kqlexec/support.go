@@ -112,7 +112,7 @@ var partial = map[string]string{
 	"scan":                    "not partition by or order by",
 	"pattern":                 "invoked with literal arguments; not the path * (the union of every rule)",
 	"make-graph":              "partitioned-by over at most 256 values",
-	"graph-to-table":          "nodes or edges, one table; not Kusto's own hash ids (with_node_id, with_source_id, with_target_id)",
+	"graph-to-table":          "nodes or edges, one table at a time (not both in one call)",
 	"graph-mark-components":   "components numbered from 0 in the order of their first node (Kusto's ids may differ)",
 	"schema_merge":            "schemas read in their union's order (Kusto's may differ); columns of different types are not merged",
 	"graph-match":             "variable-length edges of 1 to 10 hops; not Kusto's own node ids (node_id)",

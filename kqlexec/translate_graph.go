@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,22 +204,39 @@ func (t *translator) graphMarkComponents(in *rel, o *kql.SimpleOp) (*rel, error)
 }
 
 // graphToTable translates G | graph-to-table nodes or edges: the nodes with their
-// properties, or the edges with theirs. The hash ids Kusto can add (with_node_id,
-// with_source_id, with_target_id) and the form returning both tables are not
-// translated: Kusto's ids are its own.
+// properties, or the edges with theirs. with_node_id, with_source_id and
+// with_target_id put id columns first: Kusto's node id is hash() of the node's key
+// (xxhash64; the reference's graph-to-table example gives these ids for its five
+// people). The form returning both tables is not translated.
 func (t *translator) graphToTable(in *rel, o *kql.GraphToTableOp) (*rel, error) {
 	if len(o.Items) != 1 {
 		return nil, t.unsupported(o, "graph-to-table with nodes and edges (two tables)")
 	}
 	it := o.Items[0]
+	kind := strings.ToLower(it.Kind)
+	known := map[string][]string{"nodes": {"with_node_id"}, "edges": {"with_source_id", "with_target_id"}}
+	ids := map[string]string{}
 	for _, p := range it.Params {
-		return nil, t.unsupported(p, "graph-to-table "+p.Name+" (Kusto's own node hash ids)")
+		name := strings.ToLower(p.Name)
+		if !slices.Contains(known[kind], name) {
+			return nil, t.errAt(p, "graph-to-table %s takes %s, not %s", kind, strings.Join(known[kind], " and "), p.Name)
+		}
+		id, ok := p.Value.(*kql.Ident)
+		if !ok {
+			return nil, t.errAt(p, "%s names the id column", p.Name)
+		}
+		ids[name] = id.Name
 	}
-	switch strings.ToLower(it.Kind) {
+	// nodeID is the id column of the node whose key is the SQL expression key.
+	nodeID := func(key string, keyType Type) string { return call("hash", TLong, expr{sql: key, t: keyType}).sql }
+	switch kind {
 	case "nodes":
 		n := in.graph.nodes
 		var cols []column
 		var sels []string
+		if name, ok := ids["with_node_id"]; ok {
+			cols, sels = append(cols, column{name, TLong}), append(sels, nodeID("t.c0", n.cols[0].Type))
+		}
 		for i, c := range n.cols[1:] {
 			if strings.HasPrefix(c.Name, "\x00") {
 				continue // the graph's own columns
@@ -227,7 +245,24 @@ func (t *translator) graphToTable(in *rel, o *kql.GraphToTableOp) (*rel, error) 
 		}
 		return t.stage(cols, "SELECT "+strings.Join(append(sels, "t._o"), ", ")+" FROM "+n.from+" t"), nil
 	case "edges":
-		return in.graph.edges, nil
+		g := in.graph
+		if len(ids) == 0 {
+			return g.edges, nil
+		}
+		var cols []column
+		var sels []string
+		for _, side := range []struct {
+			param string
+			col   int
+		}{{"with_source_id", g.src}, {"with_target_id", g.dst}} {
+			if name, ok := ids[side.param]; ok {
+				cols = append(cols, column{name, TLong})
+				sels = append(sels, nodeID("t."+colName(side.col), g.edges.cols[side.col].Type))
+			}
+		}
+		cols = append(cols, g.edges.cols...)
+		sels = append(sels, selectCols(g.edges)...)
+		return t.stage(cols, "SELECT "+strings.Join(append(sels, "t._o"), ", ")+" FROM "+g.edges.from+" t"), nil
 	}
 	return nil, t.errAt(it, "graph-to-table exports nodes or edges, not %s", it.Kind)
 }
