@@ -512,6 +512,13 @@ reports | make-graph employee --> manager with employees on name
     managers = reports.manager, inner = map(inner_nodes(reports), name), young = all(inner_nodes(reports), age < 40), bob = any(reports, manager == "Bob")`,
 			"employee,age,reportingPath,levels,managers,inner,young,bob", []string{`Eve|27|["Alice","Bob"]|2|["Alice","Bob"]|["Bob"]|true|true`,
 				`Joe|29|["Alice"]|1|["Alice"]|[]|true|false`, `Ben|23|["Alice","Chris"]|2|["Alice","Chris"]|["Chris"]|false|false`}},
+		// node_id: the id make-graph set (the node's key), of a variable and inside map(); the
+		// reference's order: a shorter path first
+		{"node_id", `let employees = datatable(name:string, age:long)["Alice", 32, "Bob", 31, "Eve", 27];
+let reports = datatable(employee:string, manager:string)["Bob", "Alice", "Chris", "Alice", "Eve", "Bob"];
+reports | make-graph employee --> manager with employees on name
+| graph-match (employee)-[reports*1..3]->(manager) where node_id(employee) startswith "E"
+  project manager1 = node_id(manager), manager2 = map(inner_nodes(reports), node_id())`, "manager1,manager2", []string{`Bob|[]`, `Alice|["Bob"]`}},
 		{"graph-match cycles", `let E = datatable(s:string, d:string)["a", "b", "b", "a", "b", "c"];
 let G = E | make-graph s --> d with_node_id=id;
 union (G | graph-match (x)-[e*1..3]->(y) where x.id == "a" project y = y.id, k = "unique_edges"),

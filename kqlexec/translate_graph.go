@@ -316,7 +316,7 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 	nodeAlias := map[string]string{}
 	edgeAlias := map[string]string{}
 	pathAlias := map[string]string{}
-	var from, conds, edgeOrder, pathOrder []string
+	var from, conds, edgeOrder, pathOrder, seq []string // seq: the aliases in the pattern's order
 	elemAlias := map[*kql.GraphElem]string{}
 	node := func(el *kql.GraphElem) string {
 		name := ""
@@ -340,6 +340,8 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 			return nil, t.errAt(p, "a graph pattern starts with a node: (n)")
 		}
 		left := node(p.Elems[0])
+		start := len(seq)
+		seq = appendNew(seq, left)
 		for i := 1; i+1 < len(p.Elems); i += 2 {
 			ed, nx := p.Elems[i], p.Elems[i+1]
 			if !ed.Edge || nx.Edge {
@@ -370,6 +372,7 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 				if name != "" {
 					pathAlias[name] = a.alias
 				}
+				seq = appendNew(appendNew(seq, a.alias), right)
 				left = right
 				continue
 			}
@@ -392,7 +395,14 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 			default:
 				conds = append(conds, "(("+s+" = "+l+" AND "+d+" = "+r+") OR ("+d+" = "+l+" AND "+s+" = "+r+"))")
 			}
+			seq = appendNew(appendNew(seq, a), right)
 			left = right
+		}
+		// matches come in the order of the edges' direction: a pattern written against
+		// it, (a)<-[e]-(b), is ordered as (b)-[e]->(a) (the reference's examples of
+		// both directions agree)
+		if len(p.Elems) > 1 && p.Elems[1].Dir == "<-" {
+			slices.Reverse(seq[start:])
 		}
 	}
 	if cycles != "all" {
@@ -488,10 +498,10 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 		cols = append(cols, column{name, x.t})
 		sels = append(sels, x.sql)
 	}
-	// matches in the order of their rows: the pattern's first node, then the rest
-	order := make([]string, 0, len(from))
-	for _, f := range from {
-		a := f[strings.LastIndexByte(f, ' ')+1:]
+	// matches in the order of their rows, in the pattern's order: its first node, its
+	// first edge (a path by its length first), the next node, …
+	order := make([]string, 0, len(seq))
+	for _, a := range seq {
 		if strings.HasPrefix(a, "gp") {
 			order = append(order, a+".len", a+".eds")
 			continue
@@ -559,6 +569,33 @@ func spNodeDegree(in bool) specialFunc {
 		}
 		return expr{sql: "(SELECT count(*) FROM " + g.edges.from + " x WHERE x." + colName(end) + " = " + a + ".c0)", t: TLong}, nil
 	}
+}
+
+// spNodeID is node_id(n) in a graph-match: the node variable n's id as make-graph set
+// it (its key), as a string; node_id() inside all(), any() and map() is the node they are at.
+func spNodeID(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	if sc.graph == nil {
+		return expr{}, t.errAt(c, "node_id() is read in graph-match's where and project")
+	}
+	id, ok := singleIdent(c)
+	a := ""
+	if ok {
+		a = sc.graph.nodes[id]
+	} else if len(c.Args) == 0 {
+		a = sc.graph.current
+	}
+	if a == "" {
+		return expr{}, t.errAt(c, "node_id() takes a node variable of the pattern")
+	}
+	return coerce(expr{sql: a + ".c0", t: sc.graph.g.nodes.cols[0].Type}, TString), nil
+}
+
+// appendNew appends s to list unless list holds it.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // singleIdent returns the name of a call's one argument when it is a name.

@@ -41,6 +41,8 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return spNodeDegree(true), true
 	case "node_degree_out":
 		return spNodeDegree(false), true
+	case "node_id":
+		return spNodeID, true
 	case "tostring":
 		return spConvert(TString), true
 	case "toint":
