@@ -130,7 +130,7 @@ var partial = map[string]string{
 	"top-nested":              "with others on the last level only",
 	"facet":                   "the first table only (with's rows, else the first column's counts); Kusto returns one per column",
 	"fork":                    "the first branch's table only (Kusto returns one per branch, the first is the primary result)",
-	"hash":                    "hashes strings, numbers, bools, datetimes, timespans and guids; not dynamic values",
+	"hash":                    "strings and datetimes (the reference's examples); other types are refused: how Kusto hashes them is not documented",
 	"tostring":                "a format argument is not supported",
 	"table":                   "the table's name must be a constant, a let or a function's argument",
 
