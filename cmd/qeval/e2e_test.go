@@ -159,8 +159,8 @@ func e2eServer(t *testing.T, server string) string {
 		if dsn == "" {
 			dsn = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 		}
-		if !reachable(dsn) {
-			t.Skipf("PostgreSQL is not reachable at %s; set QEVAL_TEST_POSTGRES to a test database's DSN", dsn)
+		if err := ping("pgx", dsn); err != nil {
+			t.Skipf("PostgreSQL is not reachable at %s (%v); set QEVAL_TEST_POSTGRES to a test database's DSN", dsn, err)
 		}
 		return dsn
 	case "mysql":
@@ -168,14 +168,7 @@ func e2eServer(t *testing.T, server string) string {
 		if dsn == "" {
 			dsn = "root@tcp(127.0.0.1:3306)/test"
 		}
-		db, err := sql.Open("mysql", dsn)
-		if err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			err = db.PingContext(ctx)
-			cancel()
-			db.Close()
-		}
-		if err != nil {
+		if err := ping("mysql", dsn); err != nil {
 			t.Skipf("MySQL is not reachable at %s (%v); set QEVAL_TEST_MYSQL to a test database's DSN", dsn, err)
 		}
 		return dsn

@@ -93,11 +93,8 @@ func TestRun_ServerDialectReachesMetrics(t *testing.T) {
 			if v := os.Getenv(tc.env); v != "" {
 				dsn = v
 			}
-			if tc.engine == "postgres" && !reachable(dsn) {
-				t.Skipf("PostgreSQL is not reachable; set %s to a test database's DSN", tc.env)
-			}
-			if tc.engine == "mysql" && !mysqlReachable(dsn) {
-				t.Skipf("MySQL is not reachable; set %s to a test database's DSN", tc.env)
+			if err := ping(map[string]string{"postgres": "pgx", "mysql": "mysql"}[tc.engine], dsn); err != nil {
+				t.Skipf("%s is not reachable (%v); set %s to a test database's DSN", tc.engine, err, tc.env)
 			}
 			dsn = readerDSN(t, dsn)
 			dir := t.TempDir()
@@ -158,24 +155,14 @@ func readerDSN(t *testing.T, adminDSN string) string {
 	return u.String()
 }
 
-func mysqlReachable(dsn string) bool {
-	db, err := sql.Open("mysql", dsn)
+// ping reports why the server of dsn cannot be reached through driver (nil when it can).
+func ping(driver, dsn string) error {
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
-		return false
+		return err
 	}
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	return db.PingContext(ctx) == nil
-}
-
-func reachable(dsn string) bool {
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return false
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	return db.PingContext(ctx) == nil
+	return db.PingContext(ctx)
 }
