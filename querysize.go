@@ -14,7 +14,8 @@ const (
 )
 
 // QueryBounds bound a query's text; a zero field is its default (DefaultMaxQueryBytes,
-// DefaultMaxQueryDepth, DefaultMaxQueryOperators).
+// DefaultMaxQueryDepth, DefaultMaxQueryOperators), and a negative MaxOperators counts
+// none (KQL: its parser bounds its own depth, and its literals are full of dashes).
 type QueryBounds struct {
 	MaxBytes, MaxDepth, MaxOperators int
 }
@@ -34,7 +35,7 @@ func (b QueryBounds) Check(q string) error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxQueryDepth
 	}
-	if maxOps <= 0 {
+	if maxOps == 0 {
 		maxOps = DefaultMaxQueryOperators
 	}
 	if len(q) > maxBytes {
@@ -53,12 +54,12 @@ func (b QueryBounds) Check(q string) error {
 			if depth > 0 {
 				depth--
 			}
-		case isOperatorByte(c):
+		case maxOps > 0 && isOperatorByte(c):
 			ops++
 			for i+1 < len(q) && isOperatorByte(q[i+1]) {
 				i++
 			}
-		case isWordByte(c):
+		case maxOps > 0 && isWordByte(c):
 			j := i
 			for j < len(q) && isWordByte(q[j]) {
 				j++
@@ -72,7 +73,7 @@ func (b QueryBounds) Check(q string) error {
 	if deepest > maxDepth {
 		return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("query too deeply nested (depth %d, limit %d)", deepest, maxDepth)}
 	}
-	if ops > maxOps {
+	if maxOps > 0 && ops > maxOps {
 		return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("query too complex (%d operators, limit %d)", ops, maxOps)}
 	}
 	return nil

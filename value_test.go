@@ -101,6 +101,10 @@ func TestCheckQuerySize(t *testing.T) {
 	if err := (qeval.QueryBounds{MaxOperators: 20_000}).Check(long); err != nil {
 		t.Errorf("MaxOperators 20000: %v", err)
 	}
+	// a negative MaxOperators counts none (KQL: datetime(2024-05-28) has two dashes)
+	if err := (qeval.QueryBounds{MaxOperators: -1}).Check(long); err != nil {
+		t.Errorf("MaxOperators -1: %v", err)
+	}
 }
 
 // A head of a result does not keep the rest of it alive: its list of rows is its own.

@@ -239,7 +239,11 @@ func (e *Evaluator) executor(src *qeval.Source, i int) (qeval.Executor, error) {
 func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 	v := qeval.Verdict{Mode: e.mode.ID(), Candidates: 1}
 	gold, pred, ordered := e.mode.Prepare(it.Gold, it.Pred, compare.Options{KeepDistinct: e.opt.KeepDistinct})
-	if err := qeval.CheckQuerySize(it.Pred, 0, 0); err != nil {
+	bounds := qeval.QueryBounds{}
+	if e.dialect() == "kql" {
+		bounds.MaxOperators = -1
+	}
+	if err := bounds.Check(it.Pred); err != nil {
 		// bounded before any engine or parser sees it (issue 21)
 		v.Outcome, v.Error = qeval.OutcomePredError, qeval.ErrorMessage(err)
 		return v
