@@ -519,6 +519,10 @@ let reports = datatable(employee:string, manager:string)["Bob", "Alice", "Chris"
 reports | make-graph employee --> manager with employees on name
 | graph-match (employee)-[reports*1..3]->(manager) where node_id(employee) startswith "E"
   project manager1 = node_id(manager), manager2 = map(inner_nodes(reports), node_id())`, "manager1,manager2", []string{`Bob|[]`, `Alice|["Bob"]`}},
+		// labels(): a graph made by make-graph has none, an empty array for every element
+		{"labels", `datatable(s:string, d:string)["a", "b", "b", "c"] | make-graph s --> d with_node_id=id
+| graph-match (x)-[e]->(y)-[p*1..2]->(z) where labels(x) !has "A" project x = x.id, lx = labels(x), le = labels(e), lp = labels(p), inner = map(inner_nodes(p), labels())`,
+			"x,lx,le,lp,inner", []string{"a|[]|[]|[]|[]"}},
 		{"graph-match cycles", `let E = datatable(s:string, d:string)["a", "b", "b", "a", "b", "c"];
 let G = E | make-graph s --> d with_node_id=id;
 union (G | graph-match (x)-[e*1..3]->(y) where x.id == "a" project y = y.id, k = "unique_edges"),
@@ -650,13 +654,14 @@ func TestGraph_Errors(t *testing.T) {
 	e := mustOpen(t, "")
 	edges := `datatable(a:string, b:string)["x", "y"]`
 	for q, want := range map[string]string{
-		edges + ` | make-graph a --> b | where a == "x"`:                        "where needs a table: a graph from make-graph goes to a graph operator",
-		edges + ` | graph-to-table nodes`:                                       "graph-to-table reads a graph: build one with make-graph first",
-		edges + ` | graph-mark-components`:                                      "graph-mark-components reads a graph",
-		edges + ` | make-graph a --> nope | graph-to-table nodes`:               "make-graph's source and target must be columns of the edges",
-		edges + ` | make-graph a --> b | graph-to-table edges with_node_id=s`:   "graph-to-table edges takes with_source_id and with_target_id, not with_node_id",
-		edges + ` | make-graph a --> b | graph-to-table nodes with_node_id="s"`: "with_node_id names the id column",
-		edges + ` | make-graph a --> b`:                                         "the query ends with a graph",
+		edges + ` | make-graph a --> b | where a == "x"`:                                 "where needs a table: a graph from make-graph goes to a graph operator",
+		edges + ` | graph-to-table nodes`:                                                "graph-to-table reads a graph: build one with make-graph first",
+		edges + ` | graph-mark-components`:                                               "graph-mark-components reads a graph",
+		edges + ` | make-graph a --> nope | graph-to-table nodes`:                        "make-graph's source and target must be columns of the edges",
+		edges + ` | make-graph a --> b | graph-to-table edges with_node_id=s`:            "graph-to-table edges takes with_source_id and with_target_id, not with_node_id",
+		edges + ` | make-graph a --> b | graph-to-table nodes with_node_id="s"`:          "with_node_id names the id column",
+		edges + ` | make-graph a --> b | graph-match (x)-[e]->(y) project l = labels(q)`: "labels() takes a node or edge variable of the pattern",
+		edges + ` | make-graph a --> b`:                                                  "the query ends with a graph",
 	} {
 		_, err := e.Query(context.Background(), q)
 		if err == nil || !strings.Contains(err.Error(), want) {

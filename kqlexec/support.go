@@ -115,7 +115,7 @@ var partial = map[string]string{
 	"graph-to-table":          "nodes or edges, one table at a time (not both in one call)",
 	"graph-mark-components":   "components numbered from 0 in the order of their first node (Kusto's ids may differ)",
 	"schema_merge":            "schemas read in their union's order (Kusto's may differ); columns of different types are not merged",
-	"graph-match":             "variable-length edges of 1 to 10 hops; labels (graph models) are not read",
+	"graph-match":             "variable-length edges of 1 to 10 hops",
 	"graph-shortest-paths":    "variable-length edges of 1 to 10 hops; output=any keeps the first path in pattern order",
 	"partition":               "a braced query runs for at most 256 key values",
 	"activity_counts_metrics": "exact distinct counts where Kusto estimates; no cohort or lookback arguments; windows without rows are left out",

@@ -276,6 +276,8 @@ type graphScope struct {
 	// (columns eds and nds: JSON arrays of the edges' row numbers and of the ids of
 	// the nodes inside the path)
 	paths map[string]string
+	// edges are the fixed-length edge variables → SQL alias of their edge row
+	edges map[string]string
 	// current is the alias of the node (or edge) that all(), any() and map() are at
 	// ("" elsewhere): node_degree_in() without an argument reads it
 	current string
@@ -469,7 +471,7 @@ func (t *translator) graphMatch(in *rel, o *kql.GraphMatchOp, e *env) (*rel, err
 		edges := listOf(call("bag_pack", TDynamic, kv...), rows)
 		inner.binds[name] = &binding{scalar: &edges}
 	}
-	sc := &scope{env: inner, steps: props, graph: &graphScope{g: g, nodes: nodeAlias, paths: pathAlias}}
+	sc := &scope{env: inner, steps: props, graph: &graphScope{g: g, nodes: nodeAlias, paths: pathAlias, edges: edgeAlias}}
 	if o.Where != nil {
 		w, err := t.boolExpr(o.Where, sc)
 		if err != nil {
@@ -598,6 +600,23 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
+// spLabels is labels(e) in a graph-match: a graph made by make-graph has no labels
+// (only persisted graph models do), and the reference says labels() then returns an
+// empty array for every node and edge.
+func spLabels(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	if sc.graph == nil {
+		return expr{}, t.errAt(c, "labels() is read in graph-match's where and project")
+	}
+	id, ok := singleIdent(c)
+	switch {
+	case ok && (sc.graph.nodes[id] != "" || sc.graph.edges[id] != "" || sc.graph.paths[id] != ""):
+	case len(c.Args) == 0 && sc.graph.current != "":
+	default:
+		return expr{}, t.errAt(c, "labels() takes a node or edge variable of the pattern")
+	}
+	return expr{sql: "'[]'", t: TDynamic}, nil
+}
+
 // singleIdent returns the name of a call's one argument when it is a name.
 func singleIdent(c *kql.Call) (string, bool) {
 	if len(c.Args) != 1 {
@@ -688,7 +707,7 @@ func (t *translator) graphCall(c *kql.Call, sc *scope) (expr, bool, error) {
 	if err != nil {
 		return expr{}, true, err
 	}
-	inner := &scope{env: sc.env, cols: cols, alias: alias, graph: &graphScope{g: sc.graph.g, nodes: sc.graph.nodes, paths: sc.graph.paths, current: alias}}
+	inner := &scope{env: sc.env, cols: cols, alias: alias, graph: &graphScope{g: sc.graph.g, nodes: sc.graph.nodes, paths: sc.graph.paths, edges: sc.graph.edges, current: alias}}
 	x, err := t.expr(c.Args[1], inner)
 	if err != nil {
 		return expr{}, true, err

@@ -43,6 +43,8 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return spNodeDegree(false), true
 	case "node_id":
 		return spNodeID, true
+	case "labels":
+		return spLabels, true
 	case "tostring":
 		return spConvert(TString), true
 	case "toint":
