@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -240,28 +241,40 @@ func seriesFuncs(def func(string, *fnDef)) {
 			if period < 0 {
 				return unsupportedError("series_seasonal() with a period detected by Kusto (give the period)")
 			}
-			out := make([]float64, len(xs))
-			if period == 0 {
-				return realsDyn(out, nil)
+			return realsDyn(seasonal(xs, valid, len(xs), period), nil)
+		}})
+	// series_decompose(s[, seasonality[, trend[, test_points[, threshold]]]]) as the
+	// reference defines it: the seasonal series (the median of the points in the same
+	// phase of the period, 0 without one), the trend of what remains (its average, its
+	// least-squares line, or none), baseline = seasonal + trend, residual = s − baseline;
+	// the last test_points points are left out of the learning and extrapolated
+	const decomposePartly = "with a given period (seasonality 0 or a number of bins); not the period Kusto detects (-1, the default), its detection being Kusto's own"
+	def("series_decompose", &fnDef{min: 1, max: 5, args: []Type{TDynamic, TLong, TString, TLong, TReal}, ret: TDynamic,
+		outputs: outs("baseline", TDynamic, "seasonal", TDynamic, "trend", TDynamic, "residual", TDynamic), partly: decomposePartly,
+		fn: func(a []any) any {
+			d, err := decomposeArgs("series_decompose", a, 1, "avg", long(a, 3, 0))
+			if err != nil {
+				return err
 			}
-			p := int(min(period, int64(len(xs))))
-			if p == 0 {
-				return realsDyn(out, nil)
+			if d == nil {
+				return nil
 			}
-			med := make([]float64, p)
-			for ph := 0; ph < p; ph++ {
-				var vs []float64
-				for i := ph; i < len(xs); i += p {
-					if valid[i] && !math.IsNaN(xs[i]) {
-						vs = append(vs, xs[i])
-					}
-				}
-				med[ph] = median(vs)
+			return Dyn{map[string]any{"baseline": realsDyn(d.baseline, nil).V, "seasonal": realsDyn(d.seasonal, nil).V,
+				"trend": realsDyn(d.trend, nil).V, "residual": realsDyn(d.residual, d.valid).V}}
+		}})
+	// series_decompose_forecast(s, points[, seasonality[, trend[, threshold]]]): the
+	// baseline learnt on all but the last points, which it forecasts
+	def("series_decompose_forecast", &fnDef{min: 2, max: 5, args: []Type{TDynamic, TLong, TLong, TString, TReal}, ret: TDynamic,
+		partly: decomposePartly,
+		fn: func(a []any) any {
+			d, err := decomposeArgs("series_decompose_forecast", a, 2, "linefit", long(a, 1, 0))
+			if err != nil {
+				return err
 			}
-			for i := range out {
-				out[i] = med[i%p]
+			if d == nil {
+				return nil
 			}
-			return realsDyn(out, nil)
+			return realsDyn(d.baseline, nil)
 		}})
 	// series_outliers(s[, kind[, ignore_val[, min_percentile[, max_percentile]]]]): each
 	// value's distance beyond Tukey's fences in units of the inter-quantile range,
@@ -324,8 +337,7 @@ func seriesFuncs(def func(string, *fnDef)) {
 			}
 			return realsDyn(out, nil)
 		}})
-	for _, n := range []string{"series_decompose", "series_decompose_anomalies", "series_decompose_forecast",
-		"series_periods_detect", "series_periods_validate"} {
+	for _, n := range []string{"series_decompose_anomalies", "series_periods_detect", "series_periods_validate"} {
 		unsupportedFuncs[n] = true
 	}
 }
@@ -494,4 +506,90 @@ func quantile(sorted []float64, q float64) float64 {
 		return sorted[len(sorted)-1]
 	}
 	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+// seasonal is the seasonal series of xs for a period: each point the median of the
+// valid points of its phase among the first learn points (0 for a phase without one,
+// and everywhere when period is 0).
+func seasonal(xs []float64, valid []bool, learn int, period int64) []float64 {
+	out := make([]float64, len(xs))
+	p := int(min(period, int64(len(xs))))
+	if p <= 0 {
+		return out
+	}
+	med := make([]float64, p)
+	for ph := 0; ph < p; ph++ {
+		var vs []float64
+		for i := ph; i < learn; i += p {
+			if valid[i] && !math.IsNaN(xs[i]) {
+				vs = append(vs, xs[i])
+			}
+		}
+		if len(vs) > 0 {
+			med[ph] = median(vs)
+		}
+	}
+	for i := range out {
+		out[i] = med[i%p]
+	}
+	return out
+}
+
+// decomposition is a series split as series_decompose splits it.
+type decomposition struct {
+	baseline, seasonal, trend, residual []float64
+	valid                               []bool
+}
+
+// decomposeArgs reads series_decompose's arguments from a[0] and a[at:] (seasonality,
+// trend) and decomposes the series, leaving its last test points out of the learning.
+func decomposeArgs(name string, a []any, at int, trend string, test int64) (*decomposition, error) {
+	xs, valid, ok := nums(a[0])
+	if !ok {
+		return nil, nil
+	}
+	period := long(a, at, -1)
+	if period < 0 {
+		return nil, unsupportedError(name + "() with a period detected by Kusto (seasonality -1, the default: give the period, or 0 for none)")
+	}
+	if len(a) > at+1 && a[at+1] != nil {
+		trend = strings.ToLower(a[at+1].(string))
+	}
+	if trend != "avg" && trend != "linefit" && trend != "none" {
+		return nil, fmt.Errorf("%s(): trend is avg, linefit or none, not %q", name, trend)
+	}
+	if test < 0 {
+		return nil, fmt.Errorf("%s(): the test points are not negative", name)
+	}
+	n := len(xs)
+	learn := max(0, n-int(test))
+	d := &decomposition{seasonal: seasonal(xs, valid, learn, period), valid: valid,
+		trend: make([]float64, n), baseline: make([]float64, n), residual: make([]float64, n)}
+	rest := make([]float64, n)
+	inLearn := make([]bool, n)
+	for i := range xs {
+		rest[i] = xs[i] - d.seasonal[i]
+		inLearn[i] = i < learn && valid[i] && !math.IsNaN(xs[i])
+	}
+	switch trend {
+	case "avg":
+		var sum, c float64
+		for i, ok := range inLearn {
+			if ok {
+				sum, c = sum+rest[i], c+1
+			}
+		}
+		if c > 0 {
+			for i := range d.trend {
+				d.trend[i] = sum / c
+			}
+		}
+	case "linefit":
+		copy(d.trend, fitLineOn(rest, inLearn).fit)
+	}
+	for i := range xs {
+		d.baseline[i] = d.seasonal[i] + d.trend[i]
+		d.residual[i] = xs[i] - d.baseline[i]
+	}
+	return d, nil
 }

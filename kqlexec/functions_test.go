@@ -62,6 +62,15 @@ func TestFunctions_Reference(t *testing.T) {
 			gr = gzip_decompress_from_base64_string(gzip_compress_to_base64_string(big)) == big, zr = zlib_decompress_from_base64_string(zlib_compress_to_base64_string(big)) == big,
 			e = zlib_decompress_from_base64_string(zlib_compress_to_base64_string(""))`,
 			"g,z,gr,zr,e", []string{"H4sIAAAAAAAA/wEUAOv/MTIzNDU2Nzg5MHF3ZXJ0eXVpb3A6m7f2FAAAAA==|eAEBFADr/zEyMzQ1Njc4OTBxd2VydHl1aW9wOAkGdw==|true|true|"}},
+		// series_decompose with a given period, as the reference defines it (worked by hand):
+		// phase medians 2, 3, 4, 11; with avg the trend is the mean of what remains (0);
+		// the forecast learns on the first 8 points (medians 1.5, 2.5, 3.5, 10.5, a line
+		// through -0.5 ×4, 0.5 ×4: slope 8/42) and extrapolates the last 4
+		{"series_decompose", `print y = dynamic([1, 2, 3, 10, 2, 3, 4, 11, 3, 4, 5, 12]) | extend series_decompose(y, 4)
+| extend f = series_decompose_forecast(y, 4, 4), (zb, zs, zt, zr) = series_decompose(y, 0, 'none')
+| project s = tostring(series_decompose_y_seasonal), t = tostring(series_decompose_y_trend), r = tostring(series_decompose_y_residual),
+	f8 = round(todouble(f[8]), 4), f11 = round(todouble(f[11]), 4), zb = tostring(zb), zr = tostring(zr)`,
+			"s,t,r,f8,f11,zb,zr", []string{`[2.0,3.0,4.0,11.0,2.0,3.0,4.0,11.0,2.0,3.0,4.0,11.0]|[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0]|[-1.0,-1.0,-1.0,-1.0,0.0,0.0,0.0,0.0,1.0,1.0,1.0,1.0]|2.3571|11.9286|[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0]|[1.0,2.0,3.0,10.0,2.0,3.0,4.0,11.0,3.0,4.0,5.0,12.0]`}},
 		{"welch_test", `print p = round(welch_test(20.82, 7.8674285714, 15, 22.986666666666668, 3.8126666667, 15), 4)`, "p", []string{"0.0214"}},
 		{"beta_cdf_inv", `print a = round(beta_cdf(0.9, 10.0, 20.0), 9), b = round(beta_inv(0.1, 10.0, 20.0), 9)`, "a,b", []string{"1|0.226415022"}},
 		{"series_dot_product", `print a = series_dot_product(dynamic([1,2,4]), dynamic([4,2,1])), b = series_dot_product(dynamic([3,6,12]), 3),

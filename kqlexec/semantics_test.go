@@ -164,7 +164,7 @@ func TestSemantics_Errors(t *testing.T) {
 		{"UnknownColumn", "print a=1\n| where b > 1", qeval.CodeQuery, `unknown name "b"`, 2, 9},
 		{"UnknownTable", "Nope | count", qeval.CodeQuery, `unknown table "Nope"`, 1, 1},
 		{"UnsupportedOperator", "print a=1 | evaluate autocluster()", qeval.CodeUnsupported, "unsupported: evaluate autocluster", 1, 13},
-		{"UnsupportedFunction", "print series_decompose(dynamic([1, 2]))", qeval.CodeUnsupported, "unsupported: series_decompose()", 1, 7},
+		{"UnsupportedFunction", "print series_periods_detect(dynamic([1, 2]), 0, 5, 1)", qeval.CodeUnsupported, "unsupported: series_periods_detect()", 1, 7},
 		{"UnsupportedAtRunTime", `print geo_polygon_buffer(dynamic({"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}), 10)`, qeval.CodeUnsupported, "unsupported: geo_polygon_buffer() of valid input", 0, 0},
 		{"Sample", "range x from 1 to 3 step 1 | sample 1", qeval.CodeUnsupported, "unsupported: sample", 1, 30},
 		{"AggregateOutsideSummarize", "print count()", qeval.CodeQuery, "aggregation function", 1, 7},
