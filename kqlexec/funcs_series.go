@@ -313,31 +313,50 @@ func seriesFuncs(def func(string, *fnDef)) {
 				ignore, hasIgnore = toReal(a[2])
 			}
 			use := func(i int) bool { return valid[i] && !(hasIgnore && xs[i] == ignore) }
-			var vs []float64
-			for i := range xs {
-				if use(i) {
-					vs = append(vs, xs[i])
-				}
-			}
-			out := make([]float64, len(xs))
-			if len(vs) == 0 {
-				return realsDyn(out, nil)
-			}
-			slices.Sort(vs)
-			ql, qh := quantile(vs, lo/100), quantile(vs, hi/100)
-			iqr := qh - ql
-			for i, x := range xs {
-				switch {
-				case !use(i) || iqr == 0:
-				case x > qh:
-					out[i] = (x - qh) / iqr
-				case x < ql:
-					out[i] = (x - ql) / iqr
-				}
-			}
-			return realsDyn(out, nil)
+			return realsDyn(outlierScores(xs, use, lo, hi), nil)
 		}})
-	for _, n := range []string{"series_decompose_anomalies", "series_periods_detect", "series_periods_validate"} {
+	// series_decompose_anomalies(s[, threshold[, seasonality[, trend[, test_points[,
+	// ad_method[, seasonality_threshold]]]]]]): series_decompose's residual scored by
+	// series_outliers (ctukey: the 10th/90th percentiles, tukey: 25th/75th), flagged +1
+	// or -1 past the threshold (1.5), with the baseline
+	def("series_decompose_anomalies", &fnDef{min: 1, max: 7, args: []Type{TDynamic, TReal, TLong, TString, TLong, TString, TReal}, ret: TDynamic,
+		outputs: outs("ad_flag", TDynamic, "ad_score", TDynamic, "baseline", TDynamic),
+		partly:  decomposePartly + "; the scores' percentiles are interpolated linearly between ranks (Kusto's interpolation is not documented)",
+		fn: func(a []any) any {
+			d, err := decomposeArgs("series_decompose_anomalies", a, 2, "avg", long(a, 4, 0))
+			if err != nil {
+				return err
+			}
+			if d == nil {
+				return nil
+			}
+			threshold := 1.5
+			if len(a) > 1 && a[1] != nil {
+				threshold, _ = toReal(a[1])
+			}
+			lo, hi := 10.0, 90.0
+			if len(a) > 5 && a[5] != nil {
+				switch m := strings.ToLower(a[5].(string)); m {
+				case "tukey":
+					lo, hi = 25, 75
+				case "ctukey":
+				default:
+					return fmt.Errorf("series_decompose_anomalies(): ad_method is ctukey or tukey, not %q", m)
+				}
+			}
+			score := outlierScores(d.residual, func(i int) bool { return d.valid[i] && !math.IsNaN(d.residual[i]) }, lo, hi)
+			flag := make([]float64, len(score))
+			for i, sc := range score {
+				switch {
+				case sc > threshold:
+					flag[i] = 1
+				case sc < -threshold:
+					flag[i] = -1
+				}
+			}
+			return Dyn{map[string]any{"ad_flag": longsDyn(flag), "ad_score": realsDyn(score, nil).V, "baseline": realsDyn(d.baseline, nil).V}}
+		}})
+	for _, n := range []string{"series_periods_detect", "series_periods_validate"} {
 		unsupportedFuncs[n] = true
 	}
 }
@@ -592,4 +611,42 @@ func decomposeArgs(name string, a []any, at int, trend string, test int64) (*dec
 		d.residual[i] = xs[i] - d.baseline[i]
 	}
 	return d, nil
+}
+
+// outlierScores scores each used point of xs by its distance beyond the fences of the
+// lo-th and hi-th percentiles of the used points, in units of their distance: (x − Q_hi)/IQR
+// above, (x − Q_lo)/IQR below, 0 between and for unused points.
+func outlierScores(xs []float64, use func(int) bool, lo, hi float64) []float64 {
+	var vs []float64
+	for i := range xs {
+		if use(i) {
+			vs = append(vs, xs[i])
+		}
+	}
+	out := make([]float64, len(xs))
+	if len(vs) == 0 {
+		return out
+	}
+	slices.Sort(vs)
+	ql, qh := quantile(vs, lo/100), quantile(vs, hi/100)
+	iqr := qh - ql
+	for i, x := range xs {
+		switch {
+		case !use(i) || iqr == 0:
+		case x > qh:
+			out[i] = (x - qh) / iqr
+		case x < ql:
+			out[i] = (x - ql) / iqr
+		}
+	}
+	return out
+}
+
+// longsDyn is a series of whole numbers as a dynamic array of longs.
+func longsDyn(fs []float64) []any {
+	out := make([]any, len(fs))
+	for i, f := range fs {
+		out[i] = int64(f)
+	}
+	return out
 }

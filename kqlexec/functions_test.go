@@ -71,6 +71,12 @@ func TestFunctions_Reference(t *testing.T) {
 | project s = tostring(series_decompose_y_seasonal), t = tostring(series_decompose_y_trend), r = tostring(series_decompose_y_residual),
 	f8 = round(todouble(f[8]), 4), f11 = round(todouble(f[11]), 4), zb = tostring(zb), zr = tostring(zr)`,
 			"s,t,r,f8,f11,zb,zr", []string{`[2.0,3.0,4.0,11.0,2.0,3.0,4.0,11.0,2.0,3.0,4.0,11.0]|[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0]|[-1.0,-1.0,-1.0,-1.0,0.0,0.0,0.0,0.0,1.0,1.0,1.0,1.0]|2.3571|11.9286|[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0]|[1.0,2.0,3.0,10.0,2.0,3.0,4.0,11.0,3.0,4.0,5.0,12.0]`}},
+		// series_decompose_anomalies with a given period: the residual (−4 ×4, −3 ×4, −2, 34,
+		// −2, −2 after phase medians 2, 3, 4, 11 and a mean of 3) scored against its
+		// 10th/90th percentiles (−4, −2): (34 − (−2)) / 2 = 18, flagged
+		{"series_decompose_anomalies", `print y = dynamic([1, 2, 3, 10, 2, 3, 4, 11, 3, 40, 5, 12]) | extend series_decompose_anomalies(y, 1.5, 4)
+| project f = tostring(series_decompose_anomalies_y_ad_flag), s = tostring(series_decompose_anomalies_y_ad_score), b = tostring(series_decompose_anomalies_y_baseline)`,
+			"f,s,b", []string{`[0,0,0,0,0,0,0,0,0,1,0,0]|[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,18.0,0.0,0.0]|[5.0,6.0,7.0,14.0,5.0,6.0,7.0,14.0,5.0,6.0,7.0,14.0]`}},
 		{"welch_test", `print p = round(welch_test(20.82, 7.8674285714, 15, 22.986666666666668, 3.8126666667, 15), 4)`, "p", []string{"0.0214"}},
 		{"beta_cdf_inv", `print a = round(beta_cdf(0.9, 10.0, 20.0), 9), b = round(beta_inv(0.1, 10.0, 20.0), 9)`, "a,b", []string{"1|0.226415022"}},
 		{"series_dot_product", `print a = series_dot_product(dynamic([1,2,4]), dynamic([4,2,1])), b = series_dot_product(dynamic([3,6,12]), 3),
