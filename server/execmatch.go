@@ -102,6 +102,9 @@ type rewarder struct {
 	mu    sync.Mutex
 	evals map[string]*execmatch.Evaluator // by mode as asked ("" = default)
 	slots map[string]chan struct{}        // by database name
+	// inflight bounds the pairs running at once over every batch: their results share
+	// the server's results budget (resultCap)
+	inflight chan struct{}
 
 	batches, pairs atomic.Int64
 	outMu          sync.Mutex
@@ -113,7 +116,8 @@ type rewarder struct {
 func newRewarder(cfg Config, dbs map[string]string) *rewarder {
 	return &rewarder{cfg: cfg, catalog: &registry.Catalog{Connections: dbs, NamesOnly: true, AllowPrivileged: cfg.AllowPrivileged},
 		evals: map[string]*execmatch.Evaluator{}, slots: map[string]chan struct{}{}, outcomes: map[qeval.Outcome]int64{},
-		batchMS: newRing(latencyWindow), predMS: newRing(latencyWindow)}
+		batchMS: newRing(latencyWindow), predMS: newRing(latencyWindow),
+		inflight: make(chan struct{}, max(2*runtime.GOMAXPROCS(0), cfg.ExecMatchPerDB))}
 }
 
 func (rw *rewarder) close() {
@@ -138,7 +142,9 @@ func (rw *rewarder) evaluator(mode string) (*execmatch.Evaluator, error) {
 	if len(rw.evals) >= 64 { // modes are a small set (and name@version spellings); refuse to grow without bound
 		return nil, fmt.Errorf("too many comparison modes in use")
 	}
-	e, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: rw.catalog, Limits: rw.cfg.Limits, CacheGold: true,
+	limits := rw.cfg.Limits
+	limits.MaxBytes = rw.resultCap()
+	e, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: rw.catalog, Limits: limits, CacheGold: true,
 		GoldCacheBytes: rw.cfg.GoldCacheBytes, SharedCache: rw.cfg.SharedCache, OnSharedCacheError: func(err error) {
 			rw.cfg.Logger.Warn("the shared cache failed; gold results are kept in this process only", "err", err)
 		}})
@@ -147,6 +153,14 @@ func (rw *rewarder) evaluator(mode string) (*execmatch.Evaluator, error) {
 	}
 	rw.evals[mode] = e
 	return e, nil
+}
+
+// resultCap is the byte cap of one result of a pair: --max-result-bytes, lowered so
+// that the gold and generated results of every pair in flight fit in the server's
+// results budget (a batch of hostile pairs took 0.8 GB before).
+func (rw *rewarder) resultCap() int64 {
+	capped := rw.cfg.Limits.WithDefaults().MaxBytes
+	return min(capped, max(1<<20, rw.cfg.MaxRunBytes/int64(2*cap(rw.inflight))))
 }
 
 // slot bounds the pairs running at once on one database.
@@ -241,13 +255,14 @@ func (rw *rewarder) pair(ctx context.Context, i int, p ExecMatchPair) (res ExecM
 	if err != nil {
 		return invalidPair(fmt.Sprintf("pairs[%d].mode: %s", i, qeval.ErrorMessage(err)))
 	}
-	slot := rw.slot(p.DB)
-	select {
-	case slot <- struct{}{}:
-		defer func() { <-slot }()
-	case <-ctx.Done():
-		msg := "the request ended before the pair ran"
-		return ExecMatchResult{Outcome: qeval.OutcomeCanceled, Error: &msg}
+	for _, slot := range []chan struct{}{rw.inflight, rw.slot(p.DB)} {
+		select {
+		case slot <- struct{}{}:
+			defer func() { <-slot }()
+		case <-ctx.Done():
+			msg := "the request ended before the pair ran"
+			return ExecMatchResult{Outcome: qeval.OutcomeCanceled, Error: &msg}
+		}
 	}
 	limit := rw.cfg.Limits.WithDefaults().Timeout
 	timeout := limit

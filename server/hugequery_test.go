@@ -87,3 +87,21 @@ func TestServer_RunsShareTheResultsBudget(t *testing.T) {
 		}
 	}
 }
+
+// exec-match pairs share the server's results budget too: a result past a pair's part
+// of it is too_large (the pairs in flight over every batch are bounded), and the same
+// pair is scored on a server with the default budget.
+func TestExecMatch_PairsShareTheResultsBudget(t *testing.T) {
+	root := mustDBRoot(t)
+	wide := "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT x, 'some text to make the rows wider' FROM c"
+	for _, tc := range []struct {
+		budget int64
+		want   qeval.Outcome
+	}{{4 << 20, qeval.OutcomeTooLarge}, {0, qeval.OutcomeMismatch}} {
+		ts := MustServer(t, func(c *server.Config) { c.DBRoot, c.MaxRunBytes = root, tc.budget })
+		res := execMatch(t, ts, []server.ExecMatchPair{{DB: "shop", Gold: "SELECT 1", Pred: wide}})
+		if res[0].Outcome != tc.want {
+			t.Errorf("budget %d: outcome %s (%v), want %s", tc.budget, res[0].Outcome, deref(res[0].Error), tc.want)
+		}
+	}
+}

@@ -84,7 +84,8 @@ type Config struct {
 	MaxActiveRuns int
 	// MaxRunBytes bounds the results all runs in progress hold at once
 	// (DefaultMaxRunBytes): each run may hold its share, MaxRunBytes / MaxActiveRuns,
-	// and each of its cases in flight its part of that (runner.Config.MaxRunBytes).
+	// and each of its cases in flight its part of that (runner.Config.MaxRunBytes); the
+	// exec-match pairs in flight over every batch share it as well.
 	MaxRunBytes int64
 	// Concurrency is the cases a run runs at once (the suite's, else GOMAXPROCS).
 	Concurrency int

@@ -35,7 +35,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	maxResultBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "largest result one query may fetch, in bytes")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "largest request body, in bytes")
 	maxRuns := fs.Int("max-runs", server.DefaultMaxActiveRuns, "runs in progress at once")
-	maxRunBytes := fs.Int64("max-run-bytes", server.DefaultMaxRunBytes, "the results all runs in progress hold at once: each run may hold this / --max-runs, shared by its cases in flight")
+	maxRunBytes := fs.Int64("max-run-bytes", server.DefaultMaxRunBytes, "the results all runs in progress hold at once: each run may hold this / --max-runs, shared by its cases in flight; the exec-match pairs in flight share it too")
 	concurrency := fs.Int("concurrency", 0, "cases a run runs at once (default: the suite's, else the number of CPUs)")
 	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
 	jf := addJudgeFlags(fs, registry.DefaultProvider)
