@@ -48,7 +48,8 @@ var allowed = map[string][]string{
 	"spider2":                {"", "compare", "resultcsv"},
 	"testsuite":              {"", "compare"},              // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
 	"audit":                  {"", "compare", "testsuite"}, // gold audit: queries through qeval.Source, syntax trees through testsuite
-	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines"},
+	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines", "internal/proclimit"},
+	"internal/proclimit":     {},
 	"mock":                   {""},
 	"qevaltest":              {"", "mock"},
 	"internal/testdata":      {},

@@ -8,13 +8,13 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/qeval/qeval/internal/lines"
+	"github.com/qeval/qeval/internal/proclimit"
 
 	"github.com/qeval/qeval"
 )
@@ -198,7 +198,7 @@ func (t *Command) Generate(ctx context.Context, s *qeval.Suite, c qeval.Case) (O
 	ctx, cancel := context.WithTimeout(ctx, orDefault(t.Timeout))
 	defer cancel()
 	body, _ := json.Marshal(request(s, c))
-	cmd := exec.CommandContext(ctx, t.Argv[0], t.Argv[1:]...)
+	cmd := proclimit.Command(ctx, t.Argv[0], t.Argv[1:]...)
 	cmd.Dir = t.Dir
 	cmd.Stdin = bytes.NewReader(body)
 	var stdout, stderr bytes.Buffer

@@ -4,6 +4,8 @@ package main
 
 import (
 	"syscall"
+
+	"github.com/qeval/qeval/internal/proclimit"
 )
 
 // capAddressSpace sets the process's soft address-space limit (RLIMIT_AS), so that an
@@ -13,24 +15,14 @@ import (
 // process was killed). The cap is QEVAL_MAX_MEMORY (bytes, or with KiB, MiB, GiB; "off"
 // for none), by default 8 GiB or three quarters of the machine's memory, whichever is
 // smaller, and never under 4 GiB (the Go runtime and the engines reserve ~2 GB of
-// address space they do not use). It is never raised past the hard limit.
+// address space they do not use). It is never raised past the hard limit, and the
+// programs qeval starts (target commands) get back the limit qeval started with.
 func capAddressSpace(getenv func(string) string) error {
 	limit, err := addressSpaceCap(getenv("QEVAL_MAX_MEMORY"), physicalMemory())
 	if err != nil || limit == 0 {
 		return err
 	}
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		return nil
-	}
-	if rl.Max != ^uint64(0) && limit > rl.Max {
-		limit = rl.Max
-	}
-	if rl.Cur != ^uint64(0) && rl.Cur <= limit {
-		return nil // already as tight
-	}
-	rl.Cur = limit
-	return syscall.Setrlimit(syscall.RLIMIT_AS, &rl)
+	return proclimit.CapAddressSpace(limit)
 }
 
 func physicalMemory() uint64 {

@@ -167,3 +167,33 @@ func TestAddressSpaceCap_DuckDBMemoryBomb(t *testing.T) {
 		t.Errorf("peak RSS %d MiB, want far under the cap", peak>>10)
 	}
 }
+
+// The address-space cap bounds qeval's engines, not the system under test: a target
+// command starts with the limit qeval started with (a model server reserving more
+// address space than the cap would fail under it).
+func TestAddressSpaceCap_TargetCommandUncapped(t *testing.T) {
+	dir := t.TempDir()
+	target := writeFile(t, dir, "target.sh", "#!/bin/sh\ncat >/dev/null\necho \"{\\\"query\\\": \\\"SELECT '$(ulimit -v)' AS v\\\"}\"\n")
+	if err := os.Chmod(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	suite := writeFile(t, dir, "suite.yaml", "name: limits\ndatabase: "+abs(t, "../../examples/chinook/chinook.sqlite")+
+		"\ncases:\n  - {id: a, question: q, expected_query: \"SELECT 'unlimited' AS v\"}\n")
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(os.Args[0], "--", "run", suite, "--target-command", target, "--judge", "none", "-o", out)
+	cmd.Env = append(os.Environ(), "QEVAL_TEST_MAIN=1", "QEVAL_MAX_MEMORY=4GiB")
+	b, _ := cmd.CombinedOutput()
+	results, err := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	var want syscall.Rlimit
+	syscall.Getrlimit(syscall.RLIMIT_AS, &want)
+	limit := "unlimited"
+	if want.Cur != ^uint64(0) {
+		limit = strconv.FormatUint(want.Cur/1024, 10)
+	}
+	if !strings.Contains(string(results), "SELECT '"+limit+"' AS v") {
+		t.Errorf("the target command ran with another address-space limit than qeval's own start (want %s):\n%s", limit, results)
+	}
+}
