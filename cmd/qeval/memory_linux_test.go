@@ -193,7 +193,7 @@ func TestAddressSpaceCap_TargetCommandUncapped(t *testing.T) {
 	if want.Cur != ^uint64(0) {
 		limit = strconv.FormatUint(want.Cur/1024, 10)
 	}
-	if !strings.Contains(string(results), "SELECT '"+limit+"' AS v") {
+	if !strings.Contains(string(results), `"generated_query":"SELECT '`+limit+`' AS v"`) {
 		t.Errorf("the target command ran with another address-space limit than qeval's own start (want %s):\n%s", limit, results)
 	}
 }
