@@ -252,29 +252,19 @@ func seriesFuncs(def func(string, *fnDef)) {
 	def("series_decompose", &fnDef{min: 1, max: 5, args: []Type{TDynamic, TLong, TString, TLong, TReal}, ret: TDynamic,
 		outputs: outs("baseline", TDynamic, "seasonal", TDynamic, "trend", TDynamic, "residual", TDynamic), partly: decomposePartly,
 		fn: func(a []any) any {
-			d, err := decomposeArgs("series_decompose", a, 1, "avg", long(a, 3, 0))
-			if err != nil {
-				return err
-			}
-			if d == nil {
-				return nil
-			}
-			return Dyn{map[string]any{"baseline": realsDyn(d.baseline, nil).V, "seasonal": realsDyn(d.seasonal, nil).V,
-				"trend": realsDyn(d.trend, nil).V, "residual": realsDyn(d.residual, d.valid).V}}
+			return decomposed("series_decompose", a, 1, "avg", long(a, 3, 0), func(d *decomposition) any {
+				return Dyn{map[string]any{"baseline": realsDyn(d.baseline, nil).V, "seasonal": realsDyn(d.seasonal, nil).V,
+					"trend": realsDyn(d.trend, nil).V, "residual": realsDyn(d.residual, d.valid).V}}
+			})
 		}})
 	// series_decompose_forecast(s, points[, seasonality[, trend[, threshold]]]): the
 	// baseline learnt on all but the last points, which it forecasts
 	def("series_decompose_forecast", &fnDef{min: 2, max: 5, args: []Type{TDynamic, TLong, TLong, TString, TReal}, ret: TDynamic,
 		partly: decomposePartly,
 		fn: func(a []any) any {
-			d, err := decomposeArgs("series_decompose_forecast", a, 2, "linefit", long(a, 1, 0))
-			if err != nil {
-				return err
-			}
-			if d == nil {
-				return nil
-			}
-			return realsDyn(d.baseline, nil)
+			return decomposed("series_decompose_forecast", a, 2, "linefit", long(a, 1, 0), func(d *decomposition) any {
+				return realsDyn(d.baseline, nil)
+			})
 		}})
 	// series_outliers(s[, kind[, ignore_val[, min_percentile[, max_percentile]]]]): each
 	// value's distance beyond Tukey's fences in units of the inter-quantile range,
@@ -323,38 +313,33 @@ func seriesFuncs(def func(string, *fnDef)) {
 		outputs: outs("ad_flag", TDynamic, "ad_score", TDynamic, "baseline", TDynamic),
 		partly:  decomposePartly + "; the scores' percentiles are interpolated linearly between ranks (Kusto's interpolation is not documented)",
 		fn: func(a []any) any {
-			d, err := decomposeArgs("series_decompose_anomalies", a, 2, "avg", long(a, 4, 0))
-			if err != nil {
-				return err
-			}
-			if d == nil {
-				return nil
-			}
-			threshold := 1.5
-			if len(a) > 1 && a[1] != nil {
-				threshold, _ = toReal(a[1])
-			}
-			lo, hi := 10.0, 90.0
-			if len(a) > 5 && a[5] != nil {
-				switch m := strings.ToLower(a[5].(string)); m {
-				case "tukey":
-					lo, hi = 25, 75
-				case "ctukey":
-				default:
-					return fmt.Errorf("series_decompose_anomalies(): ad_method is ctukey or tukey, not %q", m)
+			return decomposed("series_decompose_anomalies", a, 2, "avg", long(a, 4, 0), func(d *decomposition) any {
+				threshold := 1.5
+				if len(a) > 1 && a[1] != nil {
+					threshold, _ = toReal(a[1])
 				}
-			}
-			score := outlierScores(d.residual, func(i int) bool { return d.valid[i] && !math.IsNaN(d.residual[i]) }, lo, hi)
-			flag := make([]float64, len(score))
-			for i, sc := range score {
-				switch {
-				case sc > threshold:
-					flag[i] = 1
-				case sc < -threshold:
-					flag[i] = -1
+				lo, hi := 10.0, 90.0
+				if len(a) > 5 && a[5] != nil {
+					switch m := strings.ToLower(a[5].(string)); m {
+					case "tukey":
+						lo, hi = 25, 75
+					case "ctukey":
+					default:
+						return fmt.Errorf("series_decompose_anomalies(): ad_method is ctukey or tukey, not %q", m)
+					}
 				}
-			}
-			return Dyn{map[string]any{"ad_flag": longsDyn(flag), "ad_score": realsDyn(score, nil).V, "baseline": realsDyn(d.baseline, nil).V}}
+				score := outlierScores(d.residual, func(i int) bool { return d.valid[i] && !math.IsNaN(d.residual[i]) }, lo, hi)
+				flag := make([]float64, len(score))
+				for i, sc := range score {
+					switch {
+					case sc > threshold:
+						flag[i] = 1
+					case sc < -threshold:
+						flag[i] = -1
+					}
+				}
+				return Dyn{map[string]any{"ad_flag": longsDyn(flag), "ad_score": realsDyn(score, nil).V, "baseline": realsDyn(d.baseline, nil).V}}
+			})
 		}})
 	for _, n := range []string{"series_periods_detect", "series_periods_validate"} {
 		unsupportedFuncs[n] = true
@@ -558,6 +543,19 @@ func seasonal(xs []float64, valid []bool, learn int, period int64) []float64 {
 type decomposition struct {
 	baseline, seasonal, trend, residual []float64
 	valid                               []bool
+}
+
+// decomposed decomposes as decomposeArgs does and answers out(d): an argument error is
+// the answer, and a value that is no series null.
+func decomposed(name string, a []any, at int, trend string, test int64, out func(d *decomposition) any) any {
+	d, err := decomposeArgs(name, a, at, trend, test)
+	if err != nil {
+		return err
+	}
+	if d == nil {
+		return nil
+	}
+	return out(d)
 }
 
 // decomposeArgs reads series_decompose's arguments from a[0] and a[at:] (seasonality,
