@@ -146,7 +146,7 @@ func TestBrowser_LiveRun(t *testing.T) {
 		const s = {rows, summary: !document.getElementById("summary").hidden,
 			status: document.getElementById("run-status").textContent, bar: document.getElementById("progress").value,
 			past: past ? past.textContent : ""};
-		return (rows >= 7 || s.summary) ? s : null;
+		return ((rows >= 7 && s.past) || s.summary) ? s : null;
 	})()`, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
 	if err != nil {
 		t.Fatalf("waiting for live rows: %v", err)

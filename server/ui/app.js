@@ -4,7 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { token: sessionStorage.getItem("qeval-token") || "", run: null, source: null, threshold: 0.9,
-  table: null, sort: "", page: 1, compare: null, comparePage: 1 };
+  table: null, sort: "", page: 1, compare: null, comparePage: 1, progress: null };
 
 // ---- API ----------------------------------------------------------------------------
 
@@ -208,13 +208,19 @@ function setProgress(p) {
     p.failed + " failed, " + p.errors + " errors" + (p.unscorable ? ", " + p.unscorable + " unscorable" : "");
   $("run-status").textContent = "Status: " + p.status;
   $("cancel").disabled = p.status !== "running";
-  // the past-runs row of this run follows too
-  const row = state.run && document.querySelector('#runs tr[data-run="' + CSS.escape(state.run) + '"]');
-  if (row) {
-    row.cells[2].textContent = p.status;
-    row.cells[3].textContent = p.done + " / " + p.total;
-    row.cells[4].textContent = pct(p.done ? p.passed / p.done : 0);
-  }
+  state.progress = Object.assign({ run: state.run }, p);
+  followPastRow();
+}
+
+// The past-runs row of the followed run shows its latest progress, whether the progress
+// or the list of runs arrives last.
+function followPastRow() {
+  const p = state.progress;
+  const row = p && p.run === state.run && document.querySelector('#runs tr[data-run="' + CSS.escape(state.run) + '"]');
+  if (!row) return;
+  row.cells[2].textContent = p.status;
+  row.cells[3].textContent = p.done + " / " + p.total;
+  row.cells[4].textContent = pct(p.done ? p.passed / p.done : 0);
 }
 
 function follow(run) {
@@ -837,6 +843,7 @@ async function loadRuns() {
     return tr;
   });
   $("runs").replaceChildren(...rows);
+  followPastRow();
   // the compare form offers the ended runs: base defaults to the older, head to the newest
   const ended = body.runs.filter((r) => r.status !== "running");
   for (const [id, pick] of [["compare-head", 0], ["compare-base", 1]]) {
