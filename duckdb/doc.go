@@ -11,9 +11,17 @@
 // deadline interrupts the query in the engine (duckdb_interrupt, through the driver's
 // context handling); the row and byte caps stop fetching.
 //
+// The engine runs in worker processes, not in the calling one: some of DuckDB's
+// functions (repeat, lpad, printf building a gigabyte string) never look at the
+// interrupt, and ran a minute past a 30 s deadline in-process. A worker whose query is
+// not done a second after its deadline is ended, and the query is a timeout; a worker
+// that crashes fails its one query. The workers are this program started again (the
+// package's init serves them before main runs), at most max(2, GOMAXPROCS) at once,
+// shared by every executor; each inherits the caller's resource limits.
+//
 // A Host holds several files in one instance (each attached read-only, then the same
-// settings locked): a run over many small databases starts one instance, not one per
-// file.
+// settings locked): a run over many small databases starts one instance per worker,
+// not one per file.
 //
 // A target names a database as duckdb:PATH or as a path ending in .duckdb or .ddb.
 package duckdb

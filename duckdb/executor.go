@@ -9,7 +9,10 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -28,7 +31,9 @@ var (
 type Executor struct {
 	path   string
 	limits qeval.Limits
-	db     *sql.DB
+	db     *sql.DB // in this process (a worker's executor)
+	// remote, when set, runs the queries in worker processes instead (see Host)
+	remote *remote
 	closed atomic.Bool
 	// onClose, when set, runs after the pool closes (a Host counting its executors)
 	onClose func()
@@ -49,16 +54,32 @@ func IsTarget(target string) bool {
 }
 
 // Open opens the DuckDB file named by target (duckdb:PATH or PATH) read-only, with
-// limits (defaults for zero fields).
+// limits (defaults for zero fields). Its queries run in a worker process (see Host).
 func Open(target string, limits qeval.Limits) (*Executor, error) {
-	path := Path(target)
+	path := filepath.Clean(Path(target))
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	return openRemote(spec{Files: []string{path}}, path, limits.WithDefaults(), nil)
+}
+
+// checkFile reports a missing file or a folder where a database file should be.
+func checkFile(path string) error {
 	op := "open database " + path
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: op, Message: "no such file", Err: err}
+		return &qeval.Error{Code: qeval.CodeNotFound, Op: op, Message: "no such file", Err: err}
 	case st.IsDir():
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: "a folder, not a DuckDB database file"}
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: "a folder, not a DuckDB database file"}
+	}
+	return nil
+}
+
+// openLocal opens the file in this process: what a worker runs.
+func openLocal(path string, limits qeval.Limits) (*Executor, error) {
+	if err := checkFile(path); err != nil {
+		return nil, err
 	}
 	limits = limits.WithDefaults()
 	cfg := url.Values{}
@@ -67,7 +88,7 @@ func Open(target string, limits qeval.Limits) (*Executor, error) {
 	}
 	conn, err := ddb.NewConnector(path+"?"+cfg.Encode(), nil)
 	if err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: engineMessage(err), Err: err}
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: engineMessage(err), Err: err}
 	}
 	return newExecutor(path, limits, conn)
 }
@@ -106,10 +127,13 @@ func (e *Executor) Path() string { return e.path }
 
 // Close closes the database; calling it again does nothing.
 func (e *Executor) Close() error {
-	if e == nil || e.db == nil || e.closed.Swap(true) {
+	if e == nil || (e.db == nil && e.remote == nil) || e.closed.Swap(true) {
 		return nil
 	}
-	err := e.db.Close()
+	var err error
+	if e.db != nil {
+		err = e.db.Close()
+	}
 	if e.onClose != nil {
 		e.onClose()
 	}
@@ -128,6 +152,9 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, stopped(ctx, err)
+	}
+	if e.remote != nil {
+		return e.remote.query(ctx, e.path, e.limits, query)
 	}
 	qctx, cancel := context.WithTimeout(ctx, e.limits.Timeout)
 	defer cancel()
@@ -181,10 +208,20 @@ func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn
 	// LIMIT of the most rows the byte cap can take (each row costs at least its
 	// overheads), so DuckDB stops there; a result that reaches it is too_large below,
 	// as it would have been.
-	if bounded := e.bounded(c, query, len(names)); bounded != nil {
+	bounded := e.bounded(c, query, len(names))
+	if bounded != nil {
 		defer bounded.Close()
 		stmt = bounded
 	}
+	rs, err := e.fetch(ctx, stop, stmt, names)
+	if err != nil && bounded != nil {
+		err = unwrapLines(err)
+	}
+	return rs, err
+}
+
+// fetch runs a prepared statement and reads its rows within the caps.
+func (e *Executor) fetch(ctx context.Context, stop context.CancelFunc, stmt *ddb.Stmt, names []string) (*qeval.ResultSet, error) {
 	rows, err := stmt.QueryContext(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -230,6 +267,23 @@ func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn
 		rs.Rows = append(rs.Rows, row)
 	}
 	return rs, nil
+}
+
+// lineRef is a line reference in a DuckDB message ("LINE 2: …").
+var lineRef = regexp.MustCompile(`(?m)^LINE (\d+):`)
+
+// unwrapLines makes the lines a message of the bounded statement names those of the
+// query itself: the bound adds one line before it.
+func unwrapLines(err error) error {
+	var de *ddb.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	msg := lineRef.ReplaceAllStringFunc(de.Msg, func(m string) string {
+		n, _ := strconv.Atoi(lineRef.FindStringSubmatch(m)[1])
+		return fmt.Sprintf("LINE %d:", max(n-1, 1))
+	})
+	return &ddb.Error{Type: de.Type, Msg: msg}
 }
 
 // columnNames are the names of a prepared statement's result columns.

@@ -2,38 +2,27 @@ package duckdb
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
-	"fmt"
-	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-
-	ddb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/qeval/qeval"
 )
 
-// Host is one DuckDB instance that holds several database files, each attached
-// read-only under the name DuckDB gives a file opened alone (its base name). An
-// instance costs about 10 ms to start (its catalog of built-in functions) and a file
-// about 1 ms to attach: the 19 Spider dev databases open in ~35 ms instead of ~190 ms
-// and close in ~3 ms instead of ~90 ms (BenchmarkHost_OpenAll).
+// Host holds several DuckDB files for one run: the executors it opens share one DuckDB
+// instance per worker process, each file attached read-only under its base name, so a
+// run over many small databases starts one instance per worker, not one per file.
 //
-// The sandbox is the one of a file opened alone: once every file is attached, external
-// access is switched off and the configuration locked, so no query can attach, read or
-// write a file or change a setting; each connection starts on its own file (USE), and
-// only a single SELECT runs. A query may name a table of another file of the same host
-// by its qualified name (file.table); all of them are read-only.
+// Queries run in worker processes (this program started again), never in this one: a
+// DuckDB function that does not check for interruption (repeat, lpad or printf building
+// a string of a gigabyte) cannot be stopped in its thread, so a worker whose query
+// outlives its deadline is ended, and the query is a timeout. A crash of the engine
+// ends a worker too, not the run. At most max(2, GOMAXPROCS) workers run at once; an
+// idle one serves the next query of any executor.
 type Host struct {
 	files []string // cleaned paths, in the order given
-
-	once    sync.Once
-	err     error
-	conn    *ddb.Connector
-	admin   driver.Conn
-	aliases map[string]string // cleaned path → catalog name
+	id    string   // names its instance in the workers
 
 	mu       sync.Mutex
 	closed   bool
@@ -44,7 +33,7 @@ type Host struct {
 // NewHost returns a host for the DuckDB files at paths (duckdb:PATH or PATH). Nothing
 // is opened until the first Open: the limits of that call size the instance.
 func NewHost(paths []string) *Host {
-	h := &Host{}
+	h := &Host{id: newSpecID(), open: map[string]int{}, detached: map[string]bool{}}
 	for _, p := range paths {
 		h.files = append(h.files, filepath.Clean(Path(p)))
 	}
@@ -57,17 +46,8 @@ func NewHost(paths []string) *Host {
 // once the sandbox is locked.
 func (h *Host) Open(target string, limits qeval.Limits) (*Executor, error) {
 	path := filepath.Clean(Path(target))
-	held := false
-	for _, f := range h.files {
-		held = held || f == path
-	}
-	if !held {
+	if !slices.Contains(h.files, path) {
 		return Open(target, limits)
-	}
-	limits = limits.WithDefaults()
-	h.once.Do(func() { h.err = h.start(limits) })
-	if h.err != nil {
-		return nil, h.err
 	}
 	h.mu.Lock()
 	if h.closed {
@@ -80,12 +60,11 @@ func (h *Host) Open(target string, limits qeval.Limits) (*Executor, error) {
 	}
 	h.open[path]++
 	h.mu.Unlock()
-	e, err := newExecutor(path, limits, aliasConnector{h.conn, h.aliases[path]})
+	e, err := openRemote(spec{ID: h.id, Files: h.files, Hosted: true}, path, limits.WithDefaults(), func() { h.closed1(path) })
 	if err != nil {
 		h.closed1(path)
 		return nil, err
 	}
-	e.onClose = func() { h.closed1(path) }
 	return e, nil
 }
 
@@ -97,7 +76,7 @@ func (h *Host) closed1(path string) {
 		return
 	}
 	h.detached[path] = true
-	h.exec("DETACH " + quoteIdent(h.aliases[path])) // an error leaves it attached until Close
+	workers.release(h.id, path)
 }
 
 // Opener is Open as a qeval.Opener.
@@ -111,114 +90,33 @@ func (h *Host) Opener() qeval.Opener {
 	}
 }
 
-// start opens the instance, attaches every file and locks the sandbox.
-func (h *Host) start(limits qeval.Limits) error {
-	cfg := url.Values{}
-	for k, v := range config(limits) {
-		cfg.Set(k, v)
-	}
-	// file access and the configuration are closed after the files are attached
-	cfg.Del("access_mode")
-	cfg.Del("enable_external_access")
-	cfg.Del("lock_configuration")
-	conn, err := ddb.NewConnector("?"+cfg.Encode(), nil)
-	if err != nil {
-		return &qeval.Error{Code: qeval.CodeInvalid, Op: "start DuckDB", Message: engineMessage(err), Err: err}
-	}
-	admin, err := conn.Connect(context.Background())
-	if err != nil {
-		conn.Close()
-		return &qeval.Error{Code: qeval.CodeInvalid, Op: "start DuckDB", Message: engineMessage(err), Err: err}
-	}
-	h.conn, h.admin, h.aliases = conn, admin, map[string]string{}
-	h.open, h.detached = map[string]int{}, map[string]bool{}
-	used := map[string]bool{"memory": true, "system": true, "temp": true}
-	for _, f := range h.files {
-		if _, ok := h.aliases[f]; ok {
-			continue
-		}
-		alias := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
-		for n := 2; used[strings.ToLower(alias)]; n++ {
-			alias = fmt.Sprintf("%s_%d", strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), n)
-		}
-		used[strings.ToLower(alias)] = true
-		h.aliases[f] = alias
-		if err := h.exec(fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", quoteString(f), quoteIdent(alias))); err != nil {
-			h.stop()
-			return &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + f, Message: engineMessage(err), Err: err}
-		}
-	}
-	for _, s := range []string{"SET enable_external_access = false", "SET lock_configuration = true"} {
-		if err := h.exec(s); err != nil {
-			h.stop()
-			return &qeval.Error{Code: qeval.CodeInternal, Op: "start DuckDB", Message: engineMessage(err), Err: err}
-		}
-	}
-	return nil
-}
-
-func (h *Host) exec(stmt string) error {
-	_, err := h.admin.(driver.ExecerContext).ExecContext(context.Background(), stmt, nil)
-	return err
-}
-
-func (h *Host) stop() {
-	h.admin.Close()
-	h.conn.Close()
-	h.admin, h.conn = nil, nil
-}
-
-// Close closes the instance, once the executors opened on it are closed; calling it
-// again does nothing.
+// Close closes the instance in every worker; calling it again does nothing.
 func (h *Host) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed {
-		return nil
+	if !h.closed {
+		h.closed = true
+		workers.release(h.id, "")
 	}
-	h.closed = true
-	// a host never opened starts nothing now
-	h.once.Do(func() { h.err = &qeval.Error{Code: qeval.CodeInternal, Message: "the DuckDB host is closed"} })
-	if h.conn == nil {
-		return nil
-	}
-	h.stop()
 	return nil
 }
 
-// aliasConnector makes the connections of one attached file: each starts on it.
-// It has no Close, so closing an executor's pool leaves the instance open.
-type aliasConnector struct {
-	c     *ddb.Connector
-	alias string
-}
-
-func (a aliasConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	cn, err := a.c.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := cn.(driver.ExecerContext).ExecContext(ctx, "USE "+quoteIdent(a.alias), nil); err != nil {
-		cn.Close()
-		return nil, err
-	}
-	return cn, nil
-}
-
-func (a aliasConnector) Driver() driver.Driver { return a.c.Driver() }
-
-var _ driver.Connector = aliasConnector{}
-
-func quoteIdent(s string) string  { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
-
-// newExecutor wraps a connector's pool as an executor, checked with one query.
-func newExecutor(path string, limits qeval.Limits, c driver.Connector) (*Executor, error) {
-	e := &Executor{path: path, limits: limits, db: sql.OpenDB(c)}
-	e.db.SetMaxIdleConns(max(4, maxProcs()))
+// openRemote opens path of sp with one query in a worker (so a file DuckDB cannot open
+// fails here, with its message); onClose runs when the executor closes.
+func openRemote(sp spec, path string, limits qeval.Limits, onClose func()) (*Executor, error) {
+	e := &Executor{path: path, limits: limits, remote: &remote{spec: sp}}
 	if _, err := e.Query(context.Background(), "SELECT 1"); err != nil {
-		e.db.Close()
+		if !sp.Hosted {
+			workers.release(sp.ID, "")
+		}
+		if strings.HasPrefix(qeval.ErrorMessage(err), "open database ") {
+			return nil, err
+		}
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: qeval.ErrorMessage(err), Err: err}
+	}
+	e.onClose = onClose
+	if !sp.Hosted {
+		e.onClose = func() { workers.release(sp.ID, "") }
 	}
 	return e, nil
 }

@@ -1,0 +1,470 @@
+package duckdb
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/qeval/qeval"
+)
+
+// The queries of an Executor run in worker processes: this program started again with
+// workerEnv set, which serves requests on file descriptors 3 (in) and 4 (out) from the
+// package's init, before the program's main (or a test binary's tests) runs. A DuckDB
+// scalar function does not check for interruption, so a query building a gigabyte
+// string runs on past its deadline in the engine's thread: only ending its process
+// stops it.
+const (
+	workerEnv     = "QEVAL_DUCKDB_WORKER"
+	workerVersion = "qeval-duckdb-worker/1"
+	// workerGrace is how long past a query's deadline its worker may take to answer
+	// (DuckDB stops an interruptible query within milliseconds) before it is ended.
+	workerGrace = time.Second
+)
+
+func init() {
+	if os.Getenv(workerEnv) == workerVersion {
+		os.Exit(serveWorker(os.NewFile(3, "requests"), os.NewFile(4, "responses")))
+	}
+}
+
+// spec is what a worker opens for an executor: one file alone, or the files of a Host
+// attached to one instance. ID names it across requests.
+type spec struct {
+	ID     string
+	Files  []string
+	Hosted bool
+}
+
+// release tells the workers that the parent closed the last executor of Path on spec
+// ID (the file is detached), or, with no path, all of the spec.
+type release struct {
+	ID, Path string
+}
+
+type request struct {
+	Spec     spec
+	Path     string
+	Limits   qeval.Limits
+	Timeout  time.Duration // the query's own: the executor's, or less when the caller's deadline is nearer
+	Query    string
+	Releases []release
+}
+
+type response struct {
+	Result *qeval.ResultSet
+	Err    *wireError
+}
+
+// wireError is a *qeval.Error as it crosses the pipe.
+type wireError struct {
+	Code              qeval.Code
+	Op, Message, Hint string
+	Line, Col         int
+}
+
+func toWire(err error) *wireError {
+	if err == nil {
+		return nil
+	}
+	w := &wireError{Code: qeval.ErrorCode(err), Message: err.Error()}
+	var e *qeval.Error
+	if errors.As(err, &e) && error(e) == err {
+		w.Op, w.Hint, w.Line, w.Col = e.Op, e.Hint, e.Line, e.Col
+		w.Message = e.Message
+		if w.Message == "" && e.Err != nil {
+			w.Message = e.Err.Error()
+		}
+	}
+	return w
+}
+
+func (w *wireError) err() error {
+	if w == nil {
+		return nil
+	}
+	return &qeval.Error{Code: w.Code, Op: w.Op, Message: w.Message, Hint: w.Hint, Line: w.Line, Col: w.Col}
+}
+
+func newSpecID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ---- the worker side --------------------------------------------------------------
+
+// served is what a worker holds for one spec.
+type served struct {
+	inst  *instance // a Host's files
+	execs map[string]*Executor
+}
+
+type workerState struct {
+	specs map[string]*served
+}
+
+// serveWorker answers requests until its input ends; it returns the exit status.
+func serveWorker(in, out *os.File) int {
+	dec := gob.NewDecoder(bufio.NewReaderSize(in, 64<<10))
+	bw := bufio.NewWriterSize(out, 64<<10)
+	enc := gob.NewEncoder(bw)
+	st := &workerState{specs: map[string]*served{}}
+	defer st.closeAll()
+	for {
+		var req request
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0
+			}
+			fmt.Fprintln(os.Stderr, "qeval DuckDB worker: read a request:", err)
+			return 2
+		}
+		resp := st.handle(req)
+		if err := enc.Encode(&resp); err != nil {
+			fmt.Fprintln(os.Stderr, "qeval DuckDB worker: write a response:", err)
+			return 2
+		}
+		if err := bw.Flush(); err != nil {
+			return 2
+		}
+	}
+}
+
+func (st *workerState) handle(req request) response {
+	for _, r := range req.Releases {
+		st.release(r)
+	}
+	e, err := st.executor(req)
+	if err != nil {
+		return response{Err: toWire(err)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), req.Timeout)
+	defer cancel()
+	rs, err := e.Query(ctx, req.Query)
+	return response{Result: rs, Err: toWire(err)}
+}
+
+func (st *workerState) executor(req request) (*Executor, error) {
+	sv := st.specs[req.Spec.ID]
+	if sv == nil {
+		sv = &served{execs: map[string]*Executor{}}
+		if req.Spec.Hosted {
+			sv.inst = newInstance(req.Spec.Files)
+		}
+		st.specs[req.Spec.ID] = sv
+	}
+	if e := sv.execs[req.Path]; e != nil {
+		return e, nil
+	}
+	var e *Executor
+	var err error
+	if sv.inst != nil {
+		e, err = sv.inst.openFile(req.Path, req.Limits)
+	} else {
+		e, err = openLocal(req.Path, req.Limits)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sv.execs[req.Path] = e
+	return e, nil
+}
+
+func (st *workerState) release(r release) {
+	sv := st.specs[r.ID]
+	if sv == nil {
+		return
+	}
+	if r.Path != "" {
+		if e := sv.execs[r.Path]; e != nil {
+			e.Close()
+			delete(sv.execs, r.Path)
+		}
+		return
+	}
+	for _, e := range sv.execs {
+		e.Close()
+	}
+	if sv.inst != nil {
+		sv.inst.close()
+	}
+	delete(st.specs, r.ID)
+}
+
+func (st *workerState) closeAll() {
+	for id := range st.specs {
+		st.release(release{ID: id})
+	}
+}
+
+// ---- the parent side --------------------------------------------------------------
+
+// remote runs an executor's queries in the workers.
+type remote struct {
+	spec spec
+}
+
+func (r *remote) query(ctx context.Context, path string, limits qeval.Limits, query string) (*qeval.ResultSet, error) {
+	timeout := limits.Timeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, max(time.Until(d), time.Millisecond))
+	}
+	return workers.query(ctx, request{Spec: r.spec, Path: path, Limits: limits, Timeout: timeout, Query: query})
+}
+
+// workers is the process's pool: every executor shares it.
+var workers = &pool{max: max(2, runtime.GOMAXPROCS(0))}
+
+type pool struct {
+	max   int
+	once  sync.Once
+	slots chan struct{} // one per worker that may run
+
+	mu   sync.Mutex
+	idle []*worker
+	live map[*worker]bool
+	// events are the releases the live workers have yet to hear, events[i] being the
+	// base+i-th; a worker's cursor is the next it needs
+	events []release
+	base   int
+}
+
+func (p *pool) query(ctx context.Context, req request) (*qeval.ResultSet, error) {
+	p.once.Do(func() { p.slots = make(chan struct{}, p.max); p.live = map[*worker]bool{} })
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, stopped(ctx, ctx.Err())
+	}
+	defer func() { <-p.slots }()
+	w, err := p.take()
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	req.Releases = p.pending(w)
+	p.mu.Unlock()
+	if err := w.enc.Encode(&req); err != nil {
+		p.drop(w)
+		return nil, w.died(err)
+	}
+	// The answer is read here, until the query's deadline and a grace: a worker
+	// that is not done by then is ended. A caller that cancels ends it at once; one
+	// whose deadline passes waits for it like the worker does, whose own deadline is
+	// the same, and whose answer says more.
+	var overran, canceled atomic.Bool
+	timer := time.AfterFunc(req.Timeout+workerGrace, func() { overran.Store(true); w.kill() })
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			canceled.Store(true)
+			w.kill()
+		}
+	})
+	var resp response
+	err = w.dec.Decode(&resp)
+	timer.Stop()
+	stop()
+	if err != nil {
+		p.drop(w)
+		switch {
+		case canceled.Load():
+			return nil, stopped(ctx, ctx.Err())
+		case overran.Load():
+			return nil, &qeval.Error{Code: qeval.CodeTimeout,
+				Message: fmt.Sprintf("query timed out (DuckDB did not stop at its %s deadline; its worker process was ended)", req.Timeout)}
+		}
+		return nil, w.died(err)
+	}
+	p.put(w)
+	return resp.Result, resp.Err.err()
+}
+
+// take returns an idle worker, or starts one.
+func (p *pool) take() (*worker, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return w, nil
+	}
+	p.mu.Unlock()
+	w, err := startWorker()
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.live[w] = true
+	w.cursor = p.base + len(p.events) // a new worker holds nothing to release
+	p.mu.Unlock()
+	return w, nil
+}
+
+func (p *pool) put(w *worker) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.idle = append(p.idle, w)
+}
+
+// drop ends a worker that failed or overran; no read of its answers is under way.
+func (p *pool) drop(w *worker) {
+	w.kill()
+	w.out.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.live, w)
+	p.trim()
+}
+
+// release queues a release for every live worker.
+func (p *pool) release(id, path string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.live) > 0 {
+		p.events = append(p.events, release{ID: id, Path: path})
+	}
+}
+
+// pending hands w the releases it has not heard (p.mu held).
+func (p *pool) pending(w *worker) []release {
+	out := append([]release(nil), p.events[w.cursor-p.base:]...)
+	w.cursor = p.base + len(p.events)
+	p.trim()
+	return out
+}
+
+// trim forgets the releases every live worker has heard (p.mu held).
+func (p *pool) trim() {
+	low := p.base + len(p.events)
+	for w := range p.live {
+		low = min(low, w.cursor)
+	}
+	p.events = p.events[low-p.base:]
+	p.base = low
+}
+
+// worker is one worker process, serving one request at a time.
+type worker struct {
+	cmd    *exec.Cmd
+	in     *os.File // requests
+	out    *os.File // answers
+	enc    *gob.Encoder
+	dec    *gob.Decoder
+	cursor int
+
+	stderr   *tail
+	killOnce sync.Once
+	exited   chan struct{} // closed when its process has exited
+	waitErr  error
+}
+
+func startWorker() (*worker, error) {
+	reqR, reqW, err := pipe()
+	if err != nil {
+		return nil, workerStartError(err)
+	}
+	respR, respW, err := pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return nil, workerStartError(err)
+	}
+	cmd := exec.Command(self())
+	cmd.Env = append(os.Environ(), workerEnv+"="+workerVersion)
+	cmd.ExtraFiles = []*os.File{reqR, respW}
+	w := &worker{cmd: cmd, in: reqW, out: respR, enc: gob.NewEncoder(reqW),
+		dec: gob.NewDecoder(bufio.NewReaderSize(respR, 64<<10)), stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	err = cmd.Start()
+	reqR.Close()
+	respW.Close()
+	if err != nil {
+		reqW.Close()
+		respR.Close()
+		return nil, workerStartError(err)
+	}
+	go func() {
+		w.waitErr = cmd.Wait()
+		close(w.exited)
+	}()
+	return w, nil
+}
+
+func workerStartError(err error) error {
+	return &qeval.Error{Code: qeval.CodeInternal, Op: "start a DuckDB worker process", Message: err.Error(), Err: err}
+}
+
+// self is the program to start as a worker: this one.
+func self() string {
+	if runtime.GOOS == "linux" {
+		return "/proc/self/exe" // even when the file was replaced since
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return os.Args[0]
+	}
+	return exe
+}
+
+// died describes a worker that ended while it ran a query.
+func (w *worker) died(err error) error {
+	status := "it ended"
+	select {
+	case <-w.exited:
+		if w.waitErr != nil {
+			status = "it ended: " + w.waitErr.Error()
+		}
+	case <-time.After(time.Second):
+		status = "it stopped answering (" + err.Error() + ")"
+	}
+	msg := "the DuckDB worker process failed while running the query: " + status
+	if s := strings.TrimSpace(w.stderr.String()); s != "" {
+		msg += "; it said: " + s
+	}
+	w.kill()
+	return &qeval.Error{Code: qeval.CodeQuery, Message: msg, Err: err}
+}
+
+// kill ends the worker process; calling it again does nothing.
+func (w *worker) kill() {
+	w.killOnce.Do(func() {
+		w.cmd.Process.Kill()
+		w.in.Close()
+	})
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
