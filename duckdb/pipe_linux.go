@@ -15,3 +15,10 @@ func pipe() (r, w *os.File, err error) {
 	}
 	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
 }
+
+// workerAttr starts a worker in its own process group, so a terminal's Ctrl-C reaches
+// qeval (which stops the run and cancels the queries in flight) and not the workers
+// directly, and has the kernel end it when qeval dies, even mid-query.
+func workerAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}

@@ -2,6 +2,11 @@
 
 package duckdb
 
-import "os"
+import (
+	"os"
+	"syscall"
+)
 
 func pipe() (r, w *os.File, err error) { return os.Pipe() }
+
+func workerAttr() *syscall.SysProcAttr { return nil }

@@ -385,6 +385,7 @@ func startWorker() (*worker, error) {
 	cmd := exec.Command(self())
 	cmd.Env = append(os.Environ(), workerEnv+"="+workerVersion)
 	cmd.ExtraFiles = []*os.File{reqR, respW}
+	cmd.SysProcAttr = workerAttr()
 	w := &worker{cmd: cmd, in: reqW, out: respR, enc: gob.NewEncoder(reqW),
 		dec: gob.NewDecoder(bufio.NewReaderSize(respR, 64<<10)), stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
