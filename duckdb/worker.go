@@ -34,6 +34,9 @@ const (
 	workerGrace = time.Second
 )
 
+// workerIdle is how long an idle worker waits for a query before it exits.
+var workerIdle = 30 * time.Second
+
 func init() {
 	if os.Getenv(workerEnv) == workerVersion {
 		os.Exit(serveWorker(os.NewFile(3, "requests"), os.NewFile(4, "responses")))
@@ -233,9 +236,11 @@ type pool struct {
 	once  sync.Once
 	slots chan struct{} // one per worker that may run
 
-	mu   sync.Mutex
-	idle []*worker
-	live map[*worker]bool
+	mu     sync.Mutex
+	idle   []*worker // the most recently used last
+	live   map[*worker]bool
+	reaper *time.Timer
+	reapAt time.Time // when reaper fires; zero when it is not set
 	// events are the releases the live workers have yet to hear, events[i] being the
 	// base+i-th; a worker's cursor is the next it needs
 	events []release
@@ -316,7 +321,47 @@ func (p *pool) take() (*worker, error) {
 func (p *pool) put(w *worker) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	w.idleSince = time.Now()
 	p.idle = append(p.idle, w)
+	p.reapBy(w.idleSince.Add(workerIdle))
+}
+
+// reapBy has reap run at t, or sooner (p.mu held).
+func (p *pool) reapBy(t time.Time) {
+	switch {
+	case p.reaper == nil:
+		p.reaper = time.AfterFunc(time.Until(t), p.reap)
+	case p.reapAt.IsZero() || t.Before(p.reapAt):
+		p.reaper.Reset(time.Until(t))
+	default:
+		return
+	}
+	p.reapAt = t
+}
+
+// reap ends the workers idle for workerIdle: a server between runs holds no DuckDB
+// instance, nor the files of hosts closed since (a worker hears of those only with
+// its next query).
+func (p *pool) reap() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	keep := p.idle[:0]
+	for _, w := range p.idle {
+		if time.Since(w.idleSince) < workerIdle {
+			keep = append(keep, w)
+			continue
+		}
+		delete(p.live, w)
+		w.in.Close() // the worker reads the end of its input and exits
+		w.out.Close()
+	}
+	clear(p.idle[len(keep):])
+	p.idle = keep
+	p.trim()
+	p.reapAt = time.Time{}
+	if len(p.idle) > 0 {
+		p.reapBy(p.idle[0].idleSince.Add(workerIdle))
+	}
 }
 
 // drop ends a worker that failed or overran; no read of its answers is under way.
@@ -358,12 +403,13 @@ func (p *pool) trim() {
 
 // worker is one worker process, serving one request at a time.
 type worker struct {
-	cmd    *exec.Cmd
-	in     *os.File // requests
-	out    *os.File // answers
-	enc    *gob.Encoder
-	dec    *gob.Decoder
-	cursor int
+	cmd       *exec.Cmd
+	in        *os.File // requests
+	out       *os.File // answers
+	enc       *gob.Encoder
+	dec       *gob.Decoder
+	cursor    int
+	idleSince time.Time
 
 	stderr   *tail
 	killOnce sync.Once

@@ -135,3 +135,37 @@ func TestQuery_ErrorLinesAreTheQuerys(t *testing.T) {
 		t.Errorf("error of a two-line query: %v, want it at LINE 2", err)
 	}
 }
+
+// Idle workers exit: nothing stays alive between the runs of a server.
+func TestWorker_IdleWorkersExit(t *testing.T) {
+	defer func(d time.Duration) { workerIdle = d }(workerIdle)
+	workerIdle = 200 * time.Millisecond
+	e, err := Open(workerDB(t), qeval.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	workers.mu.Lock()
+	idle := append([]*worker(nil), workers.idle...)
+	workers.mu.Unlock()
+	if len(idle) == 0 {
+		t.Fatal("no idle worker after Open")
+	}
+	for _, w := range idle {
+		select {
+		case <-w.exited:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("an idle worker still runs 10 s after it fell idle")
+		}
+	}
+	workers.mu.Lock()
+	left := len(workers.idle)
+	workers.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d idle workers listed after they exited", left)
+	}
+	rs, err := e.Query(context.Background(), "SELECT count(*) FROM t")
+	if err != nil || rs.Rows[0][0] != qeval.Int(10) {
+		t.Fatalf("a query after the workers exited: %v %v", rs, err)
+	}
+}
