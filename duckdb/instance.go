@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -36,25 +37,19 @@ type instance struct {
 	admin   driver.Conn
 	aliases map[string]string // cleaned path → catalog name
 
-	mu       sync.Mutex
-	closed   bool
-	open     map[string]int  // cleaned path → executors open on it
-	detached map[string]bool // files whose last executor closed
+	mu     sync.Mutex
+	closed bool
 }
 
 func newInstance(files []string) *instance { return &instance{files: files} }
 
-// openFile opens path on the instance when it holds the file, and alone otherwise. When
-// the last executor of a file closes, the file is detached (its cached blocks freed);
-// opening it again opens it alone, as files cannot be attached once the sandbox is
-// locked.
+// openFile opens path, one of the instance's files, starting the instance with the
+// first call's limits. The worker opens each file once; closing its executor detaches
+// the file (its cached blocks freed), which the Host does after the file's last
+// executor closed.
 func (h *instance) openFile(path string, limits qeval.Limits) (*Executor, error) {
-	held := false
-	for _, f := range h.files {
-		held = held || f == path
-	}
-	if !held {
-		return openLocal(path, limits)
+	if !slices.Contains(h.files, path) {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open database " + path, Message: "not a file of this DuckDB host"}
 	}
 	limits = limits.WithDefaults()
 	h.once.Do(func() { h.err = h.start(limits) })
@@ -62,34 +57,26 @@ func (h *instance) openFile(path string, limits qeval.Limits) (*Executor, error)
 		return nil, h.err
 	}
 	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open database " + path, Message: "the DuckDB host is closed"}
 	}
-	if h.detached[path] {
-		h.mu.Unlock()
-		return openLocal(path, limits)
-	}
-	h.open[path]++
-	h.mu.Unlock()
 	e, err := newExecutor(path, limits, aliasConnector{h.conn, h.aliases[path]})
 	if err != nil {
-		h.closed1(path)
 		return nil, err
 	}
-	e.onClose = func() { h.closed1(path) }
+	e.onClose = func() { h.detach(path) }
 	return e, nil
 }
 
-// closed1 counts an executor of path closed, and detaches the file after its last.
-func (h *instance) closed1(path string) {
+// detach detaches a file whose executor closed.
+func (h *instance) detach(path string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.open[path]--; h.open[path] > 0 || h.closed {
-		return
+	if !h.closed {
+		h.exec("DETACH " + quoteIdent(h.aliases[path])) // an error leaves it attached until close
 	}
-	h.detached[path] = true
-	h.exec("DETACH " + quoteIdent(h.aliases[path])) // an error leaves it attached until Close
 }
 
 // start opens the instance, attaches every file and locks the sandbox.
@@ -112,7 +99,6 @@ func (h *instance) start(limits qeval.Limits) error {
 		return &qeval.Error{Code: qeval.CodeInvalid, Op: "start DuckDB", Message: engineMessage(err), Err: err}
 	}
 	h.conn, h.admin, h.aliases = conn, admin, map[string]string{}
-	h.open, h.detached = map[string]int{}, map[string]bool{}
 	used := map[string]bool{"memory": true, "system": true, "temp": true}
 	for _, f := range h.files {
 		if _, ok := h.aliases[f]; ok {
