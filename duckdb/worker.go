@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/qeval/qeval"
@@ -270,31 +269,47 @@ func (p *pool) query(ctx context.Context, req request) (*qeval.ResultSet, error)
 	// that is not done by then is ended. A caller that cancels ends it at once; one
 	// whose deadline passes waits for it like the worker does, whose own deadline is
 	// the same, and whose answer says more.
-	var overran, canceled atomic.Bool
-	timer := time.AfterFunc(req.Timeout+workerGrace, func() { overran.Store(true); w.kill() })
+	var (
+		mu                 sync.Mutex
+		answered, killed   bool
+		overran, cancelled bool
+	)
+	end := func(why *bool) { // ends the worker, unless its answer came first
+		mu.Lock()
+		defer mu.Unlock()
+		if !answered {
+			*why, killed = true, true
+			w.kill()
+		}
+	}
+	timer := time.AfterFunc(req.Timeout+workerGrace, func() { end(&overran) })
 	stop := context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.Canceled) {
-			canceled.Store(true)
-			w.kill()
+			end(&cancelled)
 		}
 	})
 	var resp response
 	err = w.dec.Decode(&resp)
+	mu.Lock()
+	answered = true
+	mu.Unlock()
 	timer.Stop()
 	stop()
-	if err != nil {
+	if err != nil || killed {
 		p.drop(w)
-		switch {
-		case canceled.Load():
-			return nil, stopped(ctx, ctx.Err())
-		case overran.Load():
-			return nil, &qeval.Error{Code: qeval.CodeTimeout,
-				Message: fmt.Sprintf("query timed out (DuckDB did not stop at its %s deadline; its worker process was ended)", req.Timeout)}
-		}
-		return nil, w.died(err)
+	} else {
+		p.put(w)
 	}
-	p.put(w)
-	return resp.Result, resp.Err.err()
+	switch {
+	case err == nil:
+		return resp.Result, resp.Err.err()
+	case cancelled:
+		return nil, stopped(ctx, ctx.Err())
+	case overran:
+		return nil, &qeval.Error{Code: qeval.CodeTimeout,
+			Message: fmt.Sprintf("query timed out (DuckDB did not stop at its %s deadline; its worker process was ended)", req.Timeout)}
+	}
+	return nil, w.died(err)
 }
 
 // take returns an idle worker, or starts one.
