@@ -2,8 +2,6 @@ package duckdb
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
 
 	"github.com/qeval/qeval"
@@ -12,17 +10,7 @@ import (
 // BenchmarkWorkerRoundTrip compares one small query run in this process with the same
 // query run in a worker process: the difference is the cost of the isolation.
 func BenchmarkWorkerRoundTrip(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "t.duckdb")
-	db, err := sql.Open("duckdb", path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, s := range []string{"CREATE TABLE t (a INTEGER, b VARCHAR)", "INSERT INTO t SELECT range, 'x' || range FROM range(100)"} {
-		if _, err := db.Exec(s); err != nil {
-			b.Fatal(err)
-		}
-	}
-	db.Close()
+	path := workerDB(b, "CREATE TABLE t (a INTEGER, b VARCHAR)", "INSERT INTO t SELECT range, 'x' || range FROM range(100)")
 	const q = "SELECT b, count(*) FROM t WHERE a > 10 GROUP BY b ORDER BY b LIMIT 5"
 	for _, c := range []struct {
 		name string

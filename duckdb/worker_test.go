@@ -11,16 +11,23 @@ import (
 	"github.com/qeval/qeval"
 )
 
-func workerDB(t *testing.T) string {
+// workerDB writes a DuckDB file of setup (by default a table t of 0..9) and returns its
+// path.
+func workerDB(t testing.TB, setup ...string) string {
 	t.Helper()
+	if len(setup) == 0 {
+		setup = []string{"CREATE TABLE t AS SELECT range AS a FROM range(10)"}
+	}
 	path := filepath.Join(t.TempDir(), "w.duckdb")
 	db, err := sql.Open("duckdb", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec("CREATE TABLE t AS SELECT range AS a FROM range(10)"); err != nil {
-		t.Fatal(err)
+	for _, s := range setup {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("setup %q: %v", s, err)
+		}
 	}
 	return path
 }
