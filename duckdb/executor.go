@@ -371,6 +371,9 @@ func (e *Executor) classify(ctx, qctx context.Context, err error) error {
 		case ddb.ErrorTypeInterrupt:
 			return &qeval.Error{Code: qeval.CodeCanceled, Message: "interrupted", Err: err}
 		case ddb.ErrorTypeOutOfMemory:
+			// DuckDB's advice after its message (raise memory_limit, fewer threads) is
+			// for its own user: the cap is the executor's
+			msg, _, _ = strings.Cut(msg, "\n\nPossible solutions")
 			return &qeval.Error{Code: qeval.CodeTooLarge, Message: "out of memory: the query needed more than the memory cap (" + msg + ")", Err: err}
 		case ddb.ErrorTypePermission, ddb.ErrorTypeInvalidConfiguration:
 			return &qeval.Error{Code: qeval.CodeForbidden, Message: msg + " (read-only executor without external access)", Err: err}

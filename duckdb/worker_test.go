@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	ddb "github.com/duckdb/duckdb-go/v2"
+
 	"github.com/qeval/qeval"
 )
 
@@ -174,5 +176,17 @@ func TestWorker_IdleWorkersExit(t *testing.T) {
 	rs, err := e.Query(context.Background(), "SELECT count(*) FROM t")
 	if err != nil || rs.Rows[0][0] != qeval.Int(10) {
 		t.Fatalf("a query after the workers exited: %v %v", rs, err)
+	}
+}
+
+// Out of memory is too_large, without DuckDB's advice to its own user (raise
+// memory_limit): the cap is the executor's.
+func TestClassify_OutOfMemoryWithoutDuckDBsAdvice(t *testing.T) {
+	e := &Executor{}
+	ctx := context.Background()
+	err := e.classify(ctx, ctx, &ddb.Error{Type: ddb.ErrorTypeOutOfMemory,
+		Msg: "Out of Memory Error: Failed to allocate block of 8589934592 bytes (bad allocation)\n\nPossible solutions:\n* Increasing the memory limit (SET memory_limit='...GB')"})
+	if qeval.ErrorCode(err) != qeval.CodeTooLarge || !strings.Contains(err.Error(), "Failed to allocate block") || strings.Contains(err.Error(), "SET memory_limit") {
+		t.Errorf("out of memory: %v (code %s)", err, qeval.ErrorCode(err))
 	}
 }
