@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -177,6 +178,11 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 
 // run prepares, checks and runs one statement on a driver connection.
 func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn, query string) (*qeval.ResultSet, error) {
+	if stmt, names := e.boundedFirst(c, query); stmt != nil {
+		defer stmt.Close()
+		rs, err := e.fetch(ctx, stop, stmt, names, driver.NamedValue{Ordinal: 1, Value: int64(e.rowBound(len(names)) + 1)})
+		return rs, unwrapLines(err)
+	}
 	// Prepare, unlike PrepareContext, refuses several statements instead of running
 	// all but the last.
 	ds, err := c.Prepare(query)
@@ -220,9 +226,9 @@ func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn
 	return rs, err
 }
 
-// fetch runs a prepared statement and reads its rows within the caps.
-func (e *Executor) fetch(ctx context.Context, stop context.CancelFunc, stmt *ddb.Stmt, names []string) (*qeval.ResultSet, error) {
-	rows, err := stmt.QueryContext(ctx, nil)
+// fetch runs a prepared statement with args and reads its rows within the caps.
+func (e *Executor) fetch(ctx context.Context, stop context.CancelFunc, stmt *ddb.Stmt, names []string, args ...driver.NamedValue) (*qeval.ResultSet, error) {
+	rows, err := stmt.QueryContext(ctx, args)
 	if err != nil {
 		return nil, err
 	}
@@ -329,6 +335,53 @@ func (e *Executor) bounded(c *ddb.Conn, query string, cols int) *ddb.Stmt {
 		text = text[:i]
 	}
 	return nil
+}
+
+// boundedFirst prepares query under a LIMIT the caller binds, as its only statement,
+// or returns nil (and run takes the longer way: the query prepared alone, checked, then
+// bounded). Planning is most of a small query's cost in DuckDB, so the common case
+// costs one prepare instead of two: a query that prepares as a subquery is a single
+// read-only statement. It returns nil for a query that has parameter markers of its
+// own ('?' or '$' anywhere, so none can mix with the bound's), one that does not
+// prepare as a subquery (it may be several statements, or not a query: the longer way
+// says which), and one with a column name DuckDB may have renamed in the subquery
+// (a duplicate "a" becomes "a_1": a name ending in _<digits>), whose names the query
+// prepared alone gives.
+func (e *Executor) boundedFirst(c *ddb.Conn, query string) (*ddb.Stmt, []string) {
+	if strings.ContainsAny(query, "?$") {
+		return nil, nil
+	}
+	ds, err := c.Prepare("SELECT * FROM (\n" + strings.TrimRight(query, "; \t\r\n") + "\n) AS qeval_bounded LIMIT ?")
+	if err != nil {
+		return nil, nil
+	}
+	stmt := ds.(*ddb.Stmt)
+	typ, err := stmt.StatementType()
+	if err != nil || typ != ddb.STATEMENT_TYPE_SELECT || stmt.NumInput() != 1 {
+		ds.Close()
+		return nil, nil
+	}
+	names, err := columnNames(stmt)
+	if err != nil || slices.ContainsFunc(names, mayBeRenamed) {
+		ds.Close()
+		return nil, nil
+	}
+	return stmt, names
+}
+
+// mayBeRenamed reports whether a column name of a subquery may be one DuckDB gave a
+// duplicate: it ends in _ and digits.
+func mayBeRenamed(name string) bool {
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 || i == len(name)-1 {
+		return false
+	}
+	for _, r := range name[i+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // statementName names a DuckDB statement type for a refusal.

@@ -232,3 +232,39 @@ func TestQuery_ResultBoundedBeforeDuckDBBuildsIt(t *testing.T) {
 		})
 	}
 }
+
+// A query prepared under the bound alone (one prepare instead of two) gives what the
+// longer way gives: its own column names, including ones DuckDB would rename in a
+// subquery or that look renamed; a '$' or '?' in the text; a trailing semicolon.
+func TestQuery_BoundedFirstKeepsTheQuerysOwnShape(t *testing.T) {
+	for name, open := range openers {
+		t.Run(name, func(t *testing.T) {
+			e := open(t, []string{"CREATE TABLE g AS SELECT range AS id FROM range(3)"}, qeval.Limits{})
+			for _, c := range []struct{ query, cols, first string }{
+				{"SELECT id, id FROM g ORDER BY id", "id,id", "0"},
+				{"SELECT id AS x, id AS X FROM g ORDER BY id", "x,X", "0"},
+				{"SELECT id AS a_1, id + 1 AS a FROM g ORDER BY id", "a_1,a", "0"},
+				{"SELECT '$1' AS d, '?' AS q FROM g LIMIT 1", "d,q", "$1"},
+				{"SELECT count(*) FROM g ;  \n", "count_star()", "3"},
+			} {
+				rs, err := e.Query(context.Background(), c.query)
+				if err != nil {
+					t.Errorf("%q: %v", c.query, err)
+					continue
+				}
+				if got := strings.Join(rs.ColumnNames(), ","); got != c.cols {
+					t.Errorf("%q: columns %s, want %s", c.query, got, c.cols)
+				}
+				if len(rs.Rows) == 0 || rs.Rows[0][0].String() != c.first {
+					t.Errorf("%q: rows %v, want the first to start with %s", c.query, rs.Rows, c.first)
+				}
+			}
+			if _, err := e.Query(context.Background(), "SELECT id FROM g WHERE id = ?"); qeval.ErrorCode(err) != qeval.CodeQuery {
+				t.Errorf("a query with a parameter: %v, want a query error", err)
+			}
+			if _, err := e.Query(context.Background(), "SELECT 1; SELECT 2"); qeval.ErrorCode(err) != qeval.CodeForbidden {
+				t.Errorf("two statements: %v, want forbidden", err)
+			}
+		})
+	}
+}

@@ -39,7 +39,7 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	maxBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "a query whose result exceeds this many bytes is too_large")
 	itemsPath := fs.String("items", "", "write one JSON object per item to this file (- for stdout)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON instead of the table")
-	workers := fs.Int("workers", 0, "items judged at once (default: number of CPUs)")
+	workers := fs.Int("workers", 0, "items judged at once (default: number of CPUs; twice that with --pred-engine)")
 	predEngine := fs.String("pred-engine", "", "run the predictions on another engine (duckdb, postgres, mysql, clickhouse): the databases are mirrored there; the gold stays on SQLite")
 	predDSN := fs.String("pred-dsn", "", "with --pred-engine: duckdb:DIR for the copies (default a temporary folder), or the server to mirror into")
 	keep := fs.Bool("keep", false, "with --pred-engine: keep the mirrored databases afterwards")

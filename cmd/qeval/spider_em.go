@@ -181,7 +181,14 @@ func runSpiderExec(ctx context.Context, e *env, set *suite.Spider, hardness []*s
 	}
 	defer ev.Close()
 	items := set.Items
-	verdicts, sum := ev.Run(ctx, items, f.workers, func(i int, _ qeval.Verdict) {
+	workers := f.workers
+	if workers <= 0 && cross != nil {
+		// an item waits while its prediction runs in a DuckDB worker process or on a
+		// server: twice as many items in flight keep both sides busy (972 Spider items
+		// on DuckDB, two cores: 1.05 s with 2, 0.93 s with 4)
+		workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	verdicts, sum := ev.Run(ctx, items, workers, func(i int, _ qeval.Verdict) {
 		if graded {
 			return
 		}
