@@ -40,21 +40,46 @@ type Result struct {
 // each clause is compared as a set. The error is the gold query's parse error: the
 // official evaluator stops there, qeval reports the item as not judged.
 func Match(schema *Schema, fks map[string]string, gold, pred string) (Result, error) {
-	g, err := Parse(schema, gold)
+	p, err := ParsePair(schema, gold, pred)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Hardness: Hardness(g)}
-	p, err := Parse(schema, strings.ReplaceAll(pred, "value", "1"))
+	return p.Score(fks), nil
+}
+
+// Pair is a gold and a predicted query parsed against their database's schema: the
+// first half of Match, which needs no foreign keys, so a caller can parse while
+// tables.json is still being read.
+type Pair struct {
+	schema     *Schema
+	gold, pred *SQL
+	res        Result
+}
+
+// ParsePair parses gold and pred (with "value" made "1") against schema, as Match
+// does; the error is the gold query's.
+func ParsePair(schema *Schema, gold, pred string) (*Pair, error) {
+	g, err := Parse(schema, gold)
 	if err != nil {
-		res.ParseError = err.Error()
-		p = &SQL{}
+		return nil, err
 	}
-	normalize(g, schema, fks)
-	normalize(p, schema, fks)
-	res.Partial = partial(p, g)
-	res.Exact = exact(p, g, res.Partial)
-	return res, nil
+	pr := &Pair{schema: schema, gold: g, res: Result{Hardness: Hardness(g)}}
+	if pr.pred, err = Parse(schema, strings.ReplaceAll(pred, "value", "1")); err != nil {
+		pr.res.ParseError = err.Error()
+		pr.pred = &SQL{}
+	}
+	return pr, nil
+}
+
+// Score is the second half of Match: both queries normalised with the database's
+// foreign keys, then compared. It changes the parsed queries: call it once.
+func (pr *Pair) Score(fks map[string]string) Result {
+	res := pr.res
+	normalize(pr.gold, pr.schema, fks)
+	normalize(pr.pred, pr.schema, fks)
+	res.Partial = partial(pr.pred, pr.gold)
+	res.Exact = exact(pr.pred, pr.gold, res.Partial)
+	return res
 }
 
 // normalize applies the evaluator's two rebuild passes: values masked, then column ids

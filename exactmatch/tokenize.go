@@ -75,7 +75,9 @@ func treebank(s string) []string {
 	// Each rule runs only where it can change something: the cheap tests in front of
 	// the regular expressions are necessary conditions for them to match, and padding
 	// single characters needs no regular expression.
-	if strings.ContainsAny(s, "`«“‘„") {
+	// the quote characters other than ` are not ASCII: most queries skip their tests
+	wide := !isASCII(s)
+	if strings.IndexByte(s, '`') >= 0 || wide && strings.ContainsAny(s, "«“‘„") {
 		s = reBackticks.ReplaceAllString(s, " $1 ")
 	}
 	if finalDot(s, `])}>"'»”’ `) {
@@ -94,7 +96,7 @@ func treebank(s string) []string {
 		s = reDashes.ReplaceAllString(s, " -- ")
 	}
 	s = " " + s + " "
-	if strings.ContainsAny(s, "»”’") {
+	if wide && strings.ContainsAny(s, "»”’") {
 		s = reCloseQuote.ReplaceAllString(s, " $1 ")
 	}
 	if hasContraction(s) {
@@ -170,7 +172,26 @@ func padCommaColon(s string) string {
 
 var contractionWords = []string{"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"}
 
+// isASCII reports whether s has only ASCII characters.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func hasContraction(s string) bool {
+	// each word has a doubled n, m or t: text without one needs no lower-cased copy
+	doubled := false
+	for i := 1; i < len(s) && !doubled; i++ {
+		c := s[i] | 0x20
+		doubled = (c == 'n' || c == 'm' || c == 't') && s[i-1]|0x20 == c
+	}
+	if !doubled {
+		return false
+	}
 	l := strings.ToLower(s)
 	for _, w := range contractionWords {
 		if strings.Contains(l, w) {

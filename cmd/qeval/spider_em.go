@@ -36,16 +36,20 @@ func scoreExact(ctx context.Context, dbDir string, set *suite.Spider, loadFKs fu
 		workers = runtime.GOMAXPROCS(0)
 	}
 	// tables.json is read while the databases' schemas are (each on its own goroutine)
+	// and while the queries are parsed: only the scoring needs its foreign keys
 	var fks exactmatch.ForeignKeys
+	var fkErr error
+	fksRead := make(chan struct{})
+	go func() { fks, fkErr = loadFKs(); close(fksRead) }()
 	var g errgroup.Group
-	g.SetLimit(workers + 1)
-	g.Go(func() (err error) { fks, err = loadFKs(); return err })
+	g.SetLimit(workers)
 	ids := set.DBIDs()
 	read := make([]*exactmatch.Schema, len(ids))
 	for i, id := range ids {
 		g.Go(func() (err error) { read[i], err = readSpiderSchema(ctx, dbDir, id); return err })
 	}
 	if err := g.Wait(); err != nil {
+		<-fksRead
 		return nil, err
 	}
 	schemas := make(map[string]*exactmatch.Schema, len(ids))
@@ -57,7 +61,7 @@ func scoreExact(ctx context.Context, dbDir string, set *suite.Spider, loadFKs fu
 		wg.Go(func() {
 			for i := w; i < len(set.Items) && ctx.Err() == nil; i += workers {
 				it := set.Items[i]
-				r, err := exactmatch.Match(schemas[it.DBID], fks[it.DBID], it.Gold, it.Pred)
+				p, err := exactmatch.ParsePair(schemas[it.DBID], it.Gold, it.Pred)
 				if err != nil {
 					em.goldErrs[i] = fmt.Sprintf("gold query of item %d: %v", i, err)
 					if h, err := hardnessOf(it.Gold); err == nil {
@@ -65,12 +69,19 @@ func scoreExact(ctx context.Context, dbDir string, set *suite.Spider, loadFKs fu
 					}
 					continue
 				}
+				if <-fksRead; fkErr != nil {
+					return
+				}
+				r := p.Score(fks[it.DBID])
 				hardness[i] = &r.Hardness
 				em.results[i] = &r
 			}
 		})
 	}
 	wg.Wait()
+	if fkErr != nil {
+		return nil, fkErr
+	}
 	return em, nil
 }
 
