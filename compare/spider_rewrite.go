@@ -125,13 +125,18 @@ var (
 // matters for finding DISTINCT and statement ends, and returns its kind and end.
 func lexToken(q string, i int) (tokKind, int) {
 	rest := q[i:]
-	if m := reLineCmt.FindString(rest); m != "" {
-		return tokLineComment, i + len(m)
-	}
-	if m := reBlockCmt.FindString(rest); m != "" {
-		return tokOther, i + len(m)
-	}
 	c := q[i]
+	// the patterns run only where their first characters are: most tokens are words
+	if c == '-' && strings.HasPrefix(rest, "--") || c == '#' && strings.HasPrefix(rest, "# ") {
+		if m := reLineCmt.FindString(rest); m != "" {
+			return tokLineComment, i + len(m)
+		}
+	}
+	if c == '/' && strings.HasPrefix(rest, "/*") {
+		if m := reBlockCmt.FindString(rest); m != "" {
+			return tokOther, i + len(m)
+		}
+	}
 	switch {
 	case c == '\n' || c == '\r':
 		return tokOther, i + 1
@@ -194,11 +199,20 @@ func lexToken(q string, i int) (tokKind, int) {
 			j += w
 		}
 		return tokWord, j
-	} else if m := reOperators.FindString(rest); m != "" {
+	} else if m := operators(rest); m != "" {
 		return tokOther, i + len(m)
 	} else {
 		return tokOther, i + w
 	}
+}
+
+// operators is reOperators' match at the start of s, tried only when s starts with
+// one of its characters.
+func operators(s string) string {
+	if strings.IndexByte("+/@#%^&|-", s[0]) < 0 {
+		return ""
+	}
+	return reOperators.FindString(s)
 }
 
 func prevIsWord(q string, i int) bool {
