@@ -41,6 +41,11 @@ func TestReleaseStartupPages(t *testing.T) {
 	if code, out, _ := runCLI(t, "", "modes"); code != exitOK || !strings.Contains(out, "spider-ts@1") {
 		t.Errorf("the CLI does not work after the release: %d %q", code, out)
 	}
+	// C code reached through the pointers the dynamic loader wrote still runs
+	db := abs(t, exampleDir+"/database/concert_singer/concert_singer.sqlite")
+	if code, out, _ := runCLI(t, "", "exec", "--db", db, "--query", "SELECT count(*) FROM singer"); code != exitOK || !strings.Contains(out, "6") {
+		t.Errorf("SQLite after the release: %d %q", code, out)
+	}
 }
 
 // Results that are huge in bytes but few in rows (a hundred-megabyte blob per row, nine
@@ -195,5 +200,21 @@ func TestAddressSpaceCap_TargetCommandUncapped(t *testing.T) {
 	}
 	if !strings.Contains(string(results), `"generated_query":"SELECT '`+limit+`' AS v"`) {
 		t.Errorf("the target command ran with another address-space limit than qeval's own start (want %s):\n%s", limit, results)
+	}
+}
+
+// The segment the dynamic loader relocates is found in the test binary (cgo-linked, so
+// it has one) and is left alone by the release: the test above would crash otherwise.
+func TestRelroRange(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	r, ok := relroRange(exe)
+	if !ok || r[1] <= r[0] {
+		t.Fatalf("relro range of %s: %v %v, want a non-empty range", exe, r, ok)
+	}
+	if _, ok := relroRange(filepath.Join(t.TempDir(), "none")); ok {
+		t.Error("a missing file read as ELF")
 	}
 }
