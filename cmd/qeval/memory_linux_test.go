@@ -208,7 +208,7 @@ func TestAddressSpaceCap_TargetCommandUncapped(t *testing.T) {
 func TestRelroRange(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
-		t.Skip(err)
+		t.Skipf("the test binary's path is unknown here: %v", err)
 	}
 	r, ok := relroRange(exe)
 	if !ok || r[1] <= r[0] {

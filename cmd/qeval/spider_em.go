@@ -79,7 +79,7 @@ func scoreExact(ctx context.Context, dbDir string, set *suite.Spider, loadFKs fu
 		})
 	}
 	wg.Wait()
-	if fkErr != nil {
+	if <-fksRead; fkErr != nil {
 		return nil, fkErr
 	}
 	return em, nil

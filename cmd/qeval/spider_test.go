@@ -70,6 +70,8 @@ func TestSpider_UsageErrors(t *testing.T) {
 	pred := writeFile(t, dir, "pred.txt", "SELECT 1\n")
 	badGold := writeFile(t, dir, "bad.sql", "SELECT 1 concert_singer\nSELECT 2\tconcert_singer\n")
 	pred2 := writeFile(t, dir, "pred2.txt", "SELECT 1\nSELECT 2\n")
+	// gold the official parser cannot read: no item waits for tables.json's keys
+	unread := writeFile(t, dir, "unread.sql", "SELECT nope FROM singer\tconcert_singer\nSELECT FROM\tconcert_singer\n")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -84,6 +86,7 @@ func TestSpider_UsageErrors(t *testing.T) {
 		{"Etype", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "exact"}, exitUsage, "--etype exact is not an evaluation type"},
 		{"MatchNeedsTable", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "match"}, exitUsage, "--etype match needs --table"},
 		{"BrokenTable", []string{"spider", "--gold", gold, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "all", "--table", pred2}, exitUsage, "read --table " + pred2},
+		{"BrokenTableNoGoldParsed", []string{"spider", "--gold", unread, "--pred", pred2, "--db", exampleDir + "/database", "--etype", "match", "--table", pred2}, exitUsage, "read --table " + pred2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, "", c.args...)
