@@ -15,10 +15,12 @@ import (
 // parseMySQL parses text with TiDB's MySQL grammar (github.com/pingcap/tidb/pkg/parser)
 // and converts each statement.
 func parseMySQL(text string) ([]*statement, error) {
-	// A Parser is not safe for concurrent use; each call takes one from the pool.
+	// A Parser is not safe for concurrent use; each call takes one from the pool, and
+	// gives it back only once the statements are converted: the nodes it returns live
+	// in memory the parser reuses for its next text.
 	p := mysqlParsers.Get().(*parser.Parser)
+	defer mysqlParsers.Put(p)
 	nodes, _, err := p.ParseSQL(text)
-	mysqlParsers.Put(p)
 	if err != nil {
 		return nil, mysqlError(text, err)
 	}
