@@ -38,8 +38,8 @@ func (d *fnDef) argType(i int) Type {
 }
 
 // funcs is the table of Go scalar functions by KQL name (and internal helpers), built
-// once from the library's groups.
-var funcs = build(library)
+// from the library's groups on first use: a command that runs no KQL never builds it.
+var funcs = sync.OnceValue(func() map[string]*fnDef { return build(library) })
 
 // library is every group of KQL functions, one per file, in the order they are defined.
 var library = []func(def func(string, *fnDef)){
@@ -84,11 +84,23 @@ func build(groups []func(def func(string, *fnDef))) map[string]*fnDef {
 	return m
 }
 
-// volatile names the functions whose result changes between calls (rand, new_guid).
+// volatile names the functions whose result changes between calls (rand, new_guid);
+// the library's groups fill it as funcs is built: read it through isVolatile.
 var volatile = map[string]bool{}
 
-// unsupportedFuncs are known KQL functions the local engine does not compute.
+// unsupportedFuncs are known KQL functions the local engine does not compute; the
+// groups fill it as funcs is built: read it through isUnsupported.
 var unsupportedFuncs = map[string]bool{}
+
+func isVolatile(name string) bool {
+	funcs()
+	return volatile[name]
+}
+
+func isUnsupported(name string) bool {
+	funcs()
+	return unsupportedFuncs[name]
+}
 
 // fixed returns a definition with fixed argument and result types.
 func fixed(ret Type, fn func(a []any) any, args ...Type) *fnDef {
@@ -128,7 +140,7 @@ func dispatch(args ...any) (out any, err error) {
 	}
 	name, _ := args[0].(string)
 	sig, _ := args[1].(string)
-	d, ok := funcs[name]
+	d, ok := funcs()[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown function %s", name)
 	}

@@ -15,8 +15,8 @@ import (
 )
 
 // stringOps are the binary string operators, computed in Go for Unicode case folding
-// and Kusto's term matching.
-var stringOps = map[string]func(a, b string) bool{
+// and Kusto's term matching, with their negations ("!contains", and "!~" for "=~").
+var stringOps = withNegations(map[string]func(a, b string) bool{
 	"contains":      func(a, b string) bool { return strings.Contains(lower(a), lower(b)) },
 	"contains_cs":   strings.Contains,
 	"startswith":    func(a, b string) bool { return strings.HasPrefix(lower(a), lower(b)) },
@@ -31,29 +31,26 @@ var stringOps = map[string]func(a, b string) bool{
 	"hassuffix_cs":  func(a, b string) bool { return hasTerm(a, b, false, true) },
 	"=~":            func(a, b string) bool { return lower(a) == lower(b) },
 	"matches regex": func(a, b string) bool { re, err := compileRegex(b); return err == nil && re.MatchString(a) },
-	"like":          func(a, b string) bool { return false },
-}
+})
 
-// coreFuncs defines this file's functions (see library in funcs.go).
-func coreFuncs(def func(string, *fnDef)) {
-	base := map[string]func(a, b string) bool{}
-	for name, f := range stringOps {
-		base[name] = f
-	}
-	for name, f := range base {
-		if name == "like" {
-			continue
-		}
-		f := f
-		def("op:"+name, fixed(TBool, func(a []any) any { return f(a[0].(string), a[1].(string)) }, TString, TString))
+// withNegations adds to ops the negation of each: "!" before its name, "!~" for "=~".
+func withNegations(ops map[string]func(a, b string) bool) map[string]func(a, b string) bool {
+	out := make(map[string]func(a, b string) bool, 2*len(ops))
+	for name, f := range ops {
 		neg := "!" + name
 		if name == "=~" {
 			neg = "!~"
 		}
-		def("op:"+neg, fixed(TBool, func(a []any) any { return !f(a[0].(string), a[1].(string)) }, TString, TString))
-		stringOps[neg] = func(a, b string) bool { return !f(a, b) }
+		out[name], out[neg] = f, func(a, b string) bool { return !f(a, b) }
 	}
-	delete(stringOps, "like")
+	return out
+}
+
+// coreFuncs defines this file's functions (see library in funcs.go).
+func coreFuncs(def func(string, *fnDef)) {
+	for name, f := range stringOps {
+		def("op:"+name, fixed(TBool, func(a []any) any { return f(a[0].(string), a[1].(string)) }, TString, TString))
+	}
 	def("op:has_any", &fnDef{min: 1, max: -1, fn: func(a []any) any { return hasList(a, false) }, ret: TBool})
 	def("op:has_all", &fnDef{min: 1, max: -1, fn: func(a []any) any { return hasList(a, true) }, ret: TBool})
 	def("op:in_dyn", &fnDef{min: 2, max: 2, fn: func(a []any) any { return inDyn(a[0], a[1], false) }, ret: TBool})

@@ -40,7 +40,7 @@ func expandOutputs(items []kql.Expr, extend bool) []kql.Expr {
 		call, ok := val.(*kql.Call)
 		var d *fnDef
 		if ok {
-			d = funcs[call.Name()]
+			d = funcs()[call.Name()]
 		}
 		var outputs []output
 		if d != nil {

@@ -155,7 +155,7 @@ func functionSupport(name string) (Status, string) {
 	if _, ok := lookupSpecial(alias); ok {
 		known = true
 	}
-	if d, ok := funcs[alias]; ok {
+	if d, ok := funcs()[alias]; ok {
 		known = true
 		if d.partly != "" {
 			return Partly, d.partly

@@ -365,7 +365,7 @@ func outputAt(ix *kql.Index) kql.Expr {
 	if !ok || !ok2 || lit.Null || (lit.Kind != kql.LitLong && lit.Kind != kql.LitInt) {
 		return nil
 	}
-	d := funcs[c.Name()]
+	d := funcs()[c.Name()]
 	if d == nil {
 		return nil
 	}

@@ -31,7 +31,7 @@ func (t *translator) call(c *kql.Call, sc *scope) (expr, error) {
 	}
 	// hll_merge and tdigest_merge are aggregations of one column and scalar functions
 	// of several digests
-	_, isScalar := funcs[scalarName]
+	_, isScalar := funcs()[scalarName]
 	aggName := name
 	if _, ok := aggregates[aggName]; !ok {
 		aggName = scalarName
@@ -46,9 +46,9 @@ func (t *translator) call(c *kql.Call, sc *scope) (expr, error) {
 	if f, ok := lookupSpecial(name); ok {
 		return f(t, c, sc)
 	}
-	def, ok := funcs[name]
+	def, ok := funcs()[name]
 	if !ok {
-		if unsupportedFuncs[name] {
+		if isUnsupported(name) {
 			return expr{}, t.unsupported(c, name+"()")
 		}
 		return expr{}, t.unsupported(c, "function "+c.Name()+"()")

@@ -124,7 +124,7 @@ func coerce(x expr, to Type) expr {
 func call(name string, ret Type, args ...expr) expr {
 	var b strings.Builder
 	fn := "kf"
-	if volatile[name] {
+	if isVolatile(name) {
 		fn = "kfv"
 	}
 	b.WriteString(fn)
