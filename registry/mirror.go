@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/clickhouse"
@@ -144,13 +147,18 @@ func Mirror(ctx context.Context, dest string, srcs []MirrorSource, opt MirrorOpt
 			Message: fmt.Sprintf("cannot mirror into a %s target", e.Name),
 			Hint:    "mirror into duckdb:PATH, postgres://…, mysql://…, or clickhouse://host:9000/db"}
 	}
+	// the databases are copied side by side (each into its own file, schema or database)
+	done := make([]Mirrored, len(srcs))
+	errs := make([]error, len(srcs))
+	eachSource(ctx, srcs, func(i int) { done[i], errs[i] = mirrorOne(ctx, srcs[i], open) }, errs)
 	var out []Mirrored
 	var failed []string
-	for _, src := range srcs {
-		if err := ctx.Err(); err != nil {
-			return out, err
+	for i, src := range srcs {
+		err := errs[i]
+		if err != nil && ctx.Err() != nil {
+			return out, ctx.Err()
 		}
-		m, err := mirrorOne(ctx, src, open)
+		m := done[i]
 		if err != nil {
 			msg := fmt.Sprintf("%s: %s", src.DBID, qeval.ErrorMessage(err))
 			if h := qeval.ErrorHint(err); h != "" {
@@ -167,6 +175,24 @@ func Mirror(ctx context.Context, dest string, srcs []MirrorSource, opt MirrorOpt
 				len(failed), len(srcs), strings.Join(failed, "\n  - "))}
 	}
 	return out, nil
+}
+
+// eachSource runs do(i) for every source, as many at once as there are CPUs; a source
+// not started when ctx ends gets ctx's error in errs.
+func eachSource(ctx context.Context, srcs []MirrorSource, do func(i int), errs []error) {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range srcs {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+				return nil
+			}
+			do(i)
+			return nil
+		})
+	}
+	g.Wait()
 }
 
 func isDir(p string) bool {
@@ -250,35 +276,48 @@ func MirrorDuckDBCached(ctx context.Context, dir string, srcs []MirrorSource) ([
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror cache " + dir, Message: err.Error(), Err: err}
 	}
+	// each source is hashed and, when new, copied side by side with the others
+	done := make([]*Mirrored, len(srcs))
+	errs := make([]error, len(srcs))
+	eachSource(ctx, srcs, func(i int) { done[i], errs[i] = mirrorCached(ctx, dir, srcs[i]) }, errs)
 	var out []Mirrored
-	var errs []error
-	for _, src := range srcs {
-		sum, err := qeval.FileSHA256(src.Path)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", src.DBID, err))
-			continue
+	for i, src := range srcs {
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("%s: %w", src.DBID, errs[i])
 		}
-		path := filepath.Join(dir, fmt.Sprintf("%s-%s-f%d.duckdb", src.DBID, sum[:16], mirrorFormat))
-		if _, err := os.Stat(path); err == nil {
-			out = append(out, Mirrored{DBID: src.DBID, Target: "duckdb:" + path, Notes: []string{MirrorReused}})
-			continue
-		}
-		tmp, err := os.MkdirTemp(dir, ".mirror-")
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		done, err := Mirror(ctx, "duckdb:"+filepath.Join(tmp, src.DBID+".duckdb"), []MirrorSource{src}, MirrorOptions{Replace: true})
-		if err == nil && len(done) == 1 {
-			if err = os.Rename(duckdb.Path(done[0].Target), path); err == nil {
-				done[0].Target = "duckdb:" + path
-				out = append(out, done[0])
-			}
-		}
-		os.RemoveAll(tmp)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", src.DBID, err))
+		if done[i] != nil {
+			out = append(out, *done[i])
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// mirrorCached is MirrorDuckDBCached for one source: the cached mirror, or a new one
+// moved into place.
+func mirrorCached(ctx context.Context, dir string, src MirrorSource) (*Mirrored, error) {
+	sum, err := qeval.FileSHA256(src.Path)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s-f%d.duckdb", src.DBID, sum[:16], mirrorFormat))
+	if _, err := os.Stat(path); err == nil {
+		return &Mirrored{DBID: src.DBID, Target: "duckdb:" + path, Notes: []string{MirrorReused}}, nil
+	}
+	tmp, err := os.MkdirTemp(dir, ".mirror-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	done, err := Mirror(ctx, "duckdb:"+filepath.Join(tmp, src.DBID+".duckdb"), []MirrorSource{src}, MirrorOptions{Replace: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(done) != 1 {
+		return nil, errors.New("the copy made no DuckDB file")
+	}
+	if err := os.Rename(duckdb.Path(done[0].Target), path); err != nil {
+		return nil, err
+	}
+	done[0].Target = "duckdb:" + path
+	return &done[0], nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qeval/qeval/registry"
@@ -41,4 +42,34 @@ func TestMirrorDuckDBCached(t *testing.T) {
 	if len(left) > 0 {
 		t.Errorf("temporary folders left behind: %v", left)
 	}
+}
+
+// Databases are copied side by side, and the result keeps their order: each copy is
+// named in the order given, a source that fails is named in the error, and the others
+// are copied all the same (cached or not).
+func TestMirror_ManySourcesKeepTheirOrder(t *testing.T) {
+	sp := "../examples/spider/database/"
+	var srcs []registry.MirrorSource
+	for _, id := range []string{"concert_singer", "pets_1", "nope", "singer"} {
+		srcs = append(srcs, registry.MirrorSource{DBID: id, Path: filepath.Join(sp, id, id+".sqlite")})
+	}
+	srcs = append(srcs, registry.MirrorSource{DBID: "chinook", Path: "../examples/chinook/chinook.sqlite"},
+		registry.MirrorSource{DBID: "concert_again", Path: filepath.Join(sp, "concert_singer", "concert_singer.sqlite")})
+	check := func(what string, done []registry.Mirrored, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "nope") {
+			t.Errorf("%s: error %v, want it to name the missing source", what, err)
+		}
+		var ids []string
+		for _, m := range done {
+			ids = append(ids, m.DBID)
+		}
+		if got := strings.Join(ids, ","); got != "concert_singer,pets_1,singer,chinook,concert_again" {
+			t.Errorf("%s: copied %s", what, got)
+		}
+	}
+	done, err := registry.Mirror(context.Background(), "duckdb:"+t.TempDir(), srcs, registry.MirrorOptions{})
+	check("Mirror", done, err)
+	done, err = registry.MirrorDuckDBCached(context.Background(), t.TempDir(), srcs)
+	check("MirrorDuckDBCached", done, err)
 }
