@@ -320,7 +320,7 @@ func (e *Executor) bounded(c *ddb.Conn, query string, cols int) *ddb.Stmt {
 	limit := e.rowBound(cols) + 1
 	text := query
 	for attempt := 0; attempt < 4; attempt++ {
-		ds, err := c.Prepare(fmt.Sprintf("SELECT * FROM (\n%s\n) AS qeval_bounded LIMIT %d", text, limit))
+		ds, err := c.Prepare(boundedText(text, strconv.Itoa(limit)))
 		if err == nil {
 			st := ds.(*ddb.Stmt)
 			if n, err := st.ColumnCount(); err == nil && n == cols {
@@ -337,6 +337,12 @@ func (e *Executor) bounded(c *ddb.Conn, query string, cols int) *ddb.Stmt {
 	return nil
 }
 
+// boundedText is query under LIMIT limit (a number, or "?" for one bound at run time).
+// The query starts on the second line: unwrapLines counts on it.
+func boundedText(query, limit string) string {
+	return "SELECT * FROM (\n" + query + "\n) AS qeval_bounded LIMIT " + limit
+}
+
 // boundedFirst prepares query under a LIMIT the caller binds, as its only statement,
 // or returns nil (and run takes the longer way: the query prepared alone, checked, then
 // bounded). Planning is most of a small query's cost in DuckDB, so the common case
@@ -351,7 +357,7 @@ func (e *Executor) boundedFirst(c *ddb.Conn, query string) (*ddb.Stmt, []string)
 	if strings.ContainsAny(query, "?$") {
 		return nil, nil
 	}
-	ds, err := c.Prepare("SELECT * FROM (\n" + strings.TrimRight(query, "; \t\r\n") + "\n) AS qeval_bounded LIMIT ?")
+	ds, err := c.Prepare(boundedText(strings.TrimRight(query, "; \t\r\n"), "?"))
 	if err != nil {
 		return nil, nil
 	}
