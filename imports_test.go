@@ -50,6 +50,7 @@ var allowed = map[string][]string{
 	"audit":                  {"", "compare", "testsuite"}, // gold audit: queries through qeval.Source, syntax trees through testsuite
 	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines", "internal/proclimit"},
 	"internal/proclimit":     {},
+	"internal/residency":     {},
 	"mock":                   {""},
 	"qevaltest":              {"", "mock"},
 	"internal/testdata":      {},

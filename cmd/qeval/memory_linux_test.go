@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/qeval/qeval/internal/residency"
 )
 
 func rssKB(t *testing.T) int {
@@ -29,19 +31,19 @@ func rssKB(t *testing.T) int {
 	return 0
 }
 
-// Releasing the start-up pages lowers resident memory, and the program goes on working
-// (the code it runs afterwards comes back from the page cache).
+// Releasing the start-up pages (internal/residency) lowers resident memory, and the
+// program goes on working: the code it runs afterwards comes back from the page cache,
+// and C code reached through the pointers the dynamic loader wrote still runs (this
+// test binary is cgo-linked, as qeval is: releasing the relocated pages crashes it).
 func TestReleaseStartupPages(t *testing.T) {
 	before := rssKB(t)
-	releaseStartupPages()
-	after := rssKB(t)
-	if after >= before {
+	residency.Release()
+	if after := rssKB(t); after >= before {
 		t.Errorf("VmRSS %d kB before, %d kB after: nothing released", before, after)
 	}
 	if code, out, _ := runCLI(t, "", "modes"); code != exitOK || !strings.Contains(out, "spider-ts@1") {
 		t.Errorf("the CLI does not work after the release: %d %q", code, out)
 	}
-	// C code reached through the pointers the dynamic loader wrote still runs
 	db := abs(t, exampleDir+"/database/concert_singer/concert_singer.sqlite")
 	if code, out, _ := runCLI(t, "", "exec", "--db", db, "--query", "SELECT count(*) FROM singer"); code != exitOK || !strings.Contains(out, "6") {
 		t.Errorf("SQLite after the release: %d %q", code, out)
@@ -200,21 +202,5 @@ func TestAddressSpaceCap_TargetCommandUncapped(t *testing.T) {
 	}
 	if !strings.Contains(string(results), `"generated_query":"SELECT '`+limit+`' AS v"`) {
 		t.Errorf("the target command ran with another address-space limit than qeval's own start (want %s):\n%s", limit, results)
-	}
-}
-
-// The segment the dynamic loader relocates is found in the test binary (cgo-linked, so
-// it has one) and is left alone by the release: the test above would crash otherwise.
-func TestRelroRange(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skipf("the test binary's path is unknown here: %v", err)
-	}
-	r, ok := relroRange(exe)
-	if !ok || r[1] <= r[0] {
-		t.Fatalf("relro range of %s: %v %v, want a non-empty range", exe, r, ok)
-	}
-	if _, ok := relroRange(filepath.Join(t.TempDir(), "none")); ok {
-		t.Error("a missing file read as ELF")
 	}
 }

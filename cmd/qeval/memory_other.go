@@ -2,8 +2,5 @@
 
 package main
 
-// releaseStartupPages does nothing outside Linux.
-func releaseStartupPages() {}
-
 // capAddressSpace does nothing outside Linux.
 func capAddressSpace(func(string) string) error { return nil }
