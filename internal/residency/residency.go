@@ -9,8 +9,9 @@
 // pointers, the GOT): the pages given back are clean copies of the file, which come back
 // from the page cache on first touch.
 //
-// It happens twice: when this package is initialised, which is early (it imports
-// nothing the heavy packages import, and the linker initialises a package as soon as
-// its imports are), so the start-up's two halves (the C libraries and the Go runtime,
-// then the package initialisers) do not add up; and when main calls Release.
+// It happens twice: when this package is initialised, which is early (it imports only
+// the standard library, and the linker initialises a package as soon as its imports
+// are: about a third of the way through, before the parsers, SDKs and spreadsheet
+// library), so the pages of the C libraries, the Go runtime and the first initialisers
+// are not still counted while the rest initialise; and when main calls Release.
 package residency
