@@ -5,58 +5,13 @@ package residency
 import (
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
 
-// readOnlyKB is how much of each of the executable's read-only mappings is resident,
-// by address range.
-func readOnlyKB(t *testing.T) map[string]int {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skipf("the test binary's path is unknown here: %v", err)
-	}
-	b, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Skipf("no /proc/self/smaps: %v", err)
-	}
-	kb, mapping := map[string]int{}, ""
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) >= 6 && strings.Contains(f[0], "-") {
-			mapping = ""
-			if f[5] == exe && !strings.Contains(f[1], "w") {
-				mapping = f[0]
-			}
-			continue
-		}
-		if mapping != "" && len(f) == 3 && f[0] == "Rss:" {
-			kb[mapping], _ = strconv.Atoi(f[1])
-		}
-	}
-	return kb
-}
-
-// Release gives back pages of every read-only mapping of the executable, its data as
-// well as its code. Some come back before they are counted (the code that counts runs,
-// a whole page-cache folio at a time), so the test asks that each mapping shrank: one
-// left alone does not.
-func TestRelease(t *testing.T) {
-	before := readOnlyKB(t)
-	Release()
-	after := readOnlyKB(t)
-	if len(before) == 0 {
-		t.Fatal("no read-only mapping of the executable in /proc/self/smaps")
-	}
-	for m, kb := range before {
-		if kb >= 256 && after[m] >= kb {
-			t.Errorf("read-only mapping %s: %d kB resident before, %d kB after: not released", m, kb, after[m])
-		}
-	}
-	t.Logf("resident kB by mapping: %v -> %v", before, after)
-}
+// Release itself is tested in cmd/qeval (TestReleaseStartupPages), on a binary large
+// enough that the pages the test's own code brings back (a whole page-cache folio, up to
+// 2 MiB, for each page touched) cannot hide what was given back.
 
 // The RELRO segment is found by address: in a PIE (/bin/sh) it lies above the image's
 // base; a file that is not ELF is refused.
