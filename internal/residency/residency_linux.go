@@ -90,14 +90,22 @@ type image struct {
 	relro [2]uint64
 }
 
-// readImage reads exe's image; ok is false when exe cannot be read as ELF or loads
-// nothing.
+// readImage reads exe's image; ok is false when exe cannot be read as ELF, loads
+// nothing or has text relocations.
 func readImage(exe string) (img image, ok bool) {
 	f, err := elf.Open(exe)
 	if err != nil {
 		return img, false
 	}
 	defer f.Close()
+	// With text relocations the loader wrote into read-only segments too: their
+	// pages are no longer the file's, and nothing is given back.
+	if v, _ := f.DynValue(elf.DT_TEXTREL); len(v) > 0 {
+		return img, false
+	}
+	if v, _ := f.DynValue(elf.DT_FLAGS); len(v) > 0 && elf.DynFlag(v[0])&elf.DF_TEXTREL != 0 {
+		return img, false
+	}
 	page := uint64(os.Getpagesize())
 	for _, p := range f.Progs {
 		switch p.Type {
