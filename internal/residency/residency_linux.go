@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -17,16 +18,25 @@ const madvNoHugePage = 15
 
 func init() { Release() }
 
+// self is the executable's path and image, read once: Release runs twice.
+var self = sync.OnceValues(func() (string, *image) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil
+	}
+	img, ok := readImage(exe)
+	if !ok {
+		return "", nil
+	}
+	return exe, &img
+})
+
 // Release gives back the resident pages of the executable's read-only mappings, the
 // relocated one excepted. /proc/self/maps is read, not smaps: smaps walks every page
 // table and cost 2 ms of each start.
 func Release() {
-	exe, err := os.Executable()
-	if err != nil {
-		return
-	}
-	img, ok := readImage(exe)
-	if !ok {
+	exe, img := self()
+	if img == nil {
 		return
 	}
 	f, err := os.Open("/proc/self/maps")
@@ -34,9 +44,10 @@ func Release() {
 		return
 	}
 	defer f.Close()
-	for _, r := range releasable(f, exe, img) {
-		// The page cache may hold the file in 2 MiB folios, which the kernel maps
-		// whole: one byte touched costs 2 MiB. Ask for small pages from now on.
+	for _, r := range releasable(f, exe, *img) {
+		// No huge page may map or collapse these ranges (one PMD maps 2 MiB whatever
+		// was touched); the page cache's large folios are still mapped whole, a page
+		// table entry each, which is why the pages are given back at all.
 		syscall.Syscall(syscall.SYS_MADVISE, r[0], r[1]-r[0], madvNoHugePage)
 		syscall.Syscall(syscall.SYS_MADVISE, r[0], r[1]-r[0], syscall.MADV_DONTNEED)
 	}
