@@ -45,6 +45,8 @@ func TestMatch(t *testing.T) {
 		{"left join is unreadable", "SELECT name FROM singer", "SELECT name FROM singer LEFT JOIN concert ON 1 = 1", false, false},
 		{"unknown column", "SELECT name FROM singer", "SELECT nom FROM singer", false, false},
 		{"views are not in the schema", "SELECT name FROM singer", "SELECT x FROM v", false, false},
+		{"limit value may be any token", "SELECT name FROM singer ORDER BY age LIMIT 1", "SELECT name FROM singer ORDER BY age LIMIT name", true, true},
+		{"limit without a value is unreadable", "SELECT name FROM singer ORDER BY age LIMIT 1", "SELECT name FROM singer ORDER BY age LIMIT", false, false},
 		{"value in prediction becomes 1", "SELECT name FROM singer WHERE age = 1", "SELECT name FROM singer WHERE age = value", true, true},
 	}
 	for _, c := range cases {

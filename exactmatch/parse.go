@@ -511,6 +511,9 @@ func (p *parser) sql(start int) (int, *SQL) {
 	}
 	i, s.order = p.orderBy(i, defaults)
 	if p.at(i, "limit") {
+		// The official parser reads the token after LIMIT whatever it is, and fails
+		// only where there is none.
+		require(i+1 < len(p.toks), "LIMIT without a value")
 		i += 2
 		s.limit = true
 	}
