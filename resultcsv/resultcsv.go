@@ -4,14 +4,17 @@
 // that is how Spider 2.0's evaluator reads them:
 //
 //   - the first record is the header; a repeated name gets ".1", ".2", … as in pandas;
-//   - a cell in NAValues is NULL; blank lines are skipped; a short record is padded
-//     with NULLs and a long one is an error naming its line;
+//   - a cell in NAValues is NULL; blank lines, and lines of spaces and tabs alone,
+//     are skipped; a short record is padded with NULLs and a long one is an error
+//     naming its line;
 //   - a column whose cells (NULLs aside) are all integers is int64 ("int64"), or
-//     float64 when it has a NULL; all numbers is float64; all True/False (any case
-//     pandas accepts) is bool; anything else is text ("object"), numbers included;
+//     float64 when it has a NULL; all numbers is float64; all true/false (in any
+//     case) is bool; anything else is text ("object"), numbers included. A number
+//     may have ASCII white space around it; an infinity or a boolean may not;
 //   - integers past int64 (none negative, no NULL) make a uint64 column, its values
-//     held as decimal text since a Value has no unsigned integer; past uint64 they
-//     stay text, as in pandas;
+//     held as decimal text since a Value has no unsigned integer; beside a negative
+//     or a NULL, or past uint64, they stay text, as in pandas (which then keeps even
+//     the NULL spellings as text when a value past int64 meets a NULL);
 //   - Column.Type records that dtype: int64, uint64, float64, bool or object.
 //
 // Write does the reverse, as pandas' DataFrame.to_csv writes a frame.
@@ -69,7 +72,7 @@ func Read(r io.Reader, name string) (*qeval.ResultSet, error) {
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
-	header, err := cr.Read()
+	header, err := readRecord(cr, data)
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: no columns to parse from file", name)
 	}
@@ -90,7 +93,7 @@ func Read(r io.Reader, name string) (*qeval.ResultSet, error) {
 	}
 	var cells [][]string
 	for {
-		rec, err := cr.Read()
+		rec, err := readRecord(cr, data)
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -114,7 +117,7 @@ func Read(r io.Reader, name string) (*qeval.ResultSet, error) {
 			if j < len(rec) {
 				col[i] = rec[j]
 			} else {
-				col[i] = "\x00na" // a missing field, NULL whatever NAValues says
+				col[i] = missing // a missing field: NULL, or "" where NULLs are kept as text
 			}
 		}
 		typ, vals := typeColumn(col)
@@ -126,10 +129,35 @@ func Read(r io.Reader, name string) (*qeval.ResultSet, error) {
 	return rs, nil
 }
 
+// readRecord reads the next record, skipping lines of spaces and tabs alone, which
+// pandas skips as it skips empty lines (encoding/csv skips only the empty ones); a
+// quoted blank (" ") is a value.
+func readRecord(cr *csv.Reader, data []byte) ([]string, error) {
+	for {
+		rec, err := cr.Read()
+		if err != nil || len(rec) != 1 || strings.Trim(rec[0], " \t") != "" || rec[0] == "" || quoted(cr, data) {
+			return rec, err
+		}
+	}
+}
+
+// quoted reports whether the first field of the record just read opens with a quote.
+func quoted(cr *csv.Reader, data []byte) bool {
+	line, col := cr.FieldPos(0)
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return false
+		}
+		data = data[i+1:]
+	}
+	return col >= 1 && col <= len(data) && data[col-1] == '"'
+}
+
 // typeColumn types one column's cells as pandas' C parser does.
 func typeColumn(col []string) (string, []qeval.Value) {
 	vals := make([]qeval.Value, len(col))
-	isNA := func(s string) bool { return s == "\x00na" || NAValues[s] }
+	isNA := func(s string) bool { return s == missing || NAValues[s] }
 	nulls, n := 0, len(col)
 	for _, s := range col {
 		if isNA(s) {
@@ -145,29 +173,31 @@ func typeColumn(col []string) (string, []qeval.Value) {
 		}
 		return Float64, vals
 	}
-	// integers
-	ints, big := true, false
+	// integers, as pandas' int64 parser: the first cell that is not one decides how
+	ints := intOK
 	for i, s := range col {
 		if isNA(s) {
 			continue
 		}
-		v, ok := parseInt(s)
-		if !ok {
-			ints = false
-			big = isIntSyntax(s)
+		var v int64
+		if v, ints = parseInt(s); ints != intOK {
 			break
 		}
 		vals[i] = qeval.Int(v)
 	}
-	if !ints && big {
-		return bigIntColumn(col, vals, isNA)
+	if ints == intOverflow {
+		if typ, vals, ok := bigIntColumn(col, vals, isNA); ok {
+			return typ, vals
+		}
 	}
-	if ints {
+	if ints == intOK {
 		if nulls == 0 {
 			return Int64, vals
 		}
 		for i, s := range col {
-			if isNA(s) {
+			// pandas marks the NULLs of an integer column with -2^63 before it makes
+			// the column floats, so a cell of that value becomes NULL with them
+			if isNA(s) || vals[i].Int == math.MinInt64 {
 				vals[i] = qeval.Null
 			} else {
 				vals[i] = qeval.Float(float64(vals[i].Int))
@@ -197,10 +227,10 @@ func typeColumn(col []string) (string, []qeval.Value) {
 			vals[i] = qeval.Null
 			continue
 		}
-		switch s {
-		case "True", "TRUE", "true":
+		switch { // in any case, as pandas compares them
+		case strings.EqualFold(s, "true"):
 			vals[i] = qeval.Bool(true)
-		case "False", "FALSE", "false":
+		case strings.EqualFold(s, "false"):
 			vals[i] = qeval.Bool(false)
 		default:
 			bools = false
@@ -225,77 +255,122 @@ func typeColumn(col []string) (string, []qeval.Value) {
 	return Object, vals
 }
 
-// parseInt reads a decimal integer that fits int64, with optional sign and
-// surrounding spaces, as pandas' parser accepts it.
-func parseInt(s string) (int64, bool) {
-	t := strings.TrimSpace(s)
-	if t == "" || strings.ContainsAny(t, "_xXoObB") {
-		return 0, false
+// intStatus is what pandas' integer parsers make of a cell.
+type intStatus int
+
+const (
+	intOK       intStatus = iota
+	intOverflow           // digits past the limit, whatever follows them
+	intInvalid            // not an integer
+)
+
+// parseInt reads s as pandas' int64 parser does: ASCII white space around, an
+// optional sign, decimal digits.
+func parseInt(s string) (int64, intStatus) {
+	t := strings.TrimLeft(s, asciiSpace)
+	neg := strings.HasPrefix(t, "-")
+	if neg || strings.HasPrefix(t, "+") {
+		t = t[1:]
 	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	return v, err == nil
+	limit := uint64(math.MaxInt64)
+	if neg {
+		limit++
+	}
+	v, st := parseDigits(t, limit)
+	if neg {
+		return -int64(v), st // -2^63 wraps to itself
+	}
+	return int64(v), st
 }
 
-// isIntSyntax reports whether s is an optionally signed run of digits (with
-// surrounding spaces), whatever its size.
-func isIntSyntax(s string) bool {
-	t := strings.TrimLeft(strings.TrimSpace(s), "+-")
-	if t == "" {
-		return false
+// parseDigits reads a run of decimal digits no greater than limit followed by ASCII
+// white space alone. A run that passes limit is an overflow even when something else
+// follows it: pandas checks the limit digit by digit.
+func parseDigits(t string, limit uint64) (uint64, intStatus) {
+	if t == "" || t[0] < '0' || t[0] > '9' {
+		return 0, intInvalid
 	}
-	for _, c := range t {
-		if c < '0' || c > '9' {
-			return false
+	var v uint64
+	i := 0
+	for ; i < len(t) && '0' <= t[i] && t[i] <= '9'; i++ {
+		d := uint64(t[i] - '0')
+		if v > (limit-d)/10 {
+			return 0, intOverflow
 		}
+		v = v*10 + d
 	}
-	return true
+	if strings.TrimLeft(t[i:], asciiSpace) != "" {
+		return 0, intInvalid
+	}
+	return v, intOK
 }
 
-// bigIntColumn types a column of integers one of which does not fit int64: uint64
-// (held as decimal text, Column.Type "uint64") when all fit it, none is negative and
-// none is NULL; float64 when they fit but one is NULL; else text, as pandas keeps them.
-func bigIntColumn(col []string, vals []qeval.Value, isNA func(string) bool) (string, []qeval.Value) {
-	fits, nulls := true, false
-	for _, s := range col {
+// bigIntColumn types a column whose int64 reading overflowed, as pandas' uint64
+// parser and the fallbacks around it do. It reports false when a cell is no integer
+// at all (the column may then be floats). Otherwise: all of 0…2^64-1 with none
+// negative and none NULL is uint64 (held as decimal text, Column.Type "uint64"); a
+// cell past 2^64-1, or a negative one, leaves the column text with its NULLs; a
+// value past int64 beside a negative or a NULL leaves it text with even its NULL
+// spellings as text ("" included), as pandas does.
+func bigIntColumn(col []string, vals []qeval.Value, isNA func(string) bool) (string, []qeval.Value, bool) {
+	var seenNull, seenNeg, seenBig bool
+	for i, s := range col {
 		if isNA(s) {
-			nulls = true
+			seenNull = true
 			continue
 		}
-		if !isIntSyntax(s) {
-			fits = false
-			break
+		t := strings.TrimLeft(s, asciiSpace)
+		if strings.HasPrefix(t, "-") { // pandas looks no further than the sign
+			seenNeg = true
+			continue
 		}
-		if _, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "+"), 10, 64); err != nil {
-			fits = false
+		v, st := parseDigits(strings.TrimPrefix(t, "+"), math.MaxUint64)
+		switch st {
+		case intInvalid:
+			return "", nil, false
+		case intOverflow:
+			return Object, textColumn(col, vals, isNA), true
 		}
+		seenBig = seenBig || v > math.MaxInt64
+		vals[i] = qeval.Text(strconv.FormatUint(v, 10))
 	}
+	switch {
+	case seenBig && (seenNeg || seenNull):
+		return Object, textColumn(col, vals, func(s string) bool { return false }), true
+	case seenNeg:
+		return Object, textColumn(col, vals, isNA), true
+	}
+	return Uint64, vals, true
+}
+
+// textColumn makes every cell text, or NULL where isNA says so.
+func textColumn(col []string, vals []qeval.Value, isNA func(string) bool) []qeval.Value {
 	for i, s := range col {
 		switch {
 		case isNA(s):
 			vals[i] = qeval.Null
-		case fits && nulls:
-			f, _ := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			vals[i] = qeval.Float(f)
-		case fits:
-			u, _ := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "+"), 10, 64)
-			vals[i] = qeval.Text(strconv.FormatUint(u, 10))
+		case s == missing:
+			vals[i] = qeval.Text("")
 		default:
 			vals[i] = qeval.Text(s)
 		}
 	}
-	switch {
-	case fits && nulls:
-		return Float64, vals
-	case fits:
-		return Uint64, vals
-	}
-	return Object, vals
+	return vals
 }
+
+// missing stands for a field a short record lacks.
+const missing = "\x00na"
+
+// asciiSpace is the white space pandas' number parsers skip.
+const asciiSpace = " \t\n\v\f\r"
+
+// trimASCII drops the ASCII white space around s, which pandas' number parsers skip.
+func trimASCII(s string) string { return strings.Trim(s, asciiSpace) }
 
 // parseFloat reads a decimal number (1, 1., .5, 1e5, inf, Infinity), not Go's hex or
 // underscore forms.
 func parseFloat(s string) (float64, bool) {
-	t := strings.TrimSpace(s)
+	t := trimASCII(s)
 	if t == "" || strings.ContainsAny(t, "_xXpP") {
 		return 0, false
 	}
@@ -307,8 +382,8 @@ func parseFloat(s string) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	if math.IsInf(f, 0) && low != "inf" && low != "infinity" {
-		return 0, false // overflow: pandas keeps the text
+	if math.IsInf(f, 0) && (low != "inf" && low != "infinity" || t != s) {
+		return 0, false // overflow, or an infinity with spaces: pandas keeps the text
 	}
 	return f, true
 }
