@@ -12,11 +12,21 @@ import (
 // literal values, in a fixed order, at most max of them. total is how many there are in
 // all (len(gold values) ^ slots), so a caller can report that the cap was hit.
 func PlugValues(gold, pred string, max int) (cands []string, total int) {
+	// the official code plugs into the query with every semicolon and tab taken out
+	gold, clean := plugText(gold), plugText(pred)
 	values := uniqueValues(literals(gold), gold)
-	slots := literals(pred)
-	if len(slots) == 0 || len(values) == 0 {
+	slots := literals(clean)
+	if len(slots) == 0 {
+		// one way to fill no slot: the cleaned prediction, when cleaning changed it
+		if clean == pred || max < 1 {
+			return nil, 0
+		}
+		return []string{clean}, 1
+	}
+	if len(values) == 0 {
 		return nil, 0
 	}
+	pred = clean
 	t := math.Pow(float64(len(values)), float64(len(slots)))
 	if t > math.MaxInt32 {
 		total = math.MaxInt32
@@ -29,6 +39,11 @@ func PlugValues(gold, pred string, max int) (cands []string, total int) {
 		last := 0
 		for s, sp := range slots {
 			b.WriteString(pred[last:sp.start])
+			// the official code puts each value in as a token of its own: one that
+			// replaces a signed number ("a-5") stays apart from what came before
+			if pred[sp.start] == '-' && sp.start > 0 && !isSpace(pred[sp.start-1]) {
+				b.WriteByte(' ')
+			}
 			b.WriteString(values[idx[s]])
 			last = sp.end
 		}
@@ -108,12 +123,28 @@ func literals(q string) []span {
 			for j < len(q) && (isDigit(q[j]) || q[j] == '.') {
 				j++
 			}
-			if j < len(q) && isNameByte(q[j]) {
+			switch {
+			case j < len(q) && isNameByte(q[j]):
+				exp := (q[j] == 'e' || q[j] == 'E') && j+2 < len(q) && (q[j+1] == '-' || q[j+1] == '+') && isDigit(q[j+2])
 				for j < len(q) && isNameByte(q[j]) {
 					j++
 				}
-			} else {
-				out = append(out, span{i, j})
+				if exp && j == i+strings.IndexAny(q[i:], "eE")+1 {
+					// 1e-5 is one number token, and no value to the official code
+					for j++; j < len(q) && isDigit(q[j]); j++ {
+					}
+				}
+			case q[j-1] == '.':
+				// "1." is no value to the official code: its number patterns want a
+				// digit after the point, and the digits before it are not the token
+			default:
+				start := i
+				// a minus sign right before the digits is part of the number's token
+				// (sqlparse reads "-5" as one), so the value replaces it too
+				if start > 0 && q[start-1] == '-' && (start < 2 || q[start-2] != '-') {
+					start--
+				}
+				out = append(out, span{start, j})
 			}
 			i = j
 		case isNameByte(c):
@@ -126,6 +157,14 @@ func literals(q string) []span {
 	}
 	return out
 }
+
+// plugText is the query the official code finds the values of and plugs them into:
+// trimmed, with every semicolon and tab removed.
+func plugText(q string) string {
+	return strings.NewReplacer(";", "", "\t", "").Replace(strings.TrimSpace(q))
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isNameByte(c byte) bool {

@@ -20,6 +20,20 @@ func TestPlugValues(t *testing.T) {
 		wantTotal  int
 	}{
 		{
+			// as the official code: semicolons and tabs taken out, a minus sign right
+			// before digits is part of the value, "1." and 1e-5 are no values
+			name: "official_cleaning_and_signs",
+			gold: "SELECT a FROM t WHERE b = -7", pred: "SELECT a FROM t WHERE (b = 1.\tOR c = 1e-5 OR c=-2.5; )", max: 100,
+			want:      []string{"SELECT a FROM t WHERE (b = 1.OR c = 1e-5 OR c= -7 )"},
+			wantTotal: 1,
+		},
+		{
+			name: "no_slot_cleaned_once",
+			gold: "SELECT a FROM t WHERE b = 7", pred: "SELECT count(*) FROM t WHERE (b > c;)", max: 100,
+			want:      []string{"SELECT count(*) FROM t WHERE (b > c)"},
+			wantTotal: 1,
+		},
+		{
 			// values sorted ('x' before 3), the last slot varying fastest
 			name: "two_slots_two_values",
 			gold: "SELECT a FROM t WHERE b = 'x' AND c > 3", pred: "SELECT a FROM t WHERE b = 'y' AND c > 5", max: 100,
