@@ -81,3 +81,46 @@ func TestSpiderParity(t *testing.T) {
 		})
 	}
 }
+
+// TestSpiderParity_Mutations checks execution verdicts, without and with
+// --plug_value, against the official evaluator's on 1,400 predictions made by editing
+// real ones at random (internal/testdata.Mutation).
+func TestSpiderParity_Mutations(t *testing.T) {
+	data := testdata.SharedDir(t)
+	var ms []testdata.Mutation
+	for _, m := range testdata.SpiderMutations(t) {
+		if m.Exec != nil && m.ExecPlug != nil {
+			ms = append(ms, m)
+		}
+	}
+	items := make([]qeval.Item, len(ms))
+	for i, m := range ms {
+		items[i] = qeval.Item{Index: i, DBID: m.DBID, Database: filepath.Join(data, "spider", "database", m.DBID), Gold: m.Gold, Pred: m.Pred}
+	}
+	for _, plug := range []bool{false, true} {
+		t.Run(map[bool]string{false: "exec", true: "plug_value"}[plug], func(t *testing.T) {
+			e, err := execmatch.New(spiderOpts(execmatch.Options{PlugValue: plug}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			vs, sum := e.Run(context.Background(), items, 0, nil)
+			diff := 0
+			for i, v := range vs {
+				want := *ms[i].Exec == 1
+				if plug {
+					want = *ms[i].ExecPlug == 1
+				}
+				if v.Match != want {
+					if diff++; diff <= 10 {
+						t.Errorf("item %d (%s): exec=%v (outcome %s %s), official %v\n pred: %s\n gold: %s", i, ms[i].DBID, v.Match, v.Outcome, v.Error, want, ms[i].Pred, ms[i].Gold)
+					}
+				}
+			}
+			if diff > 0 {
+				t.Errorf("%d of %d verdicts differ from the official evaluator", diff, len(vs))
+			}
+			t.Logf("%d/%d match, outcomes %v", sum.Correct, sum.Total, sum.Outcomes)
+		})
+	}
+}

@@ -1,0 +1,65 @@
+package testdata
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Mutation is one item of spider_mutations.jsonl.gz, made for differential tests of
+// the Spider scorers: a Spider dev gold query and a prediction for it that is another
+// item's gold query or real model prediction (from the shared prediction sets) on the
+// same database, or one of those with random edits (case, spacing, quotes, aliases,
+// joins, operators, signs, limits, semicolons, truncation …), with the official
+// evaluator's verdicts on the pair: evaluation.py's exact-set match, the prediction's
+// parse outcome, the gold's hardness and the ten partial scores (acc, rec, f1), and
+// exec_eval.py's execution match without and with --plug_value (nil where not run).
+// The verdicts were produced by the unmodified official code (taoyds/test-suite-sql-eval,
+// Debian's NLTK 3.8 and sqlparse, Python's SQLite 3.40); the queries derive from
+// Spider (Yu et al., 2018, CC BY-SA 4.0) and the prediction sets described in
+// ../shared/data/README.md.
+type Mutation struct {
+	DBID     string                `json:"db_id"`
+	Gold     string                `json:"gold"`
+	Pred     string                `json:"pred"`
+	Hardness string                `json:"hardness"`
+	Exact    int                   `json:"exact"`
+	Parsed   bool                  `json:"parsed"`
+	Partial  map[string][3]float64 `json:"partial"`
+	Exec     *int                  `json:"exec"`
+	ExecPlug *int                  `json:"exec_plug"`
+}
+
+// SpiderMutations reads spider_mutations.jsonl.gz.
+func SpiderMutations(tb testing.TB) []Mutation {
+	tb.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(file), "spider_mutations.jsonl.gz")
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	var out []Mutation
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var m Mutation
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			tb.Fatalf("%s:%d: %v", path, len(out)+1, err)
+		}
+		out = append(out, m)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return out
+}
