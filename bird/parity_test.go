@@ -126,3 +126,52 @@ func TestParity_OfficialScripts(t *testing.T) {
 		})
 	}
 }
+
+// TestParity_Mutations checks EX and soft-F1 against the official scripts' on 1,405
+// predictions made by editing real ones at random (internal/testdata.Mutation).
+func TestParity_Mutations(t *testing.T) {
+	shared := testdata.SharedDir(t)
+	ms := testdata.SpiderMutations(t)
+	var gb, pb strings.Builder
+	pb.WriteString("{")
+	for i, m := range ms {
+		fmt.Fprintf(&gb, "%s\t%s\n", m.Gold, m.DBID)
+		if i > 0 {
+			pb.WriteString(",")
+		}
+		v, err := json.Marshal(m.Pred + "\t----- bird -----\t" + m.DBID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&pb, "%q:%s", fmt.Sprint(i), v)
+	}
+	pb.WriteString("}")
+	gold, err := bird.ReadGold(strings.NewReader(gb.String()), "mutations.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := bird.ReadPredictions(strings.NewReader(pb.String()), "mutations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := bird.New(bird.Options{Open: sqlite.Opener, DBRoot: filepath.Join(shared, "spider", "database")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	items, _ := ev.Run(context.Background(), gold, preds, nil)
+	bad, ex := 0, 0
+	for i, it := range items {
+		ex += it.EX
+		if it.EX != ms[i].BirdEX || it.SoftF1 != ms[i].BirdF1 {
+			if bad++; bad <= 10 {
+				t.Errorf("item %d (%s): ex=%d soft_f1=%v (%s %s), official ex=%d soft_f1=%v\n  pred: %s\n  gold: %s",
+					i, it.DBID, it.EX, it.SoftF1, it.Outcome, it.Error, ms[i].BirdEX, ms[i].BirdF1, ms[i].Pred, ms[i].Gold)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d items differ from the official scripts", bad, len(items))
+	}
+	t.Logf("%d items, EX %d", len(items), ex)
+}

@@ -17,11 +17,16 @@ import (
 // joins, operators, signs, limits, semicolons, truncation …), with the official
 // evaluator's verdicts on the pair: evaluation.py's exact-set match, the prediction's
 // parse outcome, the gold's hardness and the ten partial scores (acc, rec, f1), and
-// exec_eval.py's execution match without and with --plug_value (nil where not run).
-// The verdicts were produced by the unmodified official code (taoyds/test-suite-sql-eval,
-// Debian's NLTK 3.8 and sqlparse, Python's SQLite 3.40); the queries derive from
-// Spider (Yu et al., 2018, CC BY-SA 4.0) and the prediction sets described in
-// ../shared/data/README.md.
+// exec_eval.py's execution match without and with --plug_value (nil where not run),
+// and BIRD's EX and soft-F1 (bird-bench/mini_dev evaluation_ex.py, evaluation_f1.py)
+// of the prediction as written.
+// The verdicts were produced by the unmodified official code (taoyds/test-suite-sql-eval
+// and bird-bench/mini_dev, with Debian's NLTK 3.8, sqlparse and Python's SQLite 3.40),
+// NLTK's sentence splitter aside: its punkt model is not installed here, so it was
+// replaced by one that splits nothing, and no prediction in the file has a period
+// before white space or at its end, the only places the model could split. The
+// queries derive from Spider (Yu et al., 2018, CC BY-SA 4.0) and the prediction sets
+// described in ../shared/data/README.md.
 type Mutation struct {
 	DBID     string                `json:"db_id"`
 	Gold     string                `json:"gold"`
@@ -32,6 +37,8 @@ type Mutation struct {
 	Partial  map[string][3]float64 `json:"partial"`
 	Exec     *int                  `json:"exec"`
 	ExecPlug *int                  `json:"exec_plug"`
+	BirdEX   int                   `json:"bird_ex"`
+	BirdF1   float64               `json:"bird_soft_f1"`
 }
 
 // SpiderMutations reads spider_mutations.jsonl.gz.
