@@ -212,6 +212,9 @@ func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
 			return err
 		}
 	}
+	if err := (Options{Funcs: mathFuncs}).register(sc); err != nil {
+		return err
+	}
 	return c.functions.register(sc)
 }
 
