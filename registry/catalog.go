@@ -33,7 +33,8 @@ type Catalog struct {
 	// role that reads server files or signals sessions): --unsafe-allow-privileged.
 	AllowPrivileged bool
 	// Openers, by engine name, open that engine's targets in place of the engine's own
-	// opener: DuckDB files attached to one shared instance (duckdb.Host), for one.
+	// opener: DuckDB files attached to one shared instance (duckdb.Host), for one, or
+	// SQLite files as the official evaluators' SQLite runs them (sqlite.OfficialOpener).
 	Openers map[string]qeval.Opener
 
 	mu      sync.Mutex
@@ -155,6 +156,9 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 			return nil, &qeval.Error{Code: qeval.CodeNotFound,
 				Message: "no database files in the folder " + target, Hint: "a test-suite folder holds files whose names contain .sqlite"}
 		}
+	}
+	if o := c.Openers[src.Engine]; o != nil {
+		src.Open = o
 	}
 	return src, nil
 }

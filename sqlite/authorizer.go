@@ -26,6 +26,19 @@ var deniedFunctions = map[string]bool{
 	"edit":           true,
 }
 
+// newerFunctions are the functions qeval's SQLite (3.54) has and Debian 12's 3.40 does
+// not, found by comparing their pragma_function_list (the math functions, which the
+// driver lacks, are registered in mathfuncs.go).
+var newerFunctions = map[string]bool{
+	"concat": true, "concat_ws": true, "if": true, "octet_length": true, "string_agg": true,
+	"timediff": true, "unhex": true, "unistr": true, "unistr_quote": true,
+	"json_array_insert": true, "json_error_position": true, "json_pretty": true,
+	"jsonb": true, "jsonb_array": true, "jsonb_array_insert": true, "jsonb_extract": true,
+	"jsonb_group_array": true, "jsonb_group_object": true, "jsonb_insert": true,
+	"jsonb_object": true, "jsonb_patch": true, "jsonb_remove": true, "jsonb_replace": true,
+	"jsonb_set": true,
+}
+
 // readPragmas may run when the executor itself asks (trusted), never for a query.
 var readPragmas = map[string]bool{
 	"table_info":       true,
@@ -52,6 +65,12 @@ func (c *conn) authorize(op int, arg1, arg2, arg3 string) int {
 				return sqlite3.SQLITE_OK
 			}
 			c.deny("function " + arg2 + "() is not allowed")
+			return sqlite3.SQLITE_DENY
+		}
+		if c.official && newerFunctions[strings.ToLower(arg2)] {
+			if c.missing == "" {
+				c.missing = arg2
+			}
 			return sqlite3.SQLITE_DENY
 		}
 		if deniedFunctions[strings.ToLower(arg2)] {

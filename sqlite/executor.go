@@ -56,6 +56,17 @@ type Options struct {
 	// reverse of its usual order (PRAGMA reverse_unordered_selects): a query whose
 	// result changes under it depends on the engine's scan order.
 	ReverseScanOrder bool
+	// AsOfficial refuses, as "no such function", the functions SQLite gained after
+	// 3.40 (see newerFunctions): the official Spider and BIRD evaluators run
+	// predictions on Python's sqlite3, SQLite 3.40 on Debian 12, where a prediction
+	// calling concat() is an error; their drop-ins score it the same.
+	AsOfficial bool
+}
+
+// OfficialOpener opens a SQLite file as the official evaluators' drop-ins need it:
+// Open with AsOfficial.
+func OfficialOpener(path string, limits qeval.Limits) (qeval.Executor, error) {
+	return OpenWith(path, limits, runtime.GOMAXPROCS(0), Options{AsOfficial: true})
 }
 
 // Func is a scalar SQL function implemented in Go. Impl is a Go function whose
@@ -187,7 +198,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	sc := dc.(*sqlite3.SQLiteConn)
-	cn := &conn{SQLiteConn: sc}
+	cn := &conn{SQLiteConn: sc, official: c.functions.AsOfficial}
 	sc.RegisterAuthorizer(cn.authorize)
 	return cn, nil
 }
@@ -222,10 +233,13 @@ func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
 // denied, and (while asked) which columns it read.
 type conn struct {
 	*sqlite3.SQLiteConn
-	denied  string
-	stmt    string // the statement being prepared, for messages
-	trusted bool
-	reads   [][2]string
+	denied string
+	// missing is a function the statement called that SQLite 3.40 lacks (official)
+	missing  string
+	official bool
+	stmt     string // the statement being prepared, for messages
+	trusted  bool
+	reads    [][2]string
 	// stepsArmed lets the next call of qeval_vm_steps through the authorizer, once.
 	stepsArmed bool
 }
@@ -259,7 +273,7 @@ func (e *Executor) raw(ctx context.Context, f func(c *conn) error) error {
 	defer sc.Close()
 	return sc.Raw(func(dc any) error {
 		c := dc.(*conn)
-		c.denied = ""
+		c.denied, c.missing = "", ""
 		return f(c)
 	})
 }
@@ -412,6 +426,10 @@ func (c *conn) explain(err error) error {
 		return &qeval.Error{Code: qeval.CodeQuery, Message: msg, Err: err}
 	}
 	msg := cleanMessage(err.Error())
+	if c.missing != "" && (se.Code == sqlite3.ErrAuth || strings.Contains(msg, "not authorized")) {
+		return &qeval.Error{Code: qeval.CodeQuery, Err: err, Message: "no such function: " + c.missing +
+			" (SQLite 3.40, which the official evaluators run predictions on, does not have it)"}
+	}
 	switch se.Code {
 	case sqlite3.ErrAuth:
 		return &qeval.Error{Code: qeval.CodeForbidden, Message: c.deniedMessage(msg), Err: err}

@@ -2,11 +2,14 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/sqlite"
 )
 
 // TestMathFunctions runs SQLite's math functions and compares every value and type
@@ -40,5 +43,40 @@ func TestMathFunctions(t *testing.T) {
 	}
 	if _, err := e.Query(context.Background(), "SELECT log(1, 2, 3)"); err == nil {
 		t.Error("log with three arguments ran")
+	}
+}
+
+// TestAsOfficial refuses, as SQLite 3.40 does, the functions added since, and only
+// with AsOfficial.
+func TestAsOfficial(t *testing.T) {
+	path := buildDB(t, t.TempDir(), "CREATE TABLE t (a TEXT)", "INSERT INTO t VALUES ('x')")
+	plain, err := sqlite.Open(path, qeval.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ex, err := sqlite.OfficialOpener(path, qeval.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	ctx := context.Background()
+	for _, q := range []string{"SELECT concat(a, 'y') FROM t", "SELECT 1 FROM t WHERE 0 AND if(1, 2, 3)", "SELECT string_agg(a, ',') FROM t"} {
+		if _, err := plain.Query(ctx, q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+		_, err := ex.Query(ctx, q)
+		var qe *qeval.Error
+		if !errors.As(err, &qe) || qe.Code != qeval.CodeQuery || !strings.HasPrefix(qe.Message, "no such function: ") {
+			t.Errorf("%s as official: %v, want a query error naming the function", q, err)
+		}
+	}
+	// the functions 3.40 has, the math ones included, run
+	if rs, err := ex.Query(ctx, "SELECT floor(2.5), iif(1, 'a', 'b'), group_concat(a) FROM t"); err != nil || rs.Rows[0][0] != qeval.Float(2) {
+		t.Errorf("as official: %v %v", rs, err)
+	}
+	// a denial of another kind is still one
+	if _, err := ex.Query(ctx, "SELECT load_extension('x')"); err == nil || !strings.Contains(err.Error(), "not allowed") {
+		t.Errorf("load_extension as official: %v", err)
 	}
 }

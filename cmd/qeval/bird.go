@@ -73,6 +73,9 @@ func cmdBird(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
+	if o := officialSQLite[engine]; o != nil {
+		opener = o
+	}
 	ev, err := bird.New(bird.Options{Open: opener, Dialect: *dialect, DBRoot: *dbRoot,
 		Limits: qeval.Limits{Timeout: *timeout}, Workers: *workers, VESRuns: *vesRuns})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/spider2"
 )
 
@@ -150,10 +149,7 @@ func spider2Query(db, metadata, goldDir string, limits qeval.Limits) (func(conte
 			ex.Close()
 		}
 	}
-	opener, err := registry.Opener("sqlite")
-	if err != nil {
-		return nil, nil, err
-	}
+	opener := officialSQLite["sqlite"]
 	return func(ctx context.Context, id, query string) (*qeval.ResultSet, error) {
 		if !strings.HasPrefix(id, "local") {
 			return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "unsupported instance " + id + ": it runs on BigQuery or Snowflake",

@@ -153,11 +153,15 @@ type spiderExecFlags struct {
 	explain                 bool   // the items are written (--items): each mismatch says how
 }
 
+// officialSQLite has the drop-ins for the official evaluators run SQLite files as those
+// run them (on Python's SQLite 3.40: no function added since).
+var officialSQLite = map[string]qeval.Opener{"sqlite": sqlite.OfficialOpener}
+
 // runSpiderExec judges every item by execution. Unless the exact-match pass already
 // graded them, the workers also grade each gold query's difficulty.
 func runSpiderExec(ctx context.Context, e *env, set *suite.Spider, hardness []*string, graded bool, f spiderExecFlags) ([]qeval.Verdict, execmatch.Summary, *crossEngine, error) {
 	opts := execmatch.Options{Mode: f.mode, KeepDistinct: f.keepDistinct, PlugValue: f.plugValue,
-		MaxCandidates: f.maxCands, Limits: qeval.Limits{Timeout: f.timeout, MaxBytes: f.maxBytes}, Catalog: &registry.Catalog{}, DiscardResults: true, NoExplanations: !f.explain}
+		MaxCandidates: f.maxCands, Limits: qeval.Limits{Timeout: f.timeout, MaxBytes: f.maxBytes}, Catalog: &registry.Catalog{Openers: officialSQLite}, DiscardResults: true, NoExplanations: !f.explain}
 	var cross *crossEngine
 	if f.predEngine != "" {
 		var err error
