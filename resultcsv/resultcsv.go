@@ -43,12 +43,14 @@ const (
 	Object  = "object"
 )
 
-// NAValues are the cells read as NULL: pandas' default na_values (pandas 2), among
-// them the empty cell.
+// NAValues are the cells read as NULL: pandas' default na_values, among them the empty
+// cell, as pandas 1.5.3 has them. That is Debian 12's pandas, with which the official
+// scores qeval is checked against were made (as its SQLite 3.40 and NLTK 3.8 are the
+// other evaluators'); pandas 2 adds "None", which stays text here.
 var NAValues = map[string]bool{
 	"": true, "#N/A": true, "#N/A N/A": true, "#NA": true, "-1.#IND": true, "-1.#QNAN": true, "-NaN": true,
 	"-nan": true, "1.#IND": true, "1.#QNAN": true, "<NA>": true, "N/A": true, "NA": true, "NULL": true,
-	"NaN": true, "None": true, "n/a": true, "nan": true, "null": true,
+	"NaN": true, "n/a": true, "nan": true, "null": true,
 }
 
 // ReadFile reads the CSV file at path.
@@ -195,9 +197,10 @@ func typeColumn(col []string) (string, []qeval.Value) {
 			return Int64, vals
 		}
 		for i, s := range col {
-			// pandas marks the NULLs of an integer column with -2^63 before it makes
-			// the column floats, so a cell of that value becomes NULL with them
-			if isNA(s) || vals[i].Int == math.MinInt64 {
+			// pandas marks the NULLs of an integer column with -2^63, makes the column
+			// floats and then the floats equal to -2^63 NULL: so do the cells whose
+			// value rounds to it
+			if isNA(s) || float64(vals[i].Int) == -(1<<63) {
 				vals[i] = qeval.Null
 			} else {
 				vals[i] = qeval.Float(float64(vals[i].Int))
