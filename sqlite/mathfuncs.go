@@ -59,9 +59,12 @@ var mathFuncs = []Func{
 
 func cpow(x, y float64) float64 { return float64(C.pow(C.double(x), C.double(y))) }
 
-// numberText is text SQLite reads as a number: a sign, digits with an optional point
-// (or a point and digits), an optional exponent, white space around.
-var numberText = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+// numberSyntax is a number as SQLite reads one in text: a sign, digits with an optional
+// point (or a point and digits), an optional exponent.
+const numberSyntax = `[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`
+
+// numberText is a text that is a number (once the white space around it is trimmed).
+var numberText = regexp.MustCompile(`^` + numberSyntax + `$`)
 
 // numeric is v as sqlite3_value_numeric_type sees it: an integer (isInt), a real, or
 // nothing (ok false) for NULL, a blob and text that is no number.
@@ -178,7 +181,7 @@ func logFunc(args ...any) (any, error) {
 }
 
 // numberPrefix is the number at the start of a text, after white space.
-var numberPrefix = regexp.MustCompile(`^[ \t\n\v\f\r]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`)
+var numberPrefix = regexp.MustCompile(`^[ \t\n\v\f\r]*` + numberSyntax)
 
 // leadingNumber is v as sqlite3_value_double reads it: a number as it is, the number
 // a text or blob starts with, else 0.
