@@ -133,27 +133,16 @@ func Read(r io.Reader, name string) (*qeval.ResultSet, error) {
 
 // readRecord reads the next record, skipping lines of spaces and tabs alone, which
 // pandas skips as it skips empty lines (encoding/csv skips only the empty ones); a
-// quoted blank (" ") is a value.
+// quoted blank (" ") is a value: a quote among the bytes the record was read from.
 func readRecord(cr *csv.Reader, data []byte) ([]string, error) {
 	for {
+		from := cr.InputOffset()
 		rec, err := cr.Read()
-		if err != nil || len(rec) != 1 || strings.Trim(rec[0], " \t") != "" || rec[0] == "" || quoted(cr, data) {
+		if err != nil || len(rec) != 1 || rec[0] == "" || strings.Trim(rec[0], " \t") != "" ||
+			bytes.IndexByte(data[from:cr.InputOffset()], '"') >= 0 {
 			return rec, err
 		}
 	}
-}
-
-// quoted reports whether the first field of the record just read opens with a quote.
-func quoted(cr *csv.Reader, data []byte) bool {
-	line, col := cr.FieldPos(0)
-	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return false
-		}
-		data = data[i+1:]
-	}
-	return col >= 1 && col <= len(data) && data[col-1] == '"'
 }
 
 // typeColumn types one column's cells as pandas' C parser does.
