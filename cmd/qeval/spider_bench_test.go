@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/qeval/qeval/duckdb"
 	"github.com/qeval/qeval/internal/testdata"
+	"github.com/qeval/qeval/registry"
 )
 
 // BenchmarkSpider is the whole `qeval spider` command on one 972-item prediction set,
@@ -35,5 +41,100 @@ func BenchmarkSpiderMatch(b *testing.B) {
 		if code := run(context.Background(), args, e); code != exitOK {
 			b.Fatalf("exit %d", code)
 		}
+	}
+}
+
+// BenchmarkSpiderDuckDB is `qeval spider --pred-engine duckdb` on the set of
+// BenchmarkSpider, in process: the predictions run on DuckDB copies of the databases
+// (mirrored into the user's cache once, as the command does), the gold on SQLite.
+func BenchmarkSpiderDuckDB(b *testing.B) {
+	sp := filepath.Join(testdata.SharedDir(b), "spider")
+	args := []string{"spider", "--gold", sp + "/dev_gold_no_wta1.sql", "--pred", sp + "/predictions/dailsql_gpt4_no_wta1.txt", "--db", sp + "/database",
+		"--pred-engine", "duckdb"}
+	for b.Loop() {
+		e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: os.Getenv}
+		if code := run(context.Background(), args, e); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// BenchmarkDuckDBFloor is what DuckDB itself needs for the predictions of
+// BenchmarkSpiderDuckDB, without qeval: each query run through database/sql on the
+// official driver, in-process, on a warm connection per database, as many at once as
+// there are CPUs, every row read. Against BenchmarkSpider it bounds from below what
+// any cross-engine run can cost.
+func BenchmarkDuckDBFloor(b *testing.B) {
+	sp := filepath.Join(testdata.SharedDir(b), "spider")
+	gold, err := os.ReadFile(sp + "/dev_gold_no_wta1.sql")
+	if err != nil {
+		b.Fatal(err)
+	}
+	pred, err := os.ReadFile(sp + "/predictions/dailsql_gpt4_no_wta1.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	golds, preds := strings.Split(strings.TrimSpace(string(gold)), "\n"), strings.Split(strings.TrimSpace(string(pred)), "\n")
+	ctx := context.Background()
+	var ids []string
+	seen := map[string]bool{}
+	for _, g := range golds {
+		id := g[strings.LastIndexByte(g, '\t')+1:]
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	var srcs []registry.MirrorSource
+	for _, id := range ids {
+		s, err := registry.MirrorSources(filepath.Join(sp, "database", id, id+".sqlite"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs = append(srcs, s...)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	done, err := registry.MirrorDuckDBCached(ctx, filepath.Join(cache, "qeval", "mirrors", "duckdb"), srcs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dbs := map[string]*sql.DB{}
+	for _, m := range done {
+		db, err := sql.Open("duckdb", duckdb.Path(m.Target)+"?access_mode=read_only&threads=1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		dbs[m.DBID] = db
+	}
+	runAll := func() {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for i := range next {
+					id := golds[i][strings.LastIndexByte(golds[i], '\t')+1:]
+					rows, err := dbs[id].QueryContext(ctx, preds[i])
+					if err != nil {
+						continue // an error costs what it costs, as in the run
+					}
+					for rows.Next() {
+					}
+					rows.Close()
+				}
+			})
+		}
+		for i := range golds {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	}
+	runAll() // warm: every database open, its catalog read
+	for b.Loop() {
+		runAll()
 	}
 }
