@@ -223,9 +223,6 @@ func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
 			return err
 		}
 	}
-	if err := (Options{Funcs: mathFuncs}).register(sc); err != nil {
-		return err
-	}
 	return c.functions.register(sc)
 }
 
@@ -237,6 +234,7 @@ type conn struct {
 	// missing is a function the statement called that SQLite 3.40 lacks (official)
 	missing  string
 	official bool
+	math     bool   // the math functions are registered
 	stmt     string // the statement being prepared, for messages
 	trusted  bool
 	reads    [][2]string
@@ -253,7 +251,7 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	ctx, cancel := context.WithTimeout(ctx, e.limits.Timeout)
 	defer cancel()
 	var rs *qeval.ResultSet
-	err = e.raw(ctx, func(c *conn) error {
+	err = e.raw(ctx, stmt, func(c *conn) error {
 		var qerr error
 		rs, qerr = e.query(ctx, c, stmt)
 		return qerr
@@ -264,8 +262,8 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	return rs, nil
 }
 
-// raw runs f on a pooled connection.
-func (e *Executor) raw(ctx context.Context, f func(c *conn) error) error {
+// raw runs f on a pooled connection, to run stmt ("" for the executor's own).
+func (e *Executor) raw(ctx context.Context, stmt string, f func(c *conn) error) error {
 	sc, err := e.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -274,6 +272,13 @@ func (e *Executor) raw(ctx context.Context, f func(c *conn) error) error {
 	return sc.Raw(func(dc any) error {
 		c := dc.(*conn)
 		c.denied, c.missing = "", ""
+		if !c.math && callsMath(stmt) {
+			// registering them costs more than most queries: only when one is called
+			if err := (Options{Funcs: mathFuncs}).register(c.SQLiteConn); err != nil {
+				return &qeval.Error{Code: qeval.CodeInternal, Message: err.Error(), Err: err}
+			}
+			c.math = true
+		}
 		return f(c)
 	})
 }

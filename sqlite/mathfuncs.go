@@ -19,12 +19,13 @@ import (
 // SQLite most people run queries on has them: the sqlite3 shell, Python's sqlite3 (the
 // official Spider and BIRD evaluators run predictions there), Debian's library. A
 // prediction using floor() or sqrt() failed here with "no such function" and ran
-// there. These are the same functions, on every connection, with SQLite's documented
-// behaviour (https://sqlite.org/lang_mathfunc.html): an argument may be an integer, a
-// real or text that looks like a number; NULL, other text and blobs give NULL, and so
-// does a domain error (a NaN result); ceil, floor and trunc give an integer back
-// unchanged; the rest give reals. The transcendental functions call the C library, as
-// SQLite does, so results agree to the last bit.
+// there. These are the same functions, registered on a connection before the first
+// statement that calls one (30 registrations cost more than most queries), with
+// SQLite's documented behaviour (https://sqlite.org/lang_mathfunc.html): an argument
+// may be an integer, a real or text that looks like a number; NULL, other text and
+// blobs give NULL, and so does a domain error (a NaN result); ceil, floor and trunc
+// give an integer back unchanged; the rest give reals. The transcendental functions
+// call the C library, as SQLite does, so results agree to the last bit.
 var mathFuncs = []Func{
 	{Name: "ceil", Impl: rounder(math.Ceil), Pure: true},
 	{Name: "ceiling", Impl: rounder(math.Ceil), Pure: true},
@@ -199,4 +200,40 @@ func leadingNumber(v any) float64 {
 	}
 	f, _ := strconv.ParseFloat(strings.TrimLeft(numberPrefix.FindString(t), " \t\n\v\f\r"), 64)
 	return f
+}
+
+// mathNames are the names of mathFuncs.
+var mathNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range mathFuncs {
+		m[f.Name] = true
+	}
+	return m
+}()
+
+// callsMath reports whether stmt may call one of the math functions: a name of one
+// (in any case, quoted or not) before an opening parenthesis.
+func callsMath(stmt string) bool {
+	for i := strings.IndexByte(stmt, '('); i > 0; {
+		j := i - 1
+		for j >= 0 && (stmt[j] == ' ' || stmt[j] == '\t' || stmt[j] == '\n' || stmt[j] == '\r') {
+			j--
+		}
+		if j >= 0 && (stmt[j] == '"' || stmt[j] == '`' || stmt[j] == ']') {
+			j-- // a quoted name: its letters end before the quote
+		}
+		end := j + 1
+		for j >= 0 && (stmt[j] == '_' || stmt[j] >= 'a' && stmt[j] <= 'z' || stmt[j] >= 'A' && stmt[j] <= 'Z' || stmt[j] >= '0' && stmt[j] <= '9') {
+			j--
+		}
+		if end-j-1 >= 2 && end-j-1 <= 7 && mathNames[strings.ToLower(stmt[j+1:end])] {
+			return true
+		}
+		next := strings.IndexByte(stmt[i+1:], '(')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
 }

@@ -41,6 +41,16 @@ func TestMathFunctions(t *testing.T) {
 			t.Errorf("%s = %v, want %v", rs.Columns[k].Name, got, w)
 		}
 	}
+	// however the name is written, on a connection that has run other queries first
+	for _, q := range []string{"SELECT 1", `SELECT "FLOOR"(2.5), Sqrt (4), [pi]()`} {
+		rs, err := e.Query(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if q != "SELECT 1" && !reflect.DeepEqual(rs.Rows[0], []qeval.Value{f(2), f(2), f(math.Pi)}) {
+			t.Errorf("%s = %v", q, rs.Rows[0])
+		}
+	}
 	if _, err := e.Query(context.Background(), "SELECT log(1, 2, 3)"); err == nil {
 		t.Error("log with three arguments ran")
 	}

@@ -27,7 +27,7 @@ func (e *Executor) Reads(ctx context.Context, query string) (*qeval.Shape, error
 	if sh.Kind == "with" || sh.Kind == "values" {
 		sh.Kind = "select"
 	}
-	err = e.raw(ctx, func(c *conn) error {
+	err = e.raw(ctx, stmt, func(c *conn) error {
 		c.stmt = stmt
 		c.reads = [][2]string{}
 		s, err := c.Prepare(stmt)

@@ -12,7 +12,7 @@ import (
 // Schema returns the tables and views of the database with their columns.
 func (e *Executor) Schema(ctx context.Context) (*qeval.Schema, error) {
 	s := &qeval.Schema{}
-	err := e.raw(ctx, func(c *conn) error {
+	err := e.raw(ctx, "", func(c *conn) error {
 		rows, err := queryAll(ctx, c, "SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
 		if err != nil {
 			return err

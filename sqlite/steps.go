@@ -127,7 +127,7 @@ func (e *Executor) VMSteps(ctx context.Context, query string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.limits.Timeout)
 	defer cancel()
 	var steps int64
-	err = e.raw(ctx, func(c *conn) error {
+	err = e.raw(ctx, stmt, func(c *conn) error {
 		c.stmt = stmt
 		c.stepsArmed = true
 		defer func() { c.stepsArmed = false }()
