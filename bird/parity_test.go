@@ -73,6 +73,18 @@ type oracleItem struct {
 	SoftF1 float64 `json:"soft_f1"`
 }
 
+// spiderEvaluator scores on the shared Spider databases as `qeval bird` does, with the
+// official scripts' SQLite (sqlite.OfficialOpener); it is closed with the test.
+func spiderEvaluator(t *testing.T, shared string) *bird.Evaluator {
+	t.Helper()
+	ev, err := bird.New(bird.Options{Open: sqlite.OfficialOpener, DBRoot: filepath.Join(shared, "spider", "database")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ev.Close() })
+	return ev
+}
+
 func TestParity_OfficialScripts(t *testing.T) {
 	shared := testdata.SharedDir(t)
 	goldPath := filepath.Join(shared, "spider", "dev_gold_no_wta1.sql")
@@ -85,11 +97,7 @@ func TestParity_OfficialScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := bird.New(bird.Options{Open: sqlite.Opener, DBRoot: filepath.Join(shared, "spider", "database")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ev.Close()
+	ev := spiderEvaluator(t, shared)
 	for _, set := range paritySets {
 		t.Run(set, func(t *testing.T) {
 			js := birdPredictions(t, shared, set, gold)
@@ -154,11 +162,7 @@ func TestParity_Mutations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := bird.New(bird.Options{Open: sqlite.Opener, DBRoot: filepath.Join(shared, "spider", "database")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ev.Close()
+	ev := spiderEvaluator(t, shared)
 	items, _ := ev.Run(context.Background(), gold, preds, nil)
 	bad, ex := 0, 0
 	for i, it := range items {

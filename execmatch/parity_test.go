@@ -11,6 +11,8 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/internal/testdata"
+	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/sqlite"
 )
 
 type oracleItem struct {
@@ -42,13 +44,19 @@ func readOracle(t testing.TB, path string) []oracleItem {
 	return out
 }
 
+// officialCatalog opens the SQLite files as `qeval spider` does, with the official
+// evaluator's SQLite (sqlite.OfficialOpener).
+func officialCatalog() *registry.Catalog {
+	return &registry.Catalog{Openers: map[string]qeval.Opener{"sqlite": sqlite.OfficialOpener}}
+}
+
 // TestSpiderParity checks that every per-item verdict equals the official Spider
 // evaluator's on real predictions (the oracle files were made with the unmodified
 // official code; see ../shared/data/spider/oracle/SUMMARY.md).
 func TestSpiderParity(t *testing.T) {
 	data := testdata.SharedDir(t)
 	sets := []string{"gold_as_pred", "dailsql_gpt4", "c3_chatgpt", "graphix", "dinsql_gpt4_zero_shot", "spider_pred_example"}
-	e, err := execmatch.New(spiderOpts(execmatch.Options{}))
+	e, err := execmatch.New(spiderOpts(execmatch.Options{Catalog: officialCatalog()}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +107,7 @@ func TestSpiderParity_Mutations(t *testing.T) {
 	}
 	for _, plug := range []bool{false, true} {
 		t.Run(map[bool]string{false: "exec", true: "plug_value"}[plug], func(t *testing.T) {
-			e, err := execmatch.New(spiderOpts(execmatch.Options{PlugValue: plug}))
+			e, err := execmatch.New(spiderOpts(execmatch.Options{PlugValue: plug, Catalog: officialCatalog()}))
 			if err != nil {
 				t.Fatal(err)
 			}
