@@ -16,7 +16,7 @@ func BenchmarkMatch(b *testing.B) {
 		b.Fatal(err)
 	}
 	dbs := &schemas{dir: filepath.Join(data, "spider", "database"), m: map[string]*exactmatch.Schema{}}
-	lines := readJSONL[oracleLine](b, filepath.Join(data, "spider", "oracle", "c3_chatgpt.jsonl"))
+	lines := testdata.ReadJSONL[oracleLine](b, filepath.Join(data, "spider", "oracle", "c3_chatgpt.jsonl"))
 	for _, o := range lines {
 		dbs.get(b, o.DBID)
 	}

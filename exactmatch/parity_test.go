@@ -1,11 +1,8 @@
 package exactmatch_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -31,26 +28,6 @@ type oracleEM struct {
 	Exact    int                           `json:"exact"`
 	Hardness string                        `json:"hardness"`
 	Partial  map[string]map[string]float64 `json:"partial"`
-}
-
-func readJSONL[T any](t testing.TB, path string) []T {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatalf("%s:%d: %v", path, len(out)+1, err)
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // schemas reads each Spider database's schema once.
@@ -88,8 +65,8 @@ func TestParity(t *testing.T) {
 	dbs := &schemas{dir: filepath.Join(data, "spider", "database"), m: map[string]*exactmatch.Schema{}}
 	for _, set := range parsitySets {
 		t.Run(set, func(t *testing.T) {
-			lines := readJSONL[oracleLine](t, filepath.Join(data, "spider", "oracle", set+".jsonl"))
-			em := readJSONL[oracleEM](t, filepath.Join(data, "spider", "oracle_em", set+".jsonl"))
+			lines := testdata.ReadJSONL[oracleLine](t, filepath.Join(data, "spider", "oracle", set+".jsonl"))
+			em := testdata.ReadJSONL[oracleEM](t, filepath.Join(data, "spider", "oracle_em", set+".jsonl"))
 			if len(lines) != 972 || len(em) != 972 {
 				t.Fatalf("%d oracle lines and %d exact-match lines, want 972 each", len(lines), len(em))
 			}

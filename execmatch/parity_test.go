@@ -1,10 +1,7 @@
 package execmatch_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,22 +23,7 @@ type oracleItem struct {
 
 func readOracle(t testing.TB, path string) []oracleItem {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []oracleItem
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var it oracleItem
-		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
-			t.Fatalf("%s:%d: %v", path, len(out)+1, err)
-		}
-		out = append(out, it)
-	}
-	return out
+	return testdata.ReadJSONL[oracleItem](t, path)
 }
 
 // officialCatalog opens the SQLite files as `qeval spider` does, with the official

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -45,25 +47,35 @@ type Mutation struct {
 func SpiderMutations(tb testing.TB) []Mutation {
 	tb.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "spider_mutations.jsonl.gz")
+	return ReadJSONL[Mutation](tb, filepath.Join(filepath.Dir(file), "spider_mutations.jsonl.gz"))
+}
+
+// ReadJSONL reads a file of one JSON value per line (gzip-compressed when its name
+// ends in .gz), failing tb with the line of the first that does not decode.
+func ReadJSONL[T any](tb testing.TB, path string) []T {
+	tb.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatalf("%s: %v", path, err)
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		r = zr
 	}
-	var out []Mutation
-	sc := bufio.NewScanner(zr)
+	var out []T
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var m Mutation
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			tb.Fatalf("%s:%d: %v", path, len(out)+1, err)
 		}
-		out = append(out, m)
+		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {
 		tb.Fatalf("%s: %v", path, err)
