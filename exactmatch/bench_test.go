@@ -11,11 +11,7 @@ import (
 // BenchmarkMatch scores the 972 items of one shared prediction set (schemas read once).
 func BenchmarkMatch(b *testing.B) {
 	data := testdata.SharedDir(b)
-	fks, err := exactmatch.LoadForeignKeys(filepath.Join(data, "spider", "tables.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	dbs := &schemas{dir: filepath.Join(data, "spider", "database"), m: map[string]*exactmatch.Schema{}}
+	fks, dbs := spiderSchemas(b, data)
 	lines := testdata.ReadJSONL[oracleLine](b, filepath.Join(data, "spider", "oracle", "c3_chatgpt.jsonl"))
 	for _, o := range lines {
 		dbs.get(b, o.DBID)

@@ -54,15 +54,22 @@ func (s *schemas) get(t testing.TB, db string) *exactmatch.Schema {
 	return sc
 }
 
+// spiderSchemas reads the Spider foreign keys and readies the schemas of its
+// databases (each read on first use) under the shared data folder.
+func spiderSchemas(tb testing.TB, data string) (exactmatch.ForeignKeys, *schemas) {
+	tb.Helper()
+	fks, err := exactmatch.LoadForeignKeys(filepath.Join(data, "spider", "tables.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fks, &schemas{dir: filepath.Join(data, "spider", "database"), m: map[string]*exactmatch.Schema{}}
+}
+
 // TestParity checks every per-item exact-set-match verdict, parse outcome and partial
 // score against the official evaluator's own output on the shared prediction sets.
 func TestParity(t *testing.T) {
 	data := testdata.SharedDir(t)
-	fks, err := exactmatch.LoadForeignKeys(filepath.Join(data, "spider", "tables.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbs := &schemas{dir: filepath.Join(data, "spider", "database"), m: map[string]*exactmatch.Schema{}}
+	fks, dbs := spiderSchemas(t, data)
 	for _, set := range parsitySets {
 		t.Run(set, func(t *testing.T) {
 			lines := testdata.ReadJSONL[oracleLine](t, filepath.Join(data, "spider", "oracle", set+".jsonl"))
@@ -119,11 +126,7 @@ func TestParity(t *testing.T) {
 // tokenizer and parser that the model sets do not reach.
 func TestParity_Mutations(t *testing.T) {
 	data := testdata.SharedDir(t)
-	fks, err := exactmatch.LoadForeignKeys(filepath.Join(data, "spider", "tables.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbs := &schemas{dir: filepath.Join(data, "spider", "database"), m: map[string]*exactmatch.Schema{}}
+	fks, dbs := spiderSchemas(t, data)
 	ms := testdata.SpiderMutations(t)
 	bad, unparsed := 0, 0
 	for i, m := range ms {
