@@ -25,6 +25,11 @@ const DefaultThreshold = 0.9
 // Spider evaluator, uses spider-ts, the official rules, instead.
 const DefaultMode = "bag"
 
+// OfficialMode is the comparison mode of the benchmark scorers and of the exec-match
+// reward service: the official Spider test-suite evaluator's rules. DefaultMode and
+// OfficialMode are the only two defaults; every command reads one of them.
+const OfficialMode = "spider-ts"
+
 // DefaultWeights weigh the four components equally.
 func DefaultWeights() map[string]float64 {
 	w := make(map[string]float64, len(Components))

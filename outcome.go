@@ -49,3 +49,24 @@ func (o Outcome) Judged() bool {
 	}
 	return true
 }
+
+// FailedOutcome is the outcome of a query that failed with err: a timeout, a result
+// too large, a canceled run, a construct the engine does not support, else def (the
+// side's error: pred_error or gold_error). It is the one mapping from errors to
+// outcomes every scorer uses.
+func FailedOutcome(err error, def Outcome) Outcome {
+	switch ErrorCode(err) {
+	case CodeTimeout:
+		return OutcomeTimeout
+	case CodeTooLarge:
+		return OutcomeTooLarge
+	case CodeCanceled:
+		return OutcomeCanceled
+	case CodeUnsupported:
+		if def == OutcomeGoldError {
+			return OutcomeUnscorable
+		}
+		return OutcomeUnsupported
+	}
+	return def
+}

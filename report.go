@@ -46,9 +46,12 @@ type CaseResult struct {
 	// Metrics holds every metric by name, with the same shape as `qeval score --json`.
 	Metrics map[string]MetricResult `json:"metrics"`
 	// Target records the call that produced the generated query, when one was made.
-	Target     *TargetCall   `json:"target,omitempty"`
-	DurationMS float64       `json:"duration_ms"`
-	Duration   time.Duration `json:"-"`
+	Target *TargetCall `json:"target,omitempty"`
+	// Item is a benchmark item's own line (the official --items object), on a
+	// benchmark run.
+	Item       json.RawMessage `json:"item,omitempty"`
+	DurationMS float64         `json:"duration_ms"`
+	Duration   time.Duration   `json:"-"`
 }
 
 // TargetCall is one call to the system under test.
@@ -79,6 +82,8 @@ type RunInfo struct {
 	// PassRequires is what a case needed to pass: score, and execution when required.
 	PassRequires []string `json:"pass_requires,omitempty"`
 	ResumedFrom  string   `json:"resumed_from,omitempty"`
+	// Benchmark is the benchmark a benchmark run scored, with its official summary.
+	Benchmark *BenchmarkInfo `json:"benchmark,omitempty"`
 }
 
 // JudgeInfo is the LLM judge of a run and what it cost.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -152,7 +151,7 @@ func (e *Evaluator) Close() error {
 // Target returns the database an item with this db_id runs on.
 func (e *Evaluator) Target(dbID string) string {
 	if e.opt.Dialect == SQLite {
-		return filepath.Join(e.opt.DBRoot, dbID, dbID+".sqlite")
+		return qeval.BenchmarkFile(e.opt.DBRoot, dbID)
 	}
 	return e.opt.DBRoot
 }
@@ -307,25 +306,13 @@ func score(gr, pr result, hasPred bool, i int) (int, float64, qeval.Outcome, str
 	case gr.err != nil:
 		return 0, 0, qeval.OutcomeGoldError, "gold: " + qeval.ErrorMessage(gr.err)
 	case pr.err != nil:
-		return 0, 0, outcomeOf(pr.err, qeval.OutcomePredError), "pred: " + qeval.ErrorMessage(pr.err)
+		return 0, 0, qeval.FailedOutcome(pr.err, qeval.OutcomePredError), "pred: " + qeval.ErrorMessage(pr.err)
 	}
 	f1 := compare.SoftF1(gr.rs, pr.rs)
 	if compare.BirdEX.Equal(gr.rs, pr.rs, false) {
 		return 1, f1, qeval.OutcomeMatch, ""
 	}
 	return 0, f1, qeval.OutcomeMismatch, ""
-}
-
-func outcomeOf(err error, def qeval.Outcome) qeval.Outcome {
-	switch qeval.ErrorCode(err) {
-	case qeval.CodeTimeout:
-		return qeval.OutcomeTimeout
-	case qeval.CodeCanceled:
-		return qeval.OutcomeCanceled
-	case qeval.CodeTooLarge:
-		return qeval.OutcomeTooLarge
-	}
-	return def
 }
 
 // query runs one query. A query of white space only returns no rows, as Python's

@@ -19,8 +19,17 @@ var table = []Mode{
 	Spider2Strict,
 }
 
-// Default is the mode used when none is named.
-var Default = SpiderTS
+// Default is the mode of qeval.OfficialMode, used where a package needs a Mode value
+// and none is given.
+var Default = mustLookup(qeval.OfficialMode)
+
+func mustLookup(name string) Mode {
+	m, err := Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
 
 // Modes returns every mode, sorted by name and version.
 func Modes() []Mode {

@@ -380,24 +380,14 @@ func (e *Evaluator) trim(v qeval.Verdict) qeval.Verdict {
 }
 
 func predFailure(err error) (qeval.Outcome, string) {
-	switch qeval.ErrorCode(err) {
-	case qeval.CodeTimeout:
-		return qeval.OutcomeTimeout, qeval.ErrorMessage(err)
-	case qeval.CodeTooLarge:
-		return qeval.OutcomeTooLarge, qeval.ErrorMessage(err)
-	case qeval.CodeCanceled:
-		return qeval.OutcomeCanceled, qeval.ErrorMessage(err)
-	case qeval.CodeUnsupported:
-		return qeval.OutcomeUnsupported, qeval.ErrorMessage(err)
-	}
-	return qeval.OutcomePredError, qeval.ErrorMessage(err)
+	return qeval.FailedOutcome(err, qeval.OutcomePredError), qeval.ErrorMessage(err)
 }
 
 func goldFailure(v qeval.Verdict, err error) qeval.Verdict {
 	v.Match = false
-	v.Outcome = qeval.OutcomeGoldError
-	if qeval.ErrorCode(err) == qeval.CodeUnsupported {
-		v.Outcome = qeval.OutcomeUnscorable
+	v.Outcome = qeval.FailedOutcome(err, qeval.OutcomeGoldError)
+	if v.Outcome != qeval.OutcomeUnscorable {
+		v.Outcome = qeval.OutcomeGoldError // a gold that timed out is the gold's failure
 	}
 	v.Error = "gold query: " + qeval.ErrorMessage(err)
 	v.Gold, v.Pred = nil, nil

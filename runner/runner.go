@@ -71,6 +71,11 @@ type Config struct {
 	// OnCase is called after each case finishes, from the worker goroutines; it must
 	// not block for long.
 	OnCase func(r qeval.CaseResult)
+	// Score, when set, scores each case in place of the composite: a benchmark's
+	// official verdict (qeval.BenchmarkRun.Score). The run's catalog, target, judge and
+	// metrics are then unused; concurrency, the case deadline, resume, the store and
+	// OnCase work as for any suite.
+	Score func(ctx context.Context, c qeval.Case) qeval.CaseResult
 	// Version is the qeval version recorded in the report.
 	Version string
 	Now     func() time.Time
@@ -87,7 +92,9 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 	if err != nil {
 		return nil, err
 	}
-	defer r.eval.Close()
+	if r.eval != nil {
+		defer r.eval.Close()
+	}
 	started := r.now()
 	col := newCollector(s.NumCases(), r.threshold)
 	g := new(errgroup.Group)
@@ -138,7 +145,7 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 	rep.Cases, rep.Summary = col.close()
 	finished := r.now()
 	rep.Run = qeval.RunInfo{Suite: s.Name, SuitePath: s.Path, QevalVersion: cfg.Version, Dialect: dialectOf(s), StoppedBy: stopped,
-		Mode: r.eval.Mode().ID(), Weights: r.weights, Threshold: r.threshold, Started: started, Finished: finished,
+		Mode: r.modeID(), Weights: r.weights, Threshold: r.threshold, Started: started, Finished: finished,
 		DurationMS: float64(finished.Sub(started).Microseconds()) / 1000, Concurrency: r.concurrency,
 		Interrupted: ctx.Err() != nil || stopped != "", PassRequires: s.PassRequires}
 	rep.Run.Judge = r.judgeInfo()
@@ -244,6 +251,13 @@ func resultCap(cfg Config, concurrency int) int64 {
 }
 
 func newRun(s *qeval.Suite, cfg Config) (*run, error) {
+	if cfg.Score != nil {
+		r := &run{cfg: cfg, suite: s, concurrency: cfg.Concurrency, caseTimeout: cfg.CaseTimeout, dialect: dialectOf(s), threshold: qeval.DefaultThreshold}
+		if r.concurrency <= 0 {
+			r.concurrency = runtime.GOMAXPROCS(0)
+		}
+		return r, nil
+	}
 	if cfg.Catalog == nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "run suite", Message: "no catalog to resolve databases with"}
 	}
@@ -314,6 +328,13 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	return r, nil
 }
 
+func (r *run) modeID() string {
+	if r.eval == nil {
+		return ""
+	}
+	return r.eval.Mode().ID()
+}
+
 func (r *run) now() time.Time {
 	if r.cfg.Now != nil {
 		return r.cfg.Now()
@@ -349,8 +370,19 @@ func (r *run) runCaseSafely(ctx context.Context, c qeval.Case) (res qeval.CaseRe
 // composite score, and decides the status.
 func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) {
 	start := r.now()
-	ctx, cancel := context.WithTimeout(ctx, r.caseTimeout)
-	defer cancel()
+	if r.caseTimeout > 0 || r.cfg.Score == nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.caseTimeout)
+		defer cancel()
+	}
+	if r.cfg.Score != nil {
+		res = r.cfg.Score(ctx, c)
+		if res.Duration == 0 {
+			res.Duration = r.now().Sub(start)
+			res.DurationMS = float64(res.Duration.Microseconds()) / 1000
+		}
+		return res
+	}
 	res = qeval.CaseResult{ID: c.ID, Question: c.Question, Tags: c.Tags, ExpectedQuery: c.ExpectedQuery,
 		ShouldPass: c.ShouldPass, Confidence: c.Confidence, Validator: c.Validator}
 	db := c.Database

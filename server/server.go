@@ -144,7 +144,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.ExecMatchMode == "" {
-		cfg.ExecMatchMode = "spider-ts"
+		cfg.ExecMatchMode = qeval.OfficialMode
 	}
 	if _, err := compare.Lookup(cfg.ExecMatchMode); err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "--exec-mode", Message: qeval.ErrorMessage(err), Hint: "qeval modes lists them"}

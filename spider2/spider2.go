@@ -222,6 +222,28 @@ type Run struct {
 // Evaluate scores every prediction that has a gold entry, sorted by instance id. An
 // unreadable gold folder or result folder is an error; a bad file fails its item only.
 func Evaluate(ctx context.Context, opt Options) (*Run, error) {
+	p, err := plan(opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range p.ids {
+		if ctx.Err() != nil {
+			break
+		}
+		p.run.Items = append(p.run.Items, evaluateOne(ctx, opt, p.goldDir, id, p.stds[id]))
+	}
+	return p.run, nil
+}
+
+// planned is an evaluation read from its folders: the instances to score, in order.
+type planned struct {
+	run     *Run // without its items
+	ids     []string
+	stds    map[string]Standard
+	goldDir string
+}
+
+func plan(opt Options) (*planned, error) {
 	stdPath := filepath.Join(opt.GoldDir, "spider2lite_eval.jsonl")
 	f, err := os.Open(stdPath)
 	if err != nil {
@@ -264,14 +286,7 @@ func Evaluate(ctx context.Context, opt Options) (*Run, error) {
 	sort.Strings(ids)
 	sort.Strings(run.Extra)
 	sort.Strings(run.Unanswered)
-	goldDir := filepath.Join(opt.GoldDir, "exec_result")
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			break
-		}
-		run.Items = append(run.Items, evaluateOne(ctx, opt, goldDir, id, stds[id]))
-	}
-	return run, nil
+	return &planned{run: run, ids: ids, stds: stds, goldDir: filepath.Join(opt.GoldDir, "exec_result")}, nil
 }
 
 func evaluateOne(ctx context.Context, opt Options, goldDir, id string, std Standard) Item {

@@ -61,7 +61,7 @@ func parseSpider(data []byte, p *problems, opt Options) *qeval.Suite {
 	s := opt.Defaults
 	s.Cases = nil
 	if s.Mode == "" {
-		s.Mode = "spider-ts"
+		s.Mode = qeval.OfficialMode
 	}
 	s.Dialect = "sql"
 	for i, e := range ex {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/registry"
 )
 
 // env is everything of the OS a command may touch. Tests build one with buffers.
@@ -47,9 +48,6 @@ var commands = map[string]command{
 	"diff":      {"compare two report.json files: cases fixed and broken, accuracy change with its interval", cmdDiff},
 	"score":     {"compute every metric its inputs allow for one generated query", cmdScore},
 	"calibrate": {"report how well stated confidence predicts correctness (JSONL input)", cmdCalibrate},
-	"spider":    {"score predictions against gold SQL by execution, as the official Spider evaluator does", cmdSpider},
-	"bird":      {"score BIRD predictions: EX, soft-F1 and R-VES as the official scripts compute them", cmdBird},
-	"spider2":   {"score Spider 2.0 results (CSV or SQL) as its official evaluate.py does; --strict for the fixed comparison", cmdSpider2},
 	"merge":     {"combine the shards of a sharded run (qeval spider --shard I/N) into the report of the whole run", cmdMerge},
 	"modes":     {"list the result comparison modes", cmdModes},
 	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
@@ -62,6 +60,13 @@ var commands = map[string]command{
 	"testsuite": {"build a test suite of generated databases that tell gold queries from their near misses", cmdTestsuite},
 	"kql":       {"kql support: every name of the KQL reference and whether the local KQL engine runs it, and why not", cmdKQL},
 	"serve":     {"serve the HTTP API and the web page: score queries, run suites with live results", cmdServe},
+}
+
+// The benchmarks of registry.Benchmarks are commands of their names.
+func init() {
+	for _, b := range registry.Benchmarks() {
+		commands[b.Name()] = benchmarkCommand(b)
+	}
 }
 
 func run(ctx context.Context, args []string, e *env) int {

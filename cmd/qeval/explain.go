@@ -27,7 +27,7 @@ func cmdExplain(ctx context.Context, args []string, e *env) int {
 	predFile := fs.String("pred-file", "", "predictions file aligned with --gold-file, with --item")
 	item := fs.Int("item", 0, "the item to explain: 1-based line of --gold-file")
 	tables := fs.String("tables", "", "Spider tables.json: foreign keys kept while shrinking")
-	mode := fs.String("mode", "spider-ts", "comparison mode (see 'qeval modes')")
+	mode := fs.String("mode", qeval.OfficialMode, "comparison mode (see 'qeval modes')")
 	noShrink := fs.Bool("no-shrink", false, "explain on the distinguishing database as it is")
 	asJSON := fs.Bool("json", false, "print the verdict, explanation and counterexample as JSON")
 	if code := parseFlags(fs, args); code >= 0 {

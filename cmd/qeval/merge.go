@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,21 +9,19 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/exactmatch"
-	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/runner"
-	"github.com/qeval/qeval/suite"
 )
 
 // shardManifest is written beside a shard's items (ITEMS.shard.json): what qeval merge
 // needs to check the shards belong together and to rebuild the whole run's report.
 type shardManifest struct {
-	Kind         string  `json:"kind"` // "spider" or "run"
+	Kind string `json:"kind"` // "run"
+	// Benchmark names the benchmark of a benchmark run's shard ("" for a suite).
+	Benchmark    string  `json:"benchmark,omitempty"`
 	Shard        string  `json:"shard"`
 	Items        int     `json:"items"`        // in the whole run
 	Interactions int     `json:"interactions"` // in the whole run
@@ -37,6 +33,9 @@ type shardManifest struct {
 	Version      string  `json:"qeval_version"`
 	WallMS       float64 `json:"wall_ms"`
 	ItemsFile    string  `json:"items_file"` // relative to the manifest's folder
+	// Report is the shard's report.json, relative to the manifest's folder, when it is
+	// not the items file itself (a benchmark shard written with --items).
+	Report string `json:"report,omitempty"`
 	// CaseIDs are every case of a sharded qeval run, in the suite's order.
 	CaseIDs []string `json:"case_ids,omitempty"`
 	path    string
@@ -75,34 +74,7 @@ func cmdMerge(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
-	if ms[0].Kind == "run" {
-		return mergeRunShards(e, ms, *outDir, *jsonOut)
-	}
-	set, lines, rep, err := mergeSpider(ms)
-	if err != nil {
-		return fail(e, err)
-	}
-	if *itemsPath != "" {
-		var buf bytes.Buffer
-		for _, l := range lines {
-			buf.Write(l)
-			buf.WriteByte('\n')
-		}
-		if *itemsPath == "-" {
-			e.stdout.Write(buf.Bytes())
-		} else if err := os.WriteFile(*itemsPath, buf.Bytes(), 0o644); err != nil {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + *itemsPath, Message: err.Error(), Err: err})
-		}
-	}
-	if *jsonOut {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(rep)
-	} else if *itemsPath != "-" {
-		printSpiderTable(e.stdout, rep)
-	}
-	fmt.Fprintf(e.stderr, "merged %d shards: %d items\n", len(ms), len(set.Items))
-	return exitOK
+	return mergeRunShards(e, ms, *outDir, *itemsPath, *jsonOut)
 }
 
 // findManifests reads the manifests named or found in the folders given.
@@ -145,10 +117,16 @@ func findManifests(args []string) ([]*shardManifest, error) {
 
 // mergeRunShards combines the reports of qeval run --shard I/N into the report of the
 // whole run and writes it as every report format (-o) or prints it.
-func mergeRunShards(e *env, ms []*shardManifest, outDir string, asJSON bool) int {
+func mergeRunShards(e *env, ms []*shardManifest, outDir, itemsPath string, asJSON bool) int {
 	rep, missing, err := mergeRuns(ms)
 	if err != nil {
 		return fail(e, err)
+	}
+	if rep.Run.Benchmark != nil {
+		if missing > 0 {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: fmt.Sprintf("%d items are missing from every shard (a shard stopped early?)", missing)})
+		}
+		return mergeBenchmark(e, ms, rep, outDir, itemsPath, asJSON)
 	}
 	if outDir != "" {
 		if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -190,7 +168,11 @@ func mergeRuns(ms []*shardManifest) (rep *qeval.Report, missing int, err error) 
 	n := 0
 	for _, m := range ms {
 		if m.Kind != "run" {
-			return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + m.path, Message: fmt.Sprintf("a %s shard among qeval run shards", m.Kind)}
+			return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "kind " + m.Kind + " cannot be merged",
+				Hint: "the shard was written by an older qeval: run it again"}
+		}
+		if m.Benchmark != first.Benchmark {
+			return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + m.path, Message: fmt.Sprintf("a shard of %s among shards of %s", or(m.Benchmark, "a suite"), or(first.Benchmark, "a suite"))}
 		}
 		sh, err := parseShard(m.Shard)
 		if err != nil {
@@ -227,6 +209,9 @@ func mergeRuns(ms []*shardManifest) (rep *qeval.Report, missing int, err error) 
 	seen := map[string]string{}
 	for k, m := range ms {
 		p := filepath.Join(filepath.Dir(m.path), m.ItemsFile)
+		if m.Report != "" {
+			p = filepath.Join(filepath.Dir(m.path), m.Report)
+		}
 		r, err := report.ReadFile(p)
 		if err != nil {
 			return nil, 0, err
@@ -251,6 +236,9 @@ func mergeRuns(ms []*shardManifest) (rep *qeval.Report, missing int, err error) 
 				rep.Run.Finished = r.Run.Finished
 			}
 			rep.Run.Interrupted = rep.Run.Interrupted || r.Run.Interrupted
+			if b := r.Run.Benchmark; b != nil && rep.Run.Benchmark != nil {
+				rep.Run.Benchmark.Metas = append(rep.Run.Benchmark.Metas, b.Metas...)
+			}
 		}
 		if j := r.Run.Judge; j != nil {
 			if judgeInfo == nil {
@@ -298,161 +286,37 @@ func mergeRuns(ms []*shardManifest) (rep *qeval.Report, missing int, err error) 
 	return rep, missing, nil
 }
 
-// mergeSpider checks the shards are the parts 1…N of one run and rebuilds it.
-func mergeSpider(ms []*shardManifest) (*suite.Spider, [][]byte, *spiderReport, error) {
-	first := ms[0]
-	seen := map[string]string{}
-	var n int
-	for _, m := range ms {
-		if m.Kind != "spider" {
-			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "kind " + m.Kind + " cannot be merged"}
-		}
-		sh, err := parseShard(m.Shard)
-		if err != nil || sh == nil {
-			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "bad shard " + m.Shard}
-		}
-		if n == 0 {
-			n = sh.n
-		}
-		if sh.n != n || m.Items != first.Items || m.Interactions != first.Interactions || m.Etype != first.Etype || m.Mode != first.Mode || m.MultiTurn != first.MultiTurn {
-			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + m.path,
-				Message: fmt.Sprintf("shard %s (%d items, etype %s, mode %s) is not of the same run as %s (shard %s, %d items, etype %s, mode %s)",
-					m.Shard, m.Items, m.Etype, m.Mode, first.path, first.Shard, first.Items, first.Etype, first.Mode)}
-		}
-		if other, dup := seen[m.Shard]; dup {
-			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: fmt.Sprintf("shard %s is given twice: %s and %s", m.Shard, other, m.path)}
-		}
-		seen[m.Shard] = m.path
+// mergeBenchmark finishes the merge of a benchmark run's shards: the official summary
+// computed again from every item, the items and the reports written.
+func mergeBenchmark(e *env, ms []*shardManifest, rep *qeval.Report, outDir, itemsPath string, asJSON bool) int {
+	b, err := registry.LookupBenchmark(rep.Run.Benchmark.Name)
+	if err != nil {
+		return fail(e, err)
 	}
-	var missing []string
-	for i := 1; i <= n; i++ {
-		if _, ok := seen[fmt.Sprintf("%d/%d", i, n)]; !ok {
-			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
-		}
+	sum, err := summarizeBenchmark(b, rep, rep.Cases)
+	if err != nil {
+		return fail(e, err)
 	}
-	if len(missing) > 0 {
-		return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: "missing shards: " + strings.Join(missing, ", "),
-			Hint: "a merged report covers every item: run the missing shards, or merge what you have with another N"}
-	}
-
-	items := make([]*spiderItem, first.Items)
-	lines := make([][]byte, first.Items)
-	var wall float64
-	for _, m := range ms {
-		wall += m.WallMS
-		p := filepath.Join(filepath.Dir(m.path), m.ItemsFile)
-		f, err := os.Open(p)
+	if outDir != "" {
+		written, err := writeAllReports(outDir, rep)
 		if err != nil {
-			return nil, nil, nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open " + p, Message: "the items of shard " + m.Shard + ": " + err.Error()}
+			return fail(e, err)
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		ln := 0
-		for sc.Scan() {
-			ln++
-			it := &spiderItem{}
-			if err := json.Unmarshal(sc.Bytes(), it); err != nil {
-				f.Close()
-				return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read %s:%d", p, ln), Message: err.Error()}
-			}
-			if it.Index < 0 || it.Index >= len(items) {
-				f.Close()
-				return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read %s:%d", p, ln),
-					Message: fmt.Sprintf("index %d is outside the run's %d items", it.Index, len(items))}
-			}
-			if items[it.Index] != nil {
-				f.Close()
-				return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: fmt.Sprintf("read %s:%d", p, ln),
-					Message: fmt.Sprintf("item %d is in two shards", it.Index)}
-			}
-			items[it.Index] = it
-			lines[it.Index] = append([]byte(nil), sc.Bytes()...)
-		}
-		err = sc.Err()
-		f.Close()
-		if err != nil {
-			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + p, Message: err.Error()}
+		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
+	}
+	if itemsPath != "" {
+		if err := writeItemLines(itemsPath, e, rep.Cases); err != nil {
+			return fail(e, err)
 		}
 	}
-	var absent []string
-	for i, it := range items {
-		if it == nil && len(absent) < 10 {
-			absent = append(absent, fmt.Sprint(i))
-		}
-	}
-	if len(absent) > 0 {
-		return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge",
-			Message: "items missing from every shard (a shard stopped early?): " + strings.Join(absent, ", ")}
-	}
+	printBenchmark(e, sum, asJSON, itemsPath == "-")
+	fmt.Fprintf(e.stderr, "merged %d shards: %d items\n", len(ms), len(rep.Cases))
+	return exitOK
+}
 
-	set := &suite.Spider{MultiTurn: first.MultiTurn}
-	set.Interactions = make([][]int, max(first.Interactions, 1))
-	doExec, doMatch := first.Etype != "match", first.Etype != "exec"
-	hardness := make([]*string, len(items))
-	var verdicts []qeval.Verdict
-	if doExec {
-		verdicts = make([]qeval.Verdict, len(items))
+func or(s, def string) string {
+	if s == "" {
+		return def
 	}
-	var em *exactScores
-	if doMatch {
-		em = &exactScores{results: make([]*exactmatch.Result, len(items)), goldErrs: make([]string, len(items))}
-	}
-	for i, it := range items {
-		inter, turn := 0, 0
-		if it.Interaction != nil {
-			inter = *it.Interaction
-		}
-		if it.Turn != nil {
-			turn = *it.Turn
-		}
-		if inter < 0 || inter >= len(set.Interactions) {
-			return nil, nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: fmt.Sprintf("item %d: interaction %d is outside the run's %d", i, inter, len(set.Interactions))}
-		}
-		set.Items = append(set.Items, qeval.Item{Index: i, ID: fmt.Sprint(i), DBID: it.DBID})
-		set.Interaction, set.Turn = append(set.Interaction, inter), append(set.Turn, turn)
-		set.Interactions[inter] = append(set.Interactions[inter], i)
-		hardness[i] = it.Hardness
-		if doExec {
-			v := qeval.Verdict{Outcome: it.Outcome, Mode: it.Mode, Candidates: it.Candidates, CandidateCapHit: it.CapHit}
-			if it.Exec != nil {
-				v.Match = *it.Exec
-			}
-			if it.Error != nil {
-				v.Error = *it.Error
-			}
-			if it.PredMS != nil {
-				v.PredTime = time.Duration(*it.PredMS * float64(time.Millisecond))
-			}
-			if it.GoldMS != nil {
-				v.GoldTime = time.Duration(*it.GoldMS * float64(time.Millisecond))
-			}
-			verdicts[i] = v
-		}
-		if doMatch {
-			if it.ExactError != "" {
-				em.goldErrs[i] = it.ExactError
-			} else {
-				r := &exactmatch.Result{Partial: it.Partial, ParseError: it.ParseError}
-				if it.Exact != nil {
-					r.Exact = *it.Exact
-				}
-				if it.Hardness != nil {
-					r.Hardness = *it.Hardness
-				}
-				em.results[i] = r
-			}
-		}
-	}
-	for k := range set.Interactions {
-		sort.Ints(set.Interactions[k])
-	}
-	if !set.MultiTurn {
-		set.Interactions = set.Interactions[:1]
-	}
-	var sum execmatch.Summary
-	if doExec {
-		sum = execmatch.Summarize(first.Mode, verdicts)
-	}
-	rep := buildSpiderReport(set, verdicts, hardness, sum, time.Duration(wall*float64(time.Millisecond)), em, first.Etype)
-	return set, lines, rep, nil
+	return s
 }

@@ -7,12 +7,13 @@ import (
 
 	"github.com/qeval/qeval/bird"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/spider"
 )
 
 // scoreMetrics are the per-item metrics beside the comparison modes, with the command
 // that computes each.
 var scoreMetrics = []struct{ id, doc string }{
-	{spiderEMMetric, "Spider exact-set match (qeval spider --etype match|all): the official parser and clause-by-clause set comparison, values masked, foreign keys unified, with partial scores per clause."},
+	{spider.EMMetric, "Spider exact-set match (qeval spider --etype match|all): the official parser and clause-by-clause set comparison, values masked, foreign keys unified, with partial scores per clause."},
 	{bird.MetricSoftF1, "BIRD soft-F1 (qeval bird): rows paired by position after de-duplication, cell membership per row, both empty = 1."},
 	{bird.MetricRVES, "BIRD reward-based valid efficiency (qeval bird --ves-runs N): reward buckets on the gold/prediction time ratio over repeated runs, outliers removed."},
 	{bird.MetricRVESSteps, "R-VES on SQLite virtual-machine steps instead of wall time (qeval bird --ves-runs N on SQLite): the same on every run and every machine."},

@@ -28,7 +28,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	dbs := namedPaths{}
 	fs.Var(dbs, "db", "a database suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, mysql://…), a Kusto https://cluster/db, or a SQLite file or test-suite folder (repeat); as qeval run --db")
 	dbRoot := fs.String("db-root", "", "a benchmark folder: every `DIR`/<db_id>/<db_id>.sqlite (or test-suite folder) is a database named by its db_id (--db names win)")
-	execMode := fs.String("exec-mode", "spider-ts", "comparison mode of POST /api/exec-match pairs that name none (see qeval modes)")
+	execMode := fs.String("exec-mode", qeval.OfficialMode, "comparison mode of POST /api/exec-match pairs that name none (see qeval modes)")
 	maxPairs := fs.Int("max-pairs", server.DefaultMaxPairs, "largest batch POST /api/exec-match takes")
 	perDB := fs.Int("exec-per-db", 0, "exec-match pairs running at once on one database (default: twice the CPUs)")
 	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "deadline of each query (a pair's timeout_ms can only shorten it)")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qeval/qeval/spider"
 )
 
 // The Spider dev gold, run as the prediction on the DuckDB mirror of its databases
@@ -94,7 +96,7 @@ func goldOnMirror(t *testing.T, engine string, extra ...string) (agree, total in
 	rules = map[string]int{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var it spiderItem
+		var it spider.Item
 		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
 			t.Fatal(err)
 		}

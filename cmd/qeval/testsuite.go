@@ -33,7 +33,7 @@ func cmdTestsuite(ctx context.Context, args []string, e *env) int {
 	perSchema := fs.Int("dbs-per-schema", testsuite.DefaultPerSchema, "most generated databases kept per database")
 	candidates := fs.Int("candidates", testsuite.DefaultCandidates, "usable databases generated per database before distillation (rejected ones are made up for, up to 3 attempts each)")
 	seed := fs.Uint64("seed", 1, "random seed (the same seed builds the same suite)")
-	mode := fs.String("mode", "spider-ts", "comparison mode that decides whether a neighbour query is told apart")
+	mode := fs.String("mode", qeval.OfficialMode, "comparison mode that decides whether a neighbour query is told apart")
 	timeout := fs.Duration("timeout", testsuite.DefaultTimeout, "deadline for each query run while building")
 	workers := fs.Int("workers", 2, "databases built at once")
 	if code := parseFlags(fs, args[1:]); code >= 0 {

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/cache"
+	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/runner"
+)
+
+// benchmarkCommand is the command of a benchmark of registry.Benchmarks: its own flags
+// (its files) and the flags every benchmark run shares, run by the runner of suites.
+func benchmarkCommand(b qeval.Benchmark) command {
+	return command{b.Summary(), func(ctx context.Context, args []string, e *env) int { return cmdBenchmark(ctx, b, args, e) }}
+}
+
+// benchmarkFlags are the flags every benchmark command has.
+type benchmarkFlags struct {
+	outDir, items, shard, resume string
+	json                         bool
+	workers                      int
+	maxBytes                     int64
+}
+
+func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env) int {
+	fs := newFlags(b.Name(), "[flags]", e)
+	open := b.Flags(fs)
+	var f benchmarkFlags
+	fs.StringVar(&f.outDir, "o", "", "also write report.json, report.html, report.xlsx, junit.xml, summary.md and results.jsonl to this folder")
+	fs.StringVar(&f.items, "items", "", "write one JSON object per item to this file (- for stdout)")
+	fs.BoolVar(&f.json, "json", false, "print the summary as JSON instead of the official tables")
+	fs.IntVar(&f.workers, "workers", 0, "items judged at once (default: number of CPUs)")
+	fs.Int64Var(&f.maxBytes, "max-result-bytes", qeval.DefaultMaxBytes, "a query whose result exceeds this many bytes is too_large")
+	fs.StringVar(&f.shard, "shard", "", "judge only part `I/N` of the items (round-robin; interactions stay whole); needs --items or -o, beside which a manifest is written; combine the parts with qeval merge")
+	fs.StringVar(&f.resume, "resume", "", "continue the run whose results file (DIR/results.jsonl of -o) this is: finished items are kept, the others run")
+	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "deadline for each query")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	sh, err := parseShard(f.shard)
+	if err != nil {
+		return fail(e, err)
+	}
+	if sh != nil && (f.items == "" || f.items == "-") && f.outDir == "" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--shard needs --items FILE (or -o DIR)",
+			Hint: "each shard writes its items and a manifest for qeval merge to combine: --shard 2/4 --items shard2.jsonl"})
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	benv := qeval.BenchmarkEnv{Stderr: e.stderr, Catalog: &registry.Catalog{Openers: registry.OfficialOpeners()},
+		Opener: registry.OfficialOpener, Mirror: registry.MirrorForPredictions(e.stderr),
+		GoldCache: func(ctx context.Context, spec string) (qeval.Cache, func(), error) {
+			jf := &judgeFlags{cacheDir: spec, cacheTTL: cache.DefaultTTL}
+			if strings.HasPrefix(spec, "redis://") || strings.HasPrefix(spec, "rediss://") {
+				jf.cacheDir, jf.cacheURL = "", spec
+			}
+			c, closers := jf.openCache(ctx, logger, true)
+			return c, func() {
+				for _, cl := range closers {
+					cl.Close()
+				}
+			}, nil
+		},
+		Limits: qeval.Limits{Timeout: *timeout, MaxBytes: f.maxBytes}, Workers: f.workers, Explain: f.items != "" || f.outDir != ""}
+	run, err := open(ctx, benv)
+	if err != nil {
+		return fail(e, err)
+	}
+	defer run.Close()
+	var allIDs []string
+	if sh != nil {
+		allIDs = run.Shard(sh.i, sh.n)
+	}
+	rep, code := runBenchmark(ctx, e, b, run, f)
+	if rep == nil {
+		return code
+	}
+	cases, err := reportCases(rep)
+	if err != nil {
+		return fail(e, err)
+	}
+	sum, err := summarizeBenchmark(b, rep, cases)
+	if err != nil {
+		return fail(e, err)
+	}
+	var written []string
+	if f.outDir != "" {
+		if written, err = writeAllReports(f.outDir, rep); err != nil {
+			return fail(e, err)
+		}
+	}
+	if f.items != "" {
+		if err := writeItemLines(f.items, e, cases); err != nil {
+			return fail(e, err)
+		}
+	}
+	if sh != nil {
+		reportPath := filepath.Join(f.outDir, "report.json")
+		anchor := reportPath
+		if f.outDir == "" {
+			anchor = f.items
+			reportPath = strings.TrimSuffix(strings.TrimSuffix(f.items, ".jsonl"), ".json") + ".report.json"
+			if err := writeReportFile("json", reportPath, rep); err != nil {
+				return fail(e, err)
+			}
+		}
+		m := shardManifest{Kind: "run", Benchmark: b.Name(), Shard: sh.String(), Items: len(allIDs), Gold: rep.Run.SuitePath, Mode: rep.Run.Mode,
+			Version: version, WallMS: rep.Run.DurationMS, CaseIDs: allIDs, Report: filepath.Base(reportPath)}
+		if err := writeManifest(anchor, m); err != nil {
+			return fail(e, err)
+		}
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
+	}
+	printBenchmark(e, sum, f.json, f.items == "-")
+	if rep.Run.Interrupted {
+		fmt.Fprintln(e.stderr, "error: interrupted; the scores above cover the items that finished")
+		return exitFailed
+	}
+	return exitOK
+}
+
+// runBenchmark runs a benchmark's items through the runner: its concurrency, resume
+// and results file. A nil report comes with the exit code.
+func runBenchmark(ctx context.Context, e *env, b qeval.Benchmark, run qeval.BenchmarkRun, f benchmarkFlags) (*qeval.Report, int) {
+	s := run.Suite()
+	cfg := runner.Config{Score: run.Score, Concurrency: f.workers, Version: version, Now: e.clock()}
+	if w, ok := run.(interface{ Workers() int }); ok && f.workers <= 0 {
+		cfg.Concurrency = w.Workers()
+	}
+	resultsPath := ""
+	if f.outDir != "" {
+		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
+			return nil, fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "create -o " + f.outDir, Message: err.Error()})
+		}
+		resultsPath = filepath.Join(f.outDir, "results.jsonl")
+	}
+	var loaded *runner.Results
+	if f.resume != "" {
+		var err error
+		if loaded, err = runner.LoadResults(f.resume); err != nil {
+			return nil, fail(e, err)
+		}
+		cfg.Done = loaded.Done
+		resultsPath = f.resume
+	}
+	if resultsPath != "" {
+		var results *runner.ResultsWriter
+		var err error
+		if loaded != nil {
+			results, err = runner.ResumeResults(resultsPath, loaded)
+		} else {
+			os.Remove(resultsPath) // a new run starts a new results file
+			results, err = runner.CreateResults(resultsPath)
+		}
+		if err != nil {
+			return nil, fail(e, err)
+		}
+		defer results.Close()
+		cfg.Store = results
+	}
+	rep, err := runner.Run(ctx, s, cfg)
+	if err != nil {
+		return nil, fail(e, err)
+	}
+	if rep.Store != nil {
+		// read the cases back now: the store closes when this returns
+		cases, err := reportCases(rep)
+		if err != nil {
+			return nil, fail(e, err)
+		}
+		rep.Cases, rep.Store = cases, nil
+	}
+	if f.resume != "" {
+		rep.Run.ResumedFrom = f.resume
+	}
+	if rep.Run.Mode == "" {
+		rep.Run.Mode = s.Mode
+	}
+	rep.Run.Benchmark = &qeval.BenchmarkInfo{Name: b.Name(), Version: b.Version(), Metas: []json.RawMessage{run.Meta()}}
+	return rep, exitOK
+}
+
+// reportCases are a report's cases in full, in order.
+func reportCases(rep *qeval.Report) ([]qeval.CaseResult, error) {
+	out := make([]qeval.CaseResult, len(rep.Cases))
+	for i := range rep.Cases {
+		c, err := rep.Case(i)
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "read the run's results", Message: err.Error()}
+		}
+		out[i] = *c
+	}
+	return out, nil
+}
+
+// summarizeBenchmark computes a benchmark run's official summary and records it in
+// the report.
+func summarizeBenchmark(b qeval.Benchmark, rep *qeval.Report, cases []qeval.CaseResult) (qeval.BenchmarkSummary, error) {
+	sum, err := b.Summarize(rep.Run.Benchmark.Metas, cases)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(sum)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "encode the " + b.Name() + " summary", Message: err.Error()}
+	}
+	var tables bytes.Buffer
+	sum.Print(&tables)
+	rep.Run.Benchmark.Summary, rep.Run.Benchmark.Tables = raw, tables.String()
+	return sum, nil
+}
+
+// printBenchmark prints the warnings and the official tables (or the summary as JSON).
+func printBenchmark(e *env, sum qeval.BenchmarkSummary, asJSON, itemsOnStdout bool) {
+	// the warnings first: on a terminal they read before the tables they qualify
+	for _, w := range sum.Warnings() {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	switch {
+	case asJSON:
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(sum)
+	case !itemsOnStdout:
+		sum.Print(e.stdout)
+	}
+}
+
+// writeItemLines writes each case's benchmark line, in order (- for stdout).
+func writeItemLines(path string, e *env, cases []qeval.CaseResult) error {
+	var buf bytes.Buffer
+	for _, c := range cases {
+		buf.Write(c.Item)
+		buf.WriteByte('\n')
+	}
+	if path == "-" {
+		_, err := e.stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + path, Message: err.Error(), Err: err}
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + path, Message: err.Error(), Err: err}
+	}
+	return nil
+}
+
+// writeAllReports writes every report format into dir.
+func writeAllReports(dir string, rep *qeval.Report) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "create -o " + dir, Message: err.Error()}
+	}
+	var written []string
+	for _, name := range registry.WriterNames() {
+		w, _ := registry.NewWriter(name)
+		p := filepath.Join(dir, w.FileName())
+		if err := writeReportFile(name, p, rep); err != nil {
+			return written, err
+		}
+		written = append(written, p)
+	}
+	return written, nil
+}
