@@ -256,6 +256,7 @@ func (s *Server) routes() http.Handler {
 	api("/api/exec-match/stats", methods{http.MethodGet: s.handleExecMatchStats})
 	api("/api/suites", methods{http.MethodGet: s.handleSuites})
 	api("/api/runs", methods{http.MethodGet: s.handleListRuns, http.MethodPost: s.handleStartRun})
+	api("/api/runs/import", methods{http.MethodPost: s.handleImport})
 	api("/api/runs/{id}", methods{http.MethodGet: s.handleGetRun})
 	api("/api/runs/{id}/events", methods{http.MethodGet: s.handleEvents})
 	api("/api/runs/{id}/cancel", methods{http.MethodPost: s.handleCancel})

@@ -239,7 +239,10 @@ func printBenchmark(e *env, sum qeval.BenchmarkSummary, asJSON, itemsOnStdout bo
 func writeItemLines(path string, e *env, cases []qeval.CaseResult) error {
 	var buf bytes.Buffer
 	for _, c := range cases {
-		buf.Write(c.Item)
+		// a line read back from an indented report.json is compacted to one line again
+		if err := json.Compact(&buf, c.Item); err != nil {
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + path, Message: fmt.Sprintf("case %s: %v", c.ID, err)}
+		}
 		buf.WriteByte('\n')
 	}
 	if path == "-" {

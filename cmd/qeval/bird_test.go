@@ -91,7 +91,7 @@ func TestBird_UsageErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"bird"}, exitUsage, "missing --db-root, --gold, --pred"},
+		{[]string{"bird"}, exitUsage, "missing --db, --gold, --pred"},
 		{[]string{"bird", "--pred", pred, "--gold", gold, "--db-root", dir, "--dialect", "Oracle"}, exitUsage, `unknown --dialect "Oracle"`},
 		{[]string{"bird", "--pred", pred, "--gold", gold, "--db-root", filepath.Join(dir, "nope")}, exitFailed, "no such folder"},
 		{[]string{"bird", "--pred", pred, "--gold", filepath.Join(dir, "nope.sql"), "--db-root", dir}, exitFailed, "open --gold"},

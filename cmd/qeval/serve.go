@@ -13,6 +13,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/judge"
 	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/server"
 )
 
@@ -25,6 +26,8 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	token := fs.String("token", "", "bearer token every API call must send (default: $QEVAL_TOKEN); required to bind beyond 127.0.0.1")
 	suites := namedPaths{}
 	fs.Var(suites, "suite", "a suite runs may name: `NAME=PATH` (repeat for several)")
+	var imports stringList
+	fs.Var(&imports, "import", "store this finished run's report.json (of qeval run -o, qeval spider -o, …) as a run of the server, listed and opened like its own (repeat)")
 	dbs := namedPaths{}
 	fs.Var(dbs, "db", "a database suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, mysql://…), a Kusto https://cluster/db, or a SQLite file or test-suite folder (repeat); as qeval run --db")
 	dbRoot := fs.String("db-root", "", "a benchmark folder: every `DIR`/<db_id>/<db_id>.sqlite (or test-suite folder) is a database named by its db_id (--db names win)")
@@ -77,6 +80,19 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	srv, err := server.New(cfg)
 	if err != nil {
 		return fail(e, err)
+	}
+	for _, p := range imports {
+		rep, err := report.ReadFile(p)
+		if err == nil {
+			var id string
+			if id, err = srv.Import(ctx, rep); err == nil {
+				fmt.Fprintf(e.stderr, "imported %s as run %s\n", p, id)
+			}
+		}
+		if err != nil {
+			srv.Close()
+			return fail(e, &qeval.Error{Code: qeval.ErrorCode(err), Op: "--import " + p, Message: qeval.ErrorMessage(err), Hint: qeval.ErrorHint(err)})
+		}
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -134,14 +134,13 @@ func TestShard_BadInput(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "merge", shards, filepath.Join(shards, "p1.shard.json")); code == exitOK || !strings.Contains(stderr, "given twice") {
 		t.Errorf("shard twice: code %d, %s", code, stderr)
 	}
-	// a torn items file names the file and line
+	// a torn shard report names the file and line
 	if code, _, stderr := runCLI(t, "", append(base, "--shard", "3/3", "--items", filepath.Join(shards, "p3.jsonl"))...); code != exitOK {
 		t.Fatal(stderr)
 	}
-	f, _ := os.OpenFile(filepath.Join(shards, "p3.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"index": 4, "db_`)
-	f.Close()
-	if code, _, stderr := runCLI(t, "", "merge", shards); code == exitOK || !strings.Contains(stderr, "p3.jsonl:") {
+	torn, _ := os.ReadFile(filepath.Join(shards, "p3.report.json"))
+	os.WriteFile(filepath.Join(shards, "p3.report.json"), torn[:len(torn)/2], 0o644)
+	if code, _, stderr := runCLI(t, "", "merge", shards); code == exitOK || !strings.Contains(stderr, "p3.report.json") {
 		t.Errorf("torn items: code %d, %s", code, stderr)
 	}
 }
