@@ -14,6 +14,7 @@ import (
 	"github.com/qeval/qeval/internal/cache"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/runner"
+	"github.com/qeval/qeval/shard"
 )
 
 // benchmarkCommand is the command of a benchmark of registry.Benchmarks: its own flags
@@ -45,7 +46,7 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	sh, err := parseShard(f.shard)
+	sh, err := shard.Parse(f.shard)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -76,7 +77,7 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 	defer run.Close()
 	var allIDs []string
 	if sh != nil {
-		allIDs = run.Shard(sh.i, sh.n)
+		allIDs = run.Shard(sh.I, sh.N)
 	}
 	rep, code := runBenchmark(ctx, e, b, run, f)
 	if rep == nil {
@@ -111,9 +112,9 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 				return fail(e, err)
 			}
 		}
-		m := shardManifest{Kind: "run", Benchmark: b.Name(), Shard: sh.String(), Items: len(allIDs), Gold: rep.Run.SuitePath, Mode: rep.Run.Mode,
+		m := shard.Manifest{Kind: "run", Benchmark: b.Name(), Shard: sh.String(), Items: len(allIDs), Gold: rep.Run.SuitePath, Mode: rep.Run.Mode,
 			Version: version, WallMS: rep.Run.DurationMS, CaseIDs: allIDs, Report: filepath.Base(reportPath)}
-		if err := writeManifest(anchor, m); err != nil {
+		if err := shard.WriteManifest(anchor, m); err != nil {
 			return fail(e, err)
 		}
 	}

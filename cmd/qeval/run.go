@@ -22,6 +22,7 @@ import (
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/runner"
+	"github.com/qeval/qeval/shard"
 	"github.com/qeval/qeval/suite"
 )
 
@@ -94,7 +95,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 			return fail(e, err)
 		}
 	}
-	sh, err := parseShard(*shardSpec)
+	sh, err := shard.Parse(*shardSpec)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -107,7 +108,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		if err := s.HoldCases(); err != nil { // a shard keeps some of the cases
 			return fail(e, err)
 		}
-		allIDs = shardSuite(s, sh)
+		allIDs = shard.Suite(s, sh)
 	}
 	exclude := s.ExcludeFlagged
 	if flagSet(fs, "exclude-flagged") {
@@ -306,12 +307,12 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	}
 	if sh != nil {
 		jsonPath := targets["json"]
-		m := shardManifest{Kind: "run", Shard: sh.String(), Items: len(allIDs), Gold: s.Path, Mode: rep.Run.Mode, Version: version,
+		m := shard.Manifest{Kind: "run", Shard: sh.String(), Items: len(allIDs), Gold: s.Path, Mode: rep.Run.Mode, Version: version,
 			WallMS: rep.Run.DurationMS, CaseIDs: allIDs}
-		if err := writeManifest(jsonPath, m); err != nil {
+		if err := shard.WriteManifest(jsonPath, m); err != nil {
 			return fail(e, err)
 		}
-		written = append(written, manifestPath(jsonPath))
+		written = append(written, shard.ManifestPath(jsonPath))
 	}
 	report.Text{}.Write(e.stdout, rep)
 	if n := metricFailures.Load(); n > 0 && !*verbose {
