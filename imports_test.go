@@ -52,6 +52,7 @@ var allowed = map[string][]string{
 	"shard":                  {"", "report", "runner"},                                        // splitting runs into parts and merging their reports
 	"spider":                 {"", "compare", "exactmatch", "execmatch", "sqlparse", "suite"}, // engines come in through qeval.BenchmarkEnv
 	"internal/proclimit":     {},
+	"internal/progress":      {""},
 	"internal/residency":     {},
 	"mock":                   {""},
 	"qevaltest":              {"", "mock"},

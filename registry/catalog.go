@@ -264,7 +264,7 @@ func DatabasesUnder(dir string) (map[string]string, error) {
 		switch {
 		case len(dbs) == 0:
 			continue
-		case len(dbs) == 1 && dbs[0] == id+".sqlite":
+		case len(dbs) == 1 && filepath.Join(sub, dbs[0]) == qeval.BenchmarkFile(dir, id):
 			out[id] = filepath.Join(sub, dbs[0])
 		default:
 			out[id] = sub // a test suite: every SQLite file of the folder

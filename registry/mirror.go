@@ -49,7 +49,7 @@ func MirrorSources(paths ...string) ([]MirrorSource, error) {
 			name := e.Name()
 			switch {
 			case e.IsDir():
-				if f := filepath.Join(p, name, name+".sqlite"); fileExists(f) {
+				if f := qeval.BenchmarkFile(p, name); fileExists(f) {
 					out = append(out, MirrorSource{DBID: name, Path: f})
 				}
 			case strings.HasSuffix(name, ".sqlite") || strings.HasSuffix(name, ".db"):

@@ -192,7 +192,7 @@ const maxRepairs = 30
 
 func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *Database {
 	d := &Database{DBID: id, Rejected: map[string]int{}}
-	orig := filepath.Join(opt.DBDir, id, id+".sqlite")
+	orig := qeval.BenchmarkFile(opt.DBDir, id)
 	if golds[0].Database != "" {
 		orig = golds[0].Database
 	}
@@ -207,7 +207,7 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 		d.Error = "create folder: " + err.Error()
 		return d
 	}
-	if err := copyFile(orig, filepath.Join(dir, id+".sqlite")); err != nil {
+	if err := copyFile(orig, qeval.BenchmarkFile(opt.Out, id)); err != nil {
 		d.Error = "copy the original database: " + err.Error()
 		return d
 	}

@@ -35,7 +35,7 @@ type ItemResult struct {
 func JudgeItem(ctx context.Context, m Matcher, mode compare.Mode, it qeval.Item, suiteDir string) ItemResult {
 	dir := filepath.Join(suiteDir, it.DBID)
 	single, suite := it, it
-	single.Database = filepath.Join(dir, it.DBID+".sqlite")
+	single.Database = qeval.BenchmarkFile(suiteDir, it.DBID)
 	suite.Database = dir
 	r := ItemResult{Single: m.Match(ctx, single), Suite: m.Match(ctx, suite)}
 	r.Flipped = r.Single.Match && !r.Suite.Match

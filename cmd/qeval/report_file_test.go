@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/report"
 )
 
 type failingWriter struct{}
@@ -28,7 +29,7 @@ func TestWriteReport_Atomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
-	if err := writeAtomically(failingWriter{}, "json", path, rep); err == nil {
+	if err := report.WriteFile(failingWriter{}, path, rep); err == nil {
 		t.Fatal("no error from a failing writer")
 	}
 	after, _ := os.ReadFile(path)

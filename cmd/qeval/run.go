@@ -1,23 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/audit"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/internal/progress"
 	"github.com/qeval/qeval/judge"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
@@ -26,270 +23,406 @@ import (
 	"github.com/qeval/qeval/suite"
 )
 
-func cmdRun(ctx context.Context, args []string, e *env) int {
+// runFlags are qeval run's flags.
+type runFlags struct {
+	fs                                           *flag.FlagSet
+	outDir, resultsPath, resume, predictions     string
+	targetCmd, targetURL, mode, shardSpec        string
+	excludeFlagged, spiderDB                     string
+	targetTimeout, timeout                       time.Duration
+	threshold, minPass, minScore                 float64
+	concurrency                                  int
+	maxBytes, maxRunBytes                        int64
+	goldCache, quiet, unsafePriv, verbose, audit bool
+	files                                        map[string]*string
+	conns                                        namedPaths
+	judge                                        *judgeFlags
+}
+
+func newRunFlags(e *env) *runFlags {
 	fs := newFlags("run", "SUITE [flags]", e)
-	outDir := fs.String("o", "", "write report.json, report.xlsx, junit.xml, report.html, summary.md and results.jsonl to this folder")
-	files := map[string]*string{}
+	f := &runFlags{fs: fs, files: map[string]*string{}, conns: namedPaths{}}
+	fs.StringVar(&f.outDir, "o", "", "write report.json, report.xlsx, junit.xml, report.html, summary.md and results.jsonl to this folder")
 	for _, name := range registry.WriterNames() {
-		files[name] = fs.String(name, "", "write the "+name+" report to this file")
+		f.files[name] = fs.String(name, "", "write the "+name+" report to this file")
 	}
-	resultsPath := fs.String("results", "", "append each finished case to this JSONL file (default: DIR/results.jsonl with -o)")
-	resume := fs.String("resume", "", "continue the run whose results file this is: finished cases are kept, the others run")
-	predictions := fs.String("predictions", "", "take generated queries from this file (JSONL with id and query, or one query per line)")
-	targetCmd := fs.String("target-command", "", "run this command per case: case JSON on stdin, {\"query\": ...} on stdout")
-	targetURL := fs.String("target-url", "", "POST each case as JSON to this URL; the reply is {\"query\": ...}")
-	targetTimeout := fs.Duration("target-timeout", 0, "deadline of one target call (default 60s)")
-	mode := fs.String("mode", "", "comparison mode (default: the suite's, else "+qeval.DefaultMode+")")
-	threshold := fs.Float64("threshold", -1, "total score a case needs to pass (default: the suite's, else 0.9)")
-	concurrency := fs.Int("concurrency", 0, "cases run at once (default: the suite's, else the number of CPUs)")
-	timeout := fs.Duration("timeout", 0, "deadline of each query (default: the suite's, else 30s)")
-	maxBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "a query whose result (or its engine's memory for it) exceeds this many bytes is too_large")
-	maxRunBytes := fs.Int64("max-run-bytes", runner.DefaultMaxRunBytes, "the results of all cases in flight together: one result may take at most this / (2 × concurrency) bytes")
-	goldCache := fs.Bool("gold-cache", false, "keep gold results in the cache (--cache-dir, or --cache redis://…), keyed by each database's content: a second run on the same databases executes only the generated queries")
-	minPass := fs.Float64("min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
-	minScore := fs.Float64("min-score", -1, "exit 3 when the mean total score is below this (0..1)")
-	quiet := fs.Bool("quiet", false, "no progress output")
-	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
-	verbose := fs.Bool("verbose", false, "log each failed metric as it happens (otherwise they are counted after the run and detailed in the reports)")
-	shardSpec := fs.String("shard", "", "run only part I of N of the cases (`I/N`, by a hash of each case id); write the report with -o or --json and combine the parts with qeval merge")
-	doAudit := fs.Bool("audit", false, "audit the gold queries first (as qeval audit does) and add the audit to the reports")
-	excludeFlagged := fs.String("exclude-flagged", "", "audit the gold queries first and set aside the cases flagged with these (comma-separated, e.g. gold_fails,order_dependent; default: the suite's exclude_flagged); the reports say how many and why")
-	spiderDB := fs.String("spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
-	conns := namedPaths{}
-	fs.Var(conns, "db", "a database connection suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, user@tcp(host)/db), a Kusto https://cluster/db or a SQLite path (repeat)")
-	jf := addJudgeFlags(fs, registry.DefaultProvider)
-	pos, code := parseInterspersed(fs, args)
+	fs.StringVar(&f.resultsPath, "results", "", "append each finished case to this JSONL file (default: DIR/results.jsonl with -o)")
+	fs.StringVar(&f.resume, "resume", "", "continue the run whose results file this is: finished cases are kept, the others run")
+	fs.StringVar(&f.predictions, "predictions", "", "take generated queries from this file (JSONL with id and query, or one query per line)")
+	fs.StringVar(&f.targetCmd, "target-command", "", "run this command per case: case JSON on stdin, {\"query\": ...} on stdout")
+	fs.StringVar(&f.targetURL, "target-url", "", "POST each case as JSON to this URL; the reply is {\"query\": ...}")
+	fs.DurationVar(&f.targetTimeout, "target-timeout", 0, "deadline of one target call (default 60s)")
+	fs.StringVar(&f.mode, "mode", "", "comparison mode (default: the suite's, else "+qeval.DefaultMode+")")
+	fs.Float64Var(&f.threshold, "threshold", -1, "total score a case needs to pass (default: the suite's, else 0.9)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "cases run at once (default: the suite's, else the number of CPUs)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "deadline of each query (default: the suite's, else 30s)")
+	fs.Int64Var(&f.maxBytes, "max-result-bytes", qeval.DefaultMaxBytes, "a query whose result (or its engine's memory for it) exceeds this many bytes is too_large")
+	fs.Int64Var(&f.maxRunBytes, "max-run-bytes", runner.DefaultMaxRunBytes, "the results of all cases in flight together: one result may take at most this / (2 × concurrency) bytes")
+	fs.BoolVar(&f.goldCache, "gold-cache", false, "keep gold results in the cache (--cache-dir, or --cache redis://…), keyed by each database's content: a second run on the same databases executes only the generated queries")
+	fs.Float64Var(&f.minPass, "min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
+	fs.Float64Var(&f.minScore, "min-score", -1, "exit 3 when the mean total score is below this (0..1)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.unsafePriv, "unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
+	fs.BoolVar(&f.verbose, "verbose", false, "log each failed metric as it happens (otherwise they are counted after the run and detailed in the reports)")
+	fs.StringVar(&f.shardSpec, "shard", "", "run only part I of N of the cases (`I/N`, by a hash of each case id); write the report with -o or --json and combine the parts with qeval merge")
+	fs.BoolVar(&f.audit, "audit", false, "audit the gold queries first (as qeval audit does) and add the audit to the reports")
+	fs.StringVar(&f.excludeFlagged, "exclude-flagged", "", "audit the gold queries first and set aside the cases flagged with these (comma-separated, e.g. gold_fails,order_dependent; default: the suite's exclude_flagged); the reports say how many and why")
+	fs.StringVar(&f.spiderDB, "spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
+	fs.Var(f.conns, "db", "a database connection suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, user@tcp(host)/db), a Kusto https://cluster/db or a SQLite path (repeat)")
+	f.judge = addJudgeFlags(fs, registry.DefaultProvider)
+	return f
+}
+
+// runState is what a run holds open while it runs, and what its end reports on.
+type runState struct {
+	suite    *qeval.Suite
+	catalog  *registry.Catalog
+	shard    *shard.Part
+	allIDs   []string // every case id of a sharded run
+	audit    *qeval.GoldAudit
+	judge    *judgeSetup
+	logger   *slog.Logger
+	secrets  qeval.Secrets
+	loaded   *runner.Results // a resumed run's results
+	closers  []func()
+	failures atomic.Int64 // metric computations that failed
+}
+
+func (st *runState) close() {
+	for k := len(st.closers) - 1; k >= 0; k-- {
+		st.closers[k]()
+	}
+}
+
+func cmdRun(ctx context.Context, args []string, e *env) int {
+	f := newRunFlags(e)
+	pos, code := parseInterspersed(f.fs, args)
 	if code >= 0 {
 		return code
 	}
-	for name, v := range map[string]*float64{"--threshold": threshold, "--min-pass-rate": minPass, "--min-score": minScore} {
-		if flagSet(fs, strings.TrimPrefix(name, "--")) {
+	st := &runState{}
+	defer st.close()
+	if err := f.open(ctx, e, pos, st); err != nil {
+		return fail(e, err)
+	}
+	cfg, err := f.config(ctx, e, st)
+	if err != nil {
+		return fail(e, err)
+	}
+	prog := progress.New(e.stderr, st.suite.NumCases()-len(cfg.Done), f.quiet)
+	for _, c := range cfg.Done {
+		st.failures.Add(int64(failedMetrics(c)))
+	}
+	cfg.OnCase = func(r qeval.CaseResult) {
+		st.failures.Add(int64(failedMetrics(r)))
+		prog.Add(r, st.judge.Stats().Calls)
+	}
+	rep, err := runner.Run(ctx, st.suite, cfg)
+	prog.Finish()
+	if err != nil {
+		return fail(e, err)
+	}
+	return f.finish(e, st, rep)
+}
+
+// open reads the suite, checks its databases (a server that cannot be reached, or a
+// role too privileged to run untrusted SQL as, stops the run before it starts), keeps
+// the shard's cases and audits the gold queries when asked.
+func (f *runFlags) open(ctx context.Context, e *env, pos []string, st *runState) error {
+	for name, v := range map[string]*float64{"--threshold": &f.threshold, "--min-pass-rate": &f.minPass, "--min-score": &f.minScore} {
+		if flagSet(f.fs, strings.TrimPrefix(name, "--")) {
 			if err := qeval.CheckFraction(name, *v); err != nil {
-				return fail(e, err)
+				return err
 			}
 		}
 	}
 	if len(pos) != 1 {
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval run takes one suite file",
-			Hint: "qeval run examples/chinook/suite.yaml -o out/"})
+		return &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval run takes one suite file", Hint: "qeval run examples/chinook/suite.yaml -o out/"}
 	}
 	// a JSONL suite is streamed: its cases are read from the file as the run walks them
-	s, err := suite.Open(pos[0], suite.Options{SpiderDB: *spiderDB, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
+	s, err := suite.Open(pos[0], suite.Options{SpiderDB: f.spiderDB, CheckMode: func(m string) error { _, err := compare.Lookup(m); return err }})
 	if err != nil {
-		return fail(e, err)
+		return err
 	}
-	tuneForSuite(e.getenv, s.NumCases(), *maxRunBytes)
+	st.suite = s
+	tuneForSuite(e.getenv, s.NumCases(), f.maxRunBytes)
 	// one catalog resolves every database of the run: --db names, else paths beside the suite
-	catalog := &registry.Catalog{Dir: suite.Dir(s), Connections: conns, AllowPrivileged: *unsafePriv, Now: e.clock()()}
-	if err := suite.Check(ctx, s, catalog); err != nil {
-		return fail(e, err)
+	st.catalog = &registry.Catalog{Dir: suite.Dir(s), Connections: f.conns, AllowPrivileged: f.unsafePriv, Now: e.clock()()}
+	if err := suite.Check(ctx, s, st.catalog); err != nil {
+		return err
 	}
-	// a server that cannot be reached, or a role too privileged to run untrusted SQL
-	// as, stops the run before it starts
 	names, err := suiteDatabases(s)
 	if err != nil {
-		return fail(e, err)
+		return err
 	}
 	for _, name := range names {
-		if err := catalog.Probe(ctx, name, s.Dialect); err != nil {
-			return fail(e, err)
+		if err := st.catalog.Probe(ctx, name, s.Dialect); err != nil {
+			return err
 		}
 	}
-	sh, err := shard.Parse(*shardSpec)
-	if err != nil {
-		return fail(e, err)
+	if st.shard, err = shard.Parse(f.shardSpec); err != nil {
+		return err
 	}
-	var allIDs []string
-	if sh != nil {
-		if *outDir == "" && *files["json"] == "" {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "--shard " + sh.String(), Message: "a shard's report must be written for qeval merge",
-				Hint: "qeval run suite.yaml --shard 1/4 -o out/shard1   (then: qeval merge out/shard* -o out/all)"})
+	if st.shard != nil {
+		if f.outDir == "" && *f.files["json"] == "" {
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "--shard " + st.shard.String(), Message: "a shard's report must be written for qeval merge",
+				Hint: "qeval run suite.yaml --shard 1/4 -o out/shard1   (then: qeval merge out/shard* -o out/all)"}
 		}
 		if err := s.HoldCases(); err != nil { // a shard keeps some of the cases
-			return fail(e, err)
+			return err
 		}
-		allIDs = shard.Suite(s, sh)
+		st.allIDs = shard.Suite(s, st.shard)
 	}
+	if err := f.auditGold(ctx, e, st); err != nil {
+		return err
+	}
+	if f.mode != "" {
+		if _, err := compare.Lookup(f.mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// auditGold audits the gold queries when asked (--audit, --exclude-flagged, or the
+// suite's exclude_flagged) and sets the flagged cases aside.
+func (f *runFlags) auditGold(ctx context.Context, e *env, st *runState) error {
+	s := st.suite
 	exclude := s.ExcludeFlagged
-	if flagSet(fs, "exclude-flagged") {
-		exclude = strings.Split(*excludeFlagged, ",")
+	if flagSet(f.fs, "exclude-flagged") {
+		exclude = strings.Split(f.excludeFlagged, ",")
 	}
-	if exclude, err = audit.CheckFlags("exclude_flagged", exclude); err != nil {
-		return fail(e, err)
-	}
-	var goldAudit *qeval.GoldAudit
-	if *doAudit || len(exclude) > 0 {
-		qt := *timeout
-		if qt <= 0 {
-			qt = time.Duration(s.Timeout)
-		}
-		opt := audit.Options{Limits: qeval.Limits{Timeout: qt}, Reversed: registry.ReversedOpener}
-		if err := s.HoldCases(); err != nil { // the audit sets some cases aside
-			return fail(e, err)
-		}
-		if goldAudit, err = audit.Suite(ctx, s, catalog, exclude, opt); err != nil {
-			return fail(e, err)
-		}
-		if goldAudit.Excluded > 0 {
-			fmt.Fprintf(e.stderr, "audit: %d of %d cases set aside (%s); the reports say which and why\n", goldAudit.Excluded, goldAudit.Total, strings.Join(exclude, ", "))
-		}
-	}
-	if *mode != "" {
-		if _, err := compare.Lookup(*mode); err != nil {
-			return fail(e, err)
-		}
-	}
-	target, err := buildTarget(s, *predictions, *targetCmd, *targetURL, *targetTimeout)
+	exclude, err := audit.CheckFlags("exclude_flagged", exclude)
 	if err != nil {
-		return fail(e, err)
+		return err
+	}
+	if !f.audit && len(exclude) == 0 {
+		return nil
+	}
+	qt := f.timeout
+	if qt <= 0 {
+		qt = time.Duration(s.Timeout)
+	}
+	if err := s.HoldCases(); err != nil { // the audit sets some cases aside
+		return err
+	}
+	opt := audit.Options{Limits: qeval.Limits{Timeout: qt}, Reversed: registry.ReversedOpener}
+	if st.audit, err = audit.Suite(ctx, s, st.catalog, exclude, opt); err != nil {
+		return err
+	}
+	if st.audit.Excluded > 0 {
+		fmt.Fprintf(e.stderr, "audit: %d of %d cases set aside (%s); the reports say which and why\n", st.audit.Excluded, st.audit.Total, strings.Join(exclude, ", "))
+	}
+	return nil
+}
+
+// config layers the run's configuration, defaults < suite < flags, and opens what the
+// run needs: the target, the judge, the gold cache and the results file.
+func (f *runFlags) config(ctx context.Context, e *env, st *runState) (runner.Config, error) {
+	s := st.suite
+	target, err := buildTarget(s, f.predictions, f.targetCmd, f.targetURL, f.targetTimeout)
+	if err != nil {
+		return runner.Config{}, err
 	}
 	// Per-case warnings would break the progress bar: they go to the reports, and to
 	// the terminal only with --verbose.
 	level := slog.LevelError
-	if *verbose {
+	if f.verbose {
 		level = slog.LevelWarn
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
-	if s.Judge != nil && s.Judge.Provider != "" && !flagSet(fs, "judge") {
-		jf.provider, jf.chosen = s.Judge.Provider, true
-		if s.Judge.Model != "" && !flagSet(fs, "model") {
-			jf.model = s.Judge.Model
-		}
-		if s.Judge.BaseURL != "" && !flagSet(fs, "judge-base-url") {
-			jf.baseURL = s.Judge.BaseURL
-		}
-	}
-	suiteOnMatch := ""
-	if s.Judge != nil {
-		suiteOnMatch = s.Judge.OnExecMatch
-		if s.Judge.Samples > 0 && !flagSet(fs, "judge-samples") {
-			jf.samples = s.Judge.Samples
-		}
-		if len(s.Judge.Panel) > 0 && !flagSet(fs, "judge-panel") {
-			jf.panel = strings.Join(s.Judge.Panel, ",")
-		}
-		if s.Judge.Temperature != nil && !flagSet(fs, "judge-temperature") {
-			jf.temperature = *s.Judge.Temperature
-		}
-	}
-	askOnMatch, err := jf.askOnExecMatch(suiteOnMatch, flagSet(fs, "judge-on-exec-match"))
+	st.logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	askOnMatch, err := f.layerJudge(s)
 	if err != nil {
-		return fail(e, err)
+		return runner.Config{}, err
 	}
-	js, err := jf.open(ctx, e, logger)
+	js, err := f.judge.open(ctx, e, st.logger)
 	if err != nil {
-		return fail(e, err)
+		return runner.Config{}, err
 	}
-	defer js.Close()
-	var sharedGold qeval.Cache
-	if *goldCache {
-		c, closers := jf.openGoldCache(ctx, logger)
-		defer func() {
+	st.judge = js
+	st.closers = append(st.closers, js.Close)
+	cfg := runner.Config{Catalog: st.catalog, Target: target, Mode: f.mode, Concurrency: f.concurrency, QueryTimeout: f.timeout,
+		MaxResultBytes: f.maxBytes, MaxRunBytes: f.maxRunBytes, Judge: js.Judge, JudgeOnExecMatch: askOnMatch, JudgeSkipped: js.Skipped,
+		JudgeStats: js.Stats, Version: version, Logger: st.logger, Now: e.clock()}
+	if f.goldCache {
+		c, closers := f.judge.openGoldCache(ctx, st.logger)
+		st.closers = append(st.closers, func() {
 			for _, cl := range closers {
 				cl.Close()
 			}
-		}()
-		sharedGold = c
+		})
+		cfg.GoldCache = c
 	}
-
-	cfg := runner.Config{GoldCache: sharedGold, Catalog: catalog, Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout, MaxResultBytes: *maxBytes, MaxRunBytes: *maxRunBytes,
-		Judge: js.Judge, JudgeOnExecMatch: askOnMatch, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger, Now: e.clock()}
 	if js.Judge != nil {
-		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature,
-			OnExecMatch: map[bool]string{true: qeval.OnExecMatchAsk, false: qeval.OnExecMatchSkip}[askOnMatch]}
-		if jf.samples > 1 {
-			cfg.JudgeInfo.Samples = jf.samples
-		}
-		for _, m := range strings.Split(jf.panel, ",") {
-			if m = strings.TrimSpace(m); m != "" {
-				cfg.JudgeInfo.Panel = append(cfg.JudgeInfo.Panel, m)
-			}
-		}
+		cfg.JudgeInfo = f.judgeInfo(js, askOnMatch)
 	}
-	if *threshold >= 0 {
-		cfg.Threshold = threshold
-	}
-	var loaded *runner.Results
-	if *resume != "" {
-		if loaded, err = runner.LoadResults(*resume); err != nil {
-			return fail(e, err)
-		}
-		cfg.Done = loaded.Done
-		if *resultsPath == "" {
-			*resultsPath = *resume
-		}
-		if loaded.TornLine > 0 {
-			fmt.Fprintf(e.stderr, "resume: line %d of %s was cut short by the interrupted run; it is dropped and its case runs again\n", loaded.TornLine, *resume)
-		}
-	}
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "create -o " + *outDir, Message: err.Error()})
-		}
-		if *resultsPath == "" {
-			*resultsPath = filepath.Join(*outDir, "results.jsonl")
-			if *resume == "" {
-				os.Remove(*resultsPath) // a new run starts a new results file
-			}
-		}
+	if f.threshold >= 0 {
+		cfg.Threshold = &f.threshold
 	}
 	// everything written or printed is masked: the judge's key, the DSNs' passwords
-	secrets := append(qeval.Secrets{}, js.Secrets...)
-	secrets = append(secrets, catalog.Secrets()...)
-	var results *runner.ResultsWriter
-	if *resultsPath != "" {
-		if loaded != nil && *resultsPath == *resume {
-			results, err = runner.ResumeResults(*resultsPath, loaded)
-		} else {
-			results, err = runner.CreateResults(*resultsPath)
+	st.secrets = append(append(qeval.Secrets{}, js.Secrets...), st.catalog.Secrets()...)
+	if err := f.openResults(e, st, &cfg); err != nil {
+		return runner.Config{}, err
+	}
+	return cfg, nil
+}
+
+// layerJudge takes the suite's judge settings where no flag names them, and says
+// whether the judge is asked about cases whose execution matched.
+func (f *runFlags) layerJudge(s *qeval.Suite) (bool, error) {
+	jf, fs := f.judge, f.fs
+	suiteOnMatch := ""
+	if j := s.Judge; j != nil {
+		if j.Provider != "" && !flagSet(fs, "judge") {
+			jf.provider, jf.chosen = j.Provider, true
+			if j.Model != "" && !flagSet(fs, "model") {
+				jf.model = j.Model
+			}
+			if j.BaseURL != "" && !flagSet(fs, "judge-base-url") {
+				jf.baseURL = j.BaseURL
+			}
 		}
+		suiteOnMatch = j.OnExecMatch
+		if j.Samples > 0 && !flagSet(fs, "judge-samples") {
+			jf.samples = j.Samples
+		}
+		if len(j.Panel) > 0 && !flagSet(fs, "judge-panel") {
+			jf.panel = strings.Join(j.Panel, ",")
+		}
+		if j.Temperature != nil && !flagSet(fs, "judge-temperature") {
+			jf.temperature = *j.Temperature
+		}
+	}
+	return jf.askOnExecMatch(suiteOnMatch, flagSet(fs, "judge-on-exec-match"))
+}
+
+// judgeInfo is what the report records of the judge.
+func (f *runFlags) judgeInfo(js *judgeSetup, askOnMatch bool) *qeval.JudgeInfo {
+	jf := f.judge
+	info := &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature,
+		OnExecMatch: map[bool]string{true: qeval.OnExecMatchAsk, false: qeval.OnExecMatchSkip}[askOnMatch]}
+	if jf.samples > 1 {
+		info.Samples = jf.samples
+	}
+	for _, m := range strings.Split(jf.panel, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			info.Panel = append(info.Panel, m)
+		}
+	}
+	return info
+}
+
+// openResults opens the results file the cases go to as they finish: --results, the
+// resumed file, DIR/results.jsonl with -o, else a scratch file removed at the end (the
+// reports read the cases back from it, not from memory).
+func (f *runFlags) openResults(e *env, st *runState, cfg *runner.Config) error {
+	if f.resume != "" {
+		loaded, err := runner.LoadResults(f.resume)
 		if err != nil {
-			return fail(e, err)
+			return err
 		}
-		results.Secrets = secrets
-		defer results.Close()
-		defer results.CloseRead()
-		cfg.Store = results
-	} else {
-		// no results file asked for: the finished cases still go to disk, not memory,
-		// and the reports read them back (a scratch file, removed at the end)
-		scratch, err := scratchResults(secrets)
+		st.loaded, cfg.Done = loaded, loaded.Done
+		if f.resultsPath == "" {
+			f.resultsPath = f.resume
+		}
+		if loaded.TornLine > 0 {
+			fmt.Fprintf(e.stderr, "resume: line %d of %s was cut short by the interrupted run; it is dropped and its case runs again\n", loaded.TornLine, f.resume)
+		}
+	}
+	if f.outDir != "" {
+		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "create -o " + f.outDir, Message: err.Error()}
+		}
+		if f.resultsPath == "" {
+			f.resultsPath = filepath.Join(f.outDir, "results.jsonl")
+			if f.resume == "" {
+				os.Remove(f.resultsPath) // a new run starts a new results file
+			}
+		}
+	}
+	if f.resultsPath == "" {
+		scratch, err := scratchResults(st.secrets)
 		if err != nil {
-			return fail(e, err)
+			return err
 		}
-		defer scratch.remove()
+		st.closers = append(st.closers, scratch.remove)
 		cfg.Store = scratch.ResultsWriter
+		return nil
 	}
-	prog := newProgress(e.stderr, s.NumCases()-len(cfg.Done), *quiet)
-	var metricFailures atomic.Int64 // the reports keep the cases on disk: count as they finish
-	for _, c := range cfg.Done {
-		metricFailures.Add(int64(failedMetrics(c)))
+	var results *runner.ResultsWriter
+	var err error
+	if st.loaded != nil && f.resultsPath == f.resume {
+		results, err = runner.ResumeResults(f.resultsPath, st.loaded)
+	} else {
+		results, err = runner.CreateResults(f.resultsPath)
 	}
-	cfg.OnCase = func(r qeval.CaseResult) {
-		metricFailures.Add(int64(failedMetrics(r)))
-		prog.add(r, js.Stats().Calls)
+	if err != nil {
+		return err
 	}
-	rep, err := runner.Run(ctx, s, cfg)
-	prog.finish()
+	results.Secrets = st.secrets
+	st.closers = append(st.closers, func() { results.Close(); results.CloseRead() })
+	cfg.Store = results
+	return nil
+}
+
+// finish writes the reports and the shard's manifest, prints the summary, and says how
+// the run ended: incomplete, interrupted, or by its gates.
+func (f *runFlags) finish(e *env, st *runState, rep *qeval.Report) int {
+	if f.resume != "" {
+		rep.Run.ResumedFrom = f.resume
+	}
+	rep.Audit = st.audit
+	rep, err := report.Mask(rep, st.secrets)
 	if err != nil {
 		return fail(e, err)
 	}
-	if *resume != "" {
-		rep.Run.ResumedFrom = *resume
-	}
-	rep.Audit = goldAudit
-	if rep, err = maskReport(rep, secrets); err != nil {
+	written, err := f.writeReports(st, rep)
+	if err != nil {
 		return fail(e, err)
 	}
-	// reports
+	report.Text{}.Write(e.stdout, rep)
+	if n := st.failures.Load(); n > 0 && !f.verbose {
+		fmt.Fprintf(e.stderr, "%d metric computations failed (scored 0); the reports say which and why (--verbose logs them as they happen)\n", n)
+	}
+	if f.resultsPath != "" {
+		written = append(written, f.resultsPath)
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
+	}
+	if n := rep.Summary.JudgeErrors; n > 0 && !rep.Run.Interrupted {
+		fmt.Fprintf(e.stderr, "incomplete: the LLM judge failed on %d cases (their judged components were skipped)", n)
+		if f.resultsPath != "" {
+			fmt.Fprintf(e.stderr, "; ask again for those only with --resume %s", f.resultsPath)
+		}
+		fmt.Fprintln(e.stderr)
+		return exitFailed
+	}
+	if rep.Run.Interrupted {
+		if rep.Run.StoppedBy != "" {
+			fmt.Fprintf(e.stderr, "error: %s\n", rep.Run.StoppedBy)
+		}
+		fmt.Fprintf(e.stderr, "interrupted: %d of %d cases finished; the reports cover them", len(rep.Cases), st.suite.NumCases())
+		if f.resultsPath != "" {
+			fmt.Fprintf(e.stderr, " (continue with --resume %s)", f.resultsPath)
+		}
+		fmt.Fprintln(e.stderr)
+		return exitFailed
+	}
+	return gates(e, rep, f.minPass, f.minScore)
+}
+
+// writeReports writes every report asked for (-o, --json FILE, …) and a shard's
+// manifest.
+func (f *runFlags) writeReports(st *runState, rep *qeval.Report) ([]string, error) {
 	targets := map[string]string{}
-	if *outDir != "" {
+	if f.outDir != "" {
 		for _, name := range registry.WriterNames() {
 			w, _ := registry.NewWriter(name)
-			targets[name] = filepath.Join(*outDir, w.FileName())
+			targets[name] = filepath.Join(f.outDir, w.FileName())
 		}
 	}
-	for name, p := range files {
+	for name, p := range f.files {
 		if *p != "" {
 			targets[name] = *p
 		}
@@ -301,73 +434,20 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 			continue
 		}
 		if err := writeReportFile(name, path, rep); err != nil {
-			return fail(e, err)
+			return written, err
 		}
 		written = append(written, path)
 	}
-	if sh != nil {
+	if st.shard != nil {
 		jsonPath := targets["json"]
-		m := shard.Manifest{Kind: "run", Shard: sh.String(), Items: len(allIDs), Gold: s.Path, Mode: rep.Run.Mode, Version: version,
-			WallMS: rep.Run.DurationMS, CaseIDs: allIDs}
+		m := shard.Manifest{Kind: "run", Shard: st.shard.String(), Items: len(st.allIDs), Gold: st.suite.Path, Mode: rep.Run.Mode, Version: version,
+			WallMS: rep.Run.DurationMS, CaseIDs: st.allIDs}
 		if err := shard.WriteManifest(jsonPath, m); err != nil {
-			return fail(e, err)
+			return written, err
 		}
 		written = append(written, shard.ManifestPath(jsonPath))
 	}
-	report.Text{}.Write(e.stdout, rep)
-	if n := metricFailures.Load(); n > 0 && !*verbose {
-		fmt.Fprintf(e.stderr, "%d metric computations failed (scored 0); the reports say which and why (--verbose logs them as they happen)\n", n)
-	}
-	if *resultsPath != "" {
-		written = append(written, *resultsPath)
-	}
-	if len(written) > 0 {
-		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
-	}
-	if n := rep.Summary.JudgeErrors; n > 0 && !rep.Run.Interrupted {
-		fmt.Fprintf(e.stderr, "incomplete: the LLM judge failed on %d cases (their judged components were skipped)", n)
-		if *resultsPath != "" {
-			fmt.Fprintf(e.stderr, "; ask again for those only with --resume %s", *resultsPath)
-		}
-		fmt.Fprintln(e.stderr)
-		return exitFailed
-	}
-	if rep.Run.Interrupted {
-		if rep.Run.StoppedBy != "" {
-			fmt.Fprintf(e.stderr, "error: %s\n", rep.Run.StoppedBy)
-		}
-		fmt.Fprintf(e.stderr, "interrupted: %d of %d cases finished; the reports cover them", len(rep.Cases), s.NumCases())
-		if *resultsPath != "" {
-			fmt.Fprintf(e.stderr, " (continue with --resume %s)", *resultsPath)
-		}
-		fmt.Fprintln(e.stderr)
-		return exitFailed
-	}
-	return gates(e, rep, *minPass, *minScore)
-}
-
-// maskReport returns rep with every secret replaced, wherever it occurs (a judge's
-// reasoning that echoes the key, an error that quotes a DSN): one masking step before
-// any writer sees the report (issue 23). A report without secrets is returned as is.
-func maskReport(rep *qeval.Report, secrets qeval.Secrets) (*qeval.Report, error) {
-	if len(secrets) == 0 {
-		return rep, nil
-	}
-	b, err := json.Marshal(rep)
-	if err != nil {
-		return rep, nil // the writers report what cannot be encoded, naming the case
-	}
-	masked := secrets.MaskBytes(b)
-	if bytes.Equal(masked, b) {
-		return rep, nil
-	}
-	var out qeval.Report
-	if err := json.Unmarshal(masked, &out); err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "mask the report", Message: err.Error()}
-	}
-	out.Run.Started, out.Run.Finished = rep.Run.Started, rep.Run.Finished
-	out.Store = rep.Store // its lines were masked as they were written
-	return &out, nil
+	return written, nil
 }
 
 // scratch is a results file of a run that asked for none: the store its reports read.
@@ -454,30 +534,7 @@ func writeReportFile(name, path string, rep *qeval.Report) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomically(w, name, path, rep)
-}
-
-func writeAtomically(w report.Writer, name, path string, rep *qeval.Report) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return &qeval.Error{Code: qeval.CodeInvalid, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
-	if err := w.Write(f, rep); err != nil {
-		f.Close()
-		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
-	}
-	if err := f.Close(); err != nil {
-		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + name + " report " + path, Message: err.Error(), Err: err}
-	}
-	return nil
+	return report.WriteFile(w, path, rep)
 }
 
 // buildTarget picks where generated queries come from: a flag (paths from the
@@ -502,78 +559,6 @@ func buildTarget(s *qeval.Suite, predictions, command, url string, timeout time.
 		t.Timeout = qeval.Duration(timeout)
 	}
 	return runner.NewTarget(&t, dir)
-}
-
-// progress shows cases done, the pass rate so far, the ETA and judge calls: a bar
-// redrawn in place on a terminal, a line every 10% (or 10 s) otherwise.
-type progress struct {
-	mu          sync.Mutex
-	w           io.Writer
-	total, done int
-	passed      int
-	start, last time.Time
-	tty, quiet  bool
-	lastPct     int
-	calls       int64
-}
-
-func newProgress(w io.Writer, total int, quiet bool) *progress {
-	return &progress{w: w, total: total, start: time.Now(), last: time.Now(), tty: isTerminal(w), quiet: quiet || total == 0, lastPct: -1}
-}
-
-func (p *progress) add(r qeval.CaseResult, calls int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done++
-	if r.Status == qeval.StatusPass {
-		p.passed++
-	}
-	p.calls = calls
-	if p.quiet {
-		return
-	}
-	pct := 100 * p.done / p.total
-	if p.tty {
-		p.draw()
-		return
-	}
-	if pct/10 != p.lastPct/10 || time.Since(p.last) > 10*time.Second || p.done == p.total {
-		p.lastPct, p.last = pct, time.Now()
-		fmt.Fprintf(p.w, "%s\n", p.line())
-	}
-}
-
-func (p *progress) line() string {
-	elapsed := time.Since(p.start)
-	eta := "?"
-	if p.done > 0 {
-		eta = (time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done))).Round(time.Second).String()
-	}
-	return fmt.Sprintf("%d/%d cases, pass rate %.1f%%, ETA %s, judge calls %d", p.done, p.total,
-		100*float64(p.passed)/float64(max(p.done, 1)), eta, p.calls)
-}
-
-func (p *progress) draw() {
-	const width = 24
-	filled := width * p.done / p.total
-	fmt.Fprintf(p.w, "\r[%s%s] %s ", strings.Repeat("█", filled), strings.Repeat("·", width-filled), p.line())
-}
-
-func (p *progress) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty && !p.quiet && p.done > 0 {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // flagSet reports whether a flag was given on the command line.
