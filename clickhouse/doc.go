@@ -6,7 +6,9 @@
 // write, no DDL, no SET, no table functions such as file(), url() or remote()),
 // max_execution_time from the deadline, max_memory_usage from the byte cap and
 // max_result_rows above the row cap; the server refuses several statements in one
-// query. A stopped context cancels the query on the server. Connect as a user whose
+// query. Each query carries an id of its own; when its context ends or a cap is
+// passed, the executor kills it on the server (KILL QUERY WHERE query_id = … SYNC, from
+// another connection) before Query returns: 18.16 ignores the client's cancel. Connect as a user whose
 // profile is read-only too (readonly=1 in users.xml): settings sent with a query are
 // the first line, the user's profile the second.
 //

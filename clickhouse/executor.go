@@ -2,6 +2,8 @@ package clickhouse
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -150,24 +152,66 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	}
 	qctx, cancel := context.WithTimeout(ctx, e.limits.Timeout)
 	defer cancel()
+	kctx, stop := context.WithCancel(qctx) // stop ends a query that went past a cap
+	defer stop()
 	secs := int(e.limits.Timeout / time.Second)
 	if dl, ok := qctx.Deadline(); ok {
 		secs = int(time.Until(dl)/time.Second) + 1
 	}
-	qctx = ch.Context(qctx, ch.WithSettings(ch.Settings{
+	id := queryID()
+	rctx := ch.Context(kctx, ch.WithQueryID(id), ch.WithSettings(ch.Settings{
 		"readonly":           1,
 		"max_execution_time": max(1, secs),
 		"max_memory_usage":   int(e.limits.MaxBytes),
 		"max_result_rows":    e.limits.MaxRows + 1,
 	}))
-	rs, err := e.run(qctx, q)
+	// The client sends a cancel packet and drops the connection when the context ends;
+	// old servers (18.16) do not read it and go on running the query until their own
+	// max_execution_time, or longer. Kill it by its id before returning.
+	killed := make(chan struct{})
+	stopKill := context.AfterFunc(kctx, func() {
+		defer close(killed)
+		e.kill(id)
+	})
+	rs, err := e.run(rctx, stop, q)
+	var ex *ch.Exception
+	if err != nil && !errors.As(err, &ex) {
+		// The client gave up on the query without the server ending it: the read
+		// deadline, which the client sets from the context's, can pass a moment before
+		// the context ends.
+		stop()
+	}
+	if !stopKill() {
+		<-killed
+	}
 	if err != nil {
 		return nil, e.classify(ctx, qctx, err)
 	}
 	return rs, nil
 }
 
-func (e *Executor) run(ctx context.Context, q string) (*qeval.ResultSet, error) {
+// cleanupTimeout bounds the KILL QUERY of a stopped query.
+const cleanupTimeout = 5 * time.Second
+
+// queryID returns a new query id, unique on the server.
+func queryID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "qeval-" + hex.EncodeToString(b[:])
+}
+
+// kill stops the query with the given id on the server, from another connection, and
+// waits until it has stopped (SYNC). Failures are ignored: the query may have ended
+// already, and the server's max_execution_time is the backstop.
+func (e *Executor) kill(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	e.conn.Exec(ctx, "KILL QUERY WHERE query_id = '"+id+"' SYNC")
+}
+
+// run executes q and fetches its rows within the caps, calling stop (which kills the
+// query on the server) when a cap is passed.
+func (e *Executor) run(ctx context.Context, stop context.CancelFunc, q string) (*qeval.ResultSet, error) {
 	rows, err := e.conn.Query(ctx, q)
 	if err != nil {
 		return nil, err
@@ -183,6 +227,7 @@ func (e *Executor) run(ctx context.Context, q string) (*qeval.ResultSet, error) 
 	var size int64
 	for rows.Next() {
 		if len(rs.Rows) >= e.limits.MaxRows {
+			stop()
 			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("result too large: more than %d rows (the row cap)", e.limits.MaxRows)}
 		}
 		if err := rows.Scan(dest...); err != nil {
@@ -195,6 +240,7 @@ func (e *Executor) run(ctx context.Context, q string) (*qeval.ResultSet, error) 
 			size += qeval.ValueOverhead + int64(len(row[i].Str))
 		}
 		if size > e.limits.MaxBytes {
+			stop()
 			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("result too large: more than %d bytes (the byte cap)", e.limits.MaxBytes)}
 		}
 		rs.Rows = append(rs.Rows, row)
