@@ -29,6 +29,7 @@ var (
 type Executor struct {
 	dsn      string // masked
 	database string
+	user     string
 	limits   qeval.Limits
 	conn     ch.Conn
 	closed   atomic.Bool
@@ -76,13 +77,21 @@ func options(dsn string) (*ch.Options, string, error) {
 		Protocol: ch.Native, DialTimeout: 10 * time.Second}, db, nil
 }
 
-// Open connects to the database dsn names and checks that it answers.
+// Open connects to the database dsn names and checks that it answers, and refuses a
+// user that may read every database or write (see OpenWith).
 func Open(dsn string, limits qeval.Limits) (*Executor, error) {
+	return OpenWith(dsn, limits, Options{})
+}
+
+// OpenWith is Open with options: unless opt.AllowPrivileged, a user that may do more
+// than read the evaluation databases is refused with CodeForbidden and a hint that says
+// how to make one that may not (see checkUser).
+func OpenWith(dsn string, limits qeval.Limits, o Options) (*Executor, error) {
 	opt, db, err := options(dsn)
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{dsn: MaskDSN(dsn), database: db, limits: limits.WithDefaults()}
+	e := &Executor{dsn: MaskDSN(dsn), database: db, user: opt.Auth.Username, limits: limits.WithDefaults()}
 	opt.DialTimeout = min(opt.DialTimeout, e.limits.Timeout)
 	opt.ReadTimeout = e.limits.Timeout + 10*time.Second
 	conn, err := ch.Open(opt)
@@ -95,6 +104,12 @@ func Open(dsn string, limits qeval.Limits) (*Executor, error) {
 	if err := conn.Ping(ctx); err != nil {
 		conn.Close()
 		return nil, e.connectError(err)
+	}
+	if !o.AllowPrivileged {
+		if err := e.checkUser(ctx); err != nil {
+			conn.Close()
+			return nil, err
+		}
 	}
 	return e, nil
 }
@@ -123,7 +138,7 @@ func (e *Executor) connectError(err error) error {
 		switch ex.Code {
 		case 81: // UNKNOWN_DATABASE
 			code = qeval.CodeNotFound
-		case 192, 193, 516: // UNKNOWN_USER, WRONG_PASSWORD, AUTHENTICATION_FAILED
+		case 192, 193, 194, 516: // UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, AUTHENTICATION_FAILED
 			code = qeval.CodeInvalid
 		}
 		return &qeval.Error{Code: code, Op: "connect " + e.dsn, Message: ex.Message, Err: err}
@@ -147,6 +162,11 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	if err := checkStatement(q); err != nil {
 		return nil, err
 	}
+	return e.query(ctx, q)
+}
+
+// query runs a checked (or trusted) statement.
+func (e *Executor) query(ctx context.Context, q string) (*qeval.ResultSet, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, stopped(ctx, err)
 	}
@@ -201,12 +221,28 @@ func queryID() string {
 }
 
 // kill stops the query with the given id on the server, from another connection, and
-// waits until it has stopped (SYNC). Failures are ignored: the query may have ended
-// already, and the server's max_execution_time is the backstop.
+// waits until the server no longer lists it: KILL QUERY … SYNC can report it finished
+// a moment before it leaves system.processes. Failures are ignored: the query may have
+// ended already, and the server's max_execution_time is the backstop.
 func (e *Executor) kill(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	e.conn.Exec(ctx, "KILL QUERY WHERE query_id = '"+id+"' SYNC")
+	if err := e.conn.Exec(ctx, "KILL QUERY WHERE query_id = '"+id+"' SYNC"); err != nil {
+		return
+	}
+	for {
+		var n uint64
+		if err := e.conn.QueryRow(ctx, "SELECT count() FROM system.processes WHERE query_id = '"+id+"'").Scan(&n); err != nil || n == 0 {
+			return
+		}
+		t := time.NewTimer(2 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // run executes q and fetches its rows within the caps, calling stop (which kills the
@@ -301,7 +337,10 @@ func stopped(ctx context.Context, err error) error {
 
 // Schema returns the tables of the database and their columns, in order.
 func (e *Executor) Schema(ctx context.Context) (*qeval.Schema, error) {
-	rs, err := e.Query(ctx, "SELECT table, name, type FROM system.columns WHERE database = currentDatabase() ORDER BY table")
+	if e.closed.Load() {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "query " + e.dsn, Message: "the executor is closed"}
+	}
+	rs, err := e.query(ctx, "SELECT table, name, type FROM system.columns WHERE database = currentDatabase() ORDER BY table")
 	if err != nil {
 		return nil, fmt.Errorf("read schema of %s: %w", e.dsn, err)
 	}

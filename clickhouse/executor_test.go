@@ -98,7 +98,9 @@ func newExecutor(t *testing.T, setup []string, limits qeval.Limits) qeval.Execut
 		s = strings.Replace(strings.Replace(s, "CREATE TABLE ", "CREATE TABLE "+db+".", 1), "INSERT INTO ", "INSERT INTO "+db+".", 1)
 		httpExec(t, s)
 	}
-	e, err := clickhouse.Open(strings.TrimSuffix(testDSN(), "/default")+"/"+db, limits)
+	// the test server's user is the unrestricted default: TestOpen_RefusesPrivileged
+	// and TestReader check the refusal and a real reader
+	e, err := clickhouse.OpenWith(strings.TrimSuffix(testDSN(), "/default")+"/"+db, limits, clickhouse.Options{AllowPrivileged: true})
 	if err != nil {
 		t.Fatal(err)
 	}

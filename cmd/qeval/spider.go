@@ -43,6 +43,7 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	predEngine := fs.String("pred-engine", "", "run the predictions on another engine (duckdb, postgres, mysql, clickhouse): the databases are mirrored there; the gold stays on SQLite")
 	predDSN := fs.String("pred-dsn", "", "with --pred-engine: duckdb:DIR for the copies (default a temporary folder), or the server to mirror into")
 	keep := fs.Bool("keep", false, "with --pred-engine: keep the mirrored databases afterwards")
+	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "with --pred-engine: read the copies even as a user that may read every database (ClickHouse before 20.4, which has no SQL users: the mirror's own user)")
 	cacheFlag := fs.String("cache", "", "keep gold results in a cache: a `DIR` (the local cache file) or redis://HOST:PORT/DB, keyed by each database's content; a second run on the same databases (another model's predictions, another shard) runs only the predictions")
 	shardFlag := fs.String("shard", "", "judge only part `I/N` of the items (round-robin; interactions stay whole); needs --items, beside which a manifest ITEMS.shard.json is written; combine the parts with qeval merge")
 	if code := parseFlags(fs, args); code >= 0 {
@@ -111,7 +112,7 @@ func cmdSpider(ctx context.Context, args []string, e *env) int {
 	if doExec {
 		verdicts, sum, cross, err = runSpiderExec(ctx, e, set, hardness, doMatch, spiderExecFlags{
 			mode: *mode, keepDistinct: *keepDistinct, plugValue: *plugValue, maxCands: *maxCands, timeout: *timeout, maxBytes: *maxBytes,
-			workers: *workers, predEngine: *predEngine, predDSN: *predDSN, keep: *keep, db: *db, cache: *cacheFlag, explain: *itemsPath != ""})
+			workers: *workers, predEngine: *predEngine, predDSN: *predDSN, keep: *keep, unsafePriv: *unsafePriv, db: *db, cache: *cacheFlag, explain: *itemsPath != ""})
 		if err != nil {
 			return fail(e, err)
 		}

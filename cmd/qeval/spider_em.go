@@ -148,6 +148,7 @@ type spiderExecFlags struct {
 	maxBytes                int64
 	predEngine, predDSN     string
 	keep                    bool
+	unsafePriv              bool // --unsafe-allow-privileged: the mirrors may be read as the administrator
 	db                      string
 	cache                   string // --cache: a folder or redis:// URL for gold results
 	explain                 bool   // the items are written (--items): each mismatch says how
@@ -165,7 +166,7 @@ func runSpiderExec(ctx context.Context, e *env, set *suite.Spider, hardness []*s
 	var cross *crossEngine
 	if f.predEngine != "" {
 		var err error
-		if cross, err = mirrorForPredictions(ctx, e, f.predEngine, f.predDSN, f.keep, f.db, set.DBIDs()); err != nil {
+		if cross, err = mirrorForPredictions(ctx, e, f.predEngine, f.predDSN, f.keep, f.unsafePriv, f.db, set.DBIDs()); err != nil {
 			return nil, execmatch.Summary{}, nil, err
 		}
 		opts.PredCatalog = cross.catalog

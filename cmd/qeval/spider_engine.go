@@ -20,13 +20,16 @@ type crossEngine struct {
 	engine  string
 	catalog *registry.Catalog
 	cleanup func()
+	// allowPrivileged reads the copies even as a user that may read every database:
+	// a ClickHouse server without SQL users cannot make a reader for them
+	allowPrivileged bool
 }
 
 // mirrorForPredictions mirrors the databases of ids (DBDIR/<db_id>/<db_id>.sqlite) into
 // engine: DuckDB files in a temporary folder (or the folder dsn names), a schema or
 // database per db_id on a server. The catalog resolves DBDIR/<db_id> to the copy.
-func mirrorForPredictions(ctx context.Context, e *env, engine, dsn string, keep bool, dbDir string, ids []string) (*crossEngine, error) {
-	ce := &crossEngine{engine: engine, cleanup: func() {}}
+func mirrorForPredictions(ctx context.Context, e *env, engine, dsn string, keep, unsafePriv bool, dbDir string, ids []string) (*crossEngine, error) {
+	ce := &crossEngine{engine: engine, cleanup: func() {}, allowPrivileged: unsafePriv}
 	var srcs []registry.MirrorSource
 	for _, id := range ids {
 		// a missing database fails its gold queries on SQLite already: nothing to copy
@@ -94,7 +97,7 @@ func (ce *crossEngine) finish(e *env, dbDir string, done []registry.Mirrored, er
 		// the items of a database that could not be copied fail as pred_error, naming it
 		fmt.Fprintf(e.stderr, "warning: %s\n", qeval.ErrorMessage(err))
 	}
-	ce.catalog = &registry.Catalog{Connections: map[string]string{}}
+	ce.catalog = &registry.Catalog{Connections: map[string]string{}, AllowPrivileged: ce.allowPrivileged}
 	reused := 0
 	var targets []string
 	for _, m := range done {
