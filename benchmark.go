@@ -49,6 +49,9 @@ type BenchmarkEnv struct {
 	Mirror func(ctx context.Context, engine, dsn string, keep bool, files map[string]string) (Catalog, func(), error)
 	// GoldCache opens the gold-result cache a --cache flag names ("" for none).
 	GoldCache func(ctx context.Context, spec string) (Cache, func(), error)
+	// AllowPrivileged reads server databases even as a role that may read more than
+	// the evaluation database (--unsafe-allow-privileged).
+	AllowPrivileged bool
 	// Limits bound each query (--timeout, --max-result-bytes).
 	Limits Limits
 	// Workers is how many items run at once (0: the number of CPUs).

@@ -2,6 +2,8 @@ package clickhouse
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -27,6 +29,7 @@ var (
 type Executor struct {
 	dsn      string // masked
 	database string
+	user     string
 	limits   qeval.Limits
 	conn     ch.Conn
 	closed   atomic.Bool
@@ -74,13 +77,21 @@ func options(dsn string) (*ch.Options, string, error) {
 		Protocol: ch.Native, DialTimeout: 10 * time.Second}, db, nil
 }
 
-// Open connects to the database dsn names and checks that it answers.
+// Open connects to the database dsn names and checks that it answers, and refuses a
+// user that may read every database or write (see OpenWith).
 func Open(dsn string, limits qeval.Limits) (*Executor, error) {
+	return OpenWith(dsn, limits, Options{})
+}
+
+// OpenWith is Open with options: unless opt.AllowPrivileged, a user that may do more
+// than read the evaluation databases is refused with CodeForbidden and a hint that says
+// how to make one that may not (see checkUser).
+func OpenWith(dsn string, limits qeval.Limits, o Options) (*Executor, error) {
 	opt, db, err := options(dsn)
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{dsn: MaskDSN(dsn), database: db, limits: limits.WithDefaults()}
+	e := &Executor{dsn: MaskDSN(dsn), database: db, user: opt.Auth.Username, limits: limits.WithDefaults()}
 	opt.DialTimeout = min(opt.DialTimeout, e.limits.Timeout)
 	opt.ReadTimeout = e.limits.Timeout + 10*time.Second
 	conn, err := ch.Open(opt)
@@ -93,6 +104,12 @@ func Open(dsn string, limits qeval.Limits) (*Executor, error) {
 	if err := conn.Ping(ctx); err != nil {
 		conn.Close()
 		return nil, e.connectError(err)
+	}
+	if !o.AllowPrivileged {
+		if err := e.checkUser(ctx); err != nil {
+			conn.Close()
+			return nil, err
+		}
 	}
 	return e, nil
 }
@@ -121,7 +138,7 @@ func (e *Executor) connectError(err error) error {
 		switch ex.Code {
 		case 81: // UNKNOWN_DATABASE
 			code = qeval.CodeNotFound
-		case 192, 193, 516: // UNKNOWN_USER, WRONG_PASSWORD, AUTHENTICATION_FAILED
+		case 192, 193, 194, 516: // UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, AUTHENTICATION_FAILED
 			code = qeval.CodeInvalid
 		}
 		return &qeval.Error{Code: code, Op: "connect " + e.dsn, Message: ex.Message, Err: err}
@@ -145,29 +162,92 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 	if err := checkStatement(q); err != nil {
 		return nil, err
 	}
+	return e.query(ctx, q)
+}
+
+// query runs a checked (or trusted) statement.
+func (e *Executor) query(ctx context.Context, q string) (*qeval.ResultSet, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, stopped(ctx, err)
 	}
 	qctx, cancel := context.WithTimeout(ctx, e.limits.Timeout)
 	defer cancel()
+	kctx, stop := context.WithCancel(qctx) // stop ends a query that went past a cap
+	defer stop()
 	secs := int(e.limits.Timeout / time.Second)
 	if dl, ok := qctx.Deadline(); ok {
 		secs = int(time.Until(dl)/time.Second) + 1
 	}
-	qctx = ch.Context(qctx, ch.WithSettings(ch.Settings{
+	id := queryID()
+	rctx := ch.Context(kctx, ch.WithQueryID(id), ch.WithSettings(ch.Settings{
 		"readonly":           1,
 		"max_execution_time": max(1, secs),
 		"max_memory_usage":   int(e.limits.MaxBytes),
 		"max_result_rows":    e.limits.MaxRows + 1,
 	}))
-	rs, err := e.run(qctx, q)
+	// The client sends a cancel packet and drops the connection when the context ends;
+	// old servers (18.16) do not read it and go on running the query until their own
+	// max_execution_time, or longer. Kill it by its id before returning.
+	killed := make(chan struct{})
+	stopKill := context.AfterFunc(kctx, func() {
+		defer close(killed)
+		e.kill(id)
+	})
+	rs, err := e.run(rctx, stop, q)
+	var ex *ch.Exception
+	if err != nil && !errors.As(err, &ex) {
+		// The client gave up on the query without the server ending it: the read
+		// deadline, which the client sets from the context's, can pass a moment before
+		// the context ends.
+		stop()
+	}
+	if !stopKill() {
+		<-killed
+	}
 	if err != nil {
 		return nil, e.classify(ctx, qctx, err)
 	}
 	return rs, nil
 }
 
-func (e *Executor) run(ctx context.Context, q string) (*qeval.ResultSet, error) {
+// cleanupTimeout bounds the KILL QUERY of a stopped query.
+const cleanupTimeout = 5 * time.Second
+
+// queryID returns a new query id, unique on the server.
+func queryID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "qeval-" + hex.EncodeToString(b[:])
+}
+
+// kill stops the query with the given id on the server, from another connection, and
+// waits until the server no longer lists it: KILL QUERY … SYNC can report it finished
+// a moment before it leaves system.processes. Failures are ignored: the query may have
+// ended already, and the server's max_execution_time is the backstop.
+func (e *Executor) kill(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	if err := e.conn.Exec(ctx, "KILL QUERY WHERE query_id = '"+id+"' SYNC"); err != nil {
+		return
+	}
+	for {
+		var n uint64
+		if err := e.conn.QueryRow(ctx, "SELECT count() FROM system.processes WHERE query_id = '"+id+"'").Scan(&n); err != nil || n == 0 {
+			return
+		}
+		t := time.NewTimer(2 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// run executes q and fetches its rows within the caps, calling stop (which kills the
+// query on the server) when a cap is passed.
+func (e *Executor) run(ctx context.Context, stop context.CancelFunc, q string) (*qeval.ResultSet, error) {
 	rows, err := e.conn.Query(ctx, q)
 	if err != nil {
 		return nil, err
@@ -183,6 +263,7 @@ func (e *Executor) run(ctx context.Context, q string) (*qeval.ResultSet, error) 
 	var size int64
 	for rows.Next() {
 		if len(rs.Rows) >= e.limits.MaxRows {
+			stop()
 			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("result too large: more than %d rows (the row cap)", e.limits.MaxRows)}
 		}
 		if err := rows.Scan(dest...); err != nil {
@@ -195,6 +276,7 @@ func (e *Executor) run(ctx context.Context, q string) (*qeval.ResultSet, error) 
 			size += qeval.ValueOverhead + int64(len(row[i].Str))
 		}
 		if size > e.limits.MaxBytes {
+			stop()
 			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("result too large: more than %d bytes (the byte cap)", e.limits.MaxBytes)}
 		}
 		rs.Rows = append(rs.Rows, row)
@@ -255,7 +337,10 @@ func stopped(ctx context.Context, err error) error {
 
 // Schema returns the tables of the database and their columns, in order.
 func (e *Executor) Schema(ctx context.Context) (*qeval.Schema, error) {
-	rs, err := e.Query(ctx, "SELECT table, name, type FROM system.columns WHERE database = currentDatabase() ORDER BY table")
+	if e.closed.Load() {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "query " + e.dsn, Message: "the executor is closed"}
+	}
+	rs, err := e.query(ctx, "SELECT table, name, type FROM system.columns WHERE database = currentDatabase() ORDER BY table")
 	if err != nil {
 		return nil, fmt.Errorf("read schema of %s: %w", e.dsn, err)
 	}

@@ -98,7 +98,9 @@ func newExecutor(t *testing.T, setup []string, limits qeval.Limits) qeval.Execut
 		s = strings.Replace(strings.Replace(s, "CREATE TABLE ", "CREATE TABLE "+db+".", 1), "INSERT INTO ", "INSERT INTO "+db+".", 1)
 		httpExec(t, s)
 	}
-	e, err := clickhouse.Open(strings.TrimSuffix(testDSN(), "/default")+"/"+db, limits)
+	// the test server's user is the unrestricted default: TestOpen_RefusesPrivileged
+	// and TestReader check the refusal and a real reader
+	e, err := clickhouse.OpenWith(strings.TrimSuffix(testDSN(), "/default")+"/"+db, limits, clickhouse.Options{AllowPrivileged: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,4 +173,59 @@ func TestHostile(t *testing.T) {
 	if err != nil || rs.Rows[0][0] != qeval.Int(3) || rs.Rows[0][1] != qeval.Int(2) {
 		t.Errorf("the table after the hostile statements: %v %v", rs, err)
 	}
+}
+
+// A query past its deadline is stopped on the server too, not only on the client:
+// ClickHouse 18.16 ignores the client's cancel packet, and a system.numbers scan with a
+// 3 s deadline was still running at 6.8 s (issue 39). The executor kills it by the
+// query id it set before Query returns.
+func TestQuery_DeadlineKillsServerQuery(t *testing.T) {
+	e := newExecutor(t, nil, qeval.Limits{Timeout: time.Second})
+	marker := fmt.Sprintf("qeval_kill_%d_%d", os.Getpid(), time.Now().UnixNano())
+	q := "SELECT count() FROM system.numbers WHERE number = 0 AND sipHash64(number) = 1 AND '" + marker + "' != ''"
+	_, err := e.Query(context.Background(), q)
+	if qeval.ErrorCode(err) != qeval.CodeTimeout {
+		t.Fatalf("Query = %v (code %s), want timeout", err, qeval.ErrorCode(err))
+	}
+	var n uint64
+	if err := admin(t).QueryRow(context.Background(), "SELECT count() FROM system.processes WHERE position(query, ?) > 0 AND position(query, 'system.processes') = 0", marker).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("the timed-out query is still running on the server (%d in system.processes)", n)
+	}
+
+	// a stopped context stops it too
+	ctx, cancel := context.WithCancel(context.Background())
+	marker += "_cancel"
+	q = "SELECT count() FROM system.numbers WHERE number = 0 AND sipHash64(number) = 1 AND '" + marker + "' != ''"
+	done := make(chan error, 1)
+	go func() { _, err := e.Query(ctx, q); done <- err }()
+	waitRunning(t, marker)
+	cancel()
+	if err := <-done; qeval.ErrorCode(err) != qeval.CodeCanceled {
+		t.Fatalf("Query = %v (code %s), want canceled", err, qeval.ErrorCode(err))
+	}
+	if err := admin(t).QueryRow(context.Background(), "SELECT count() FROM system.processes WHERE position(query, ?) > 0 AND position(query, 'system.processes') = 0", marker).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("the canceled query is still running on the server (%d in system.processes)", n)
+	}
+}
+
+// waitRunning polls the server (an external process) until a query holding marker runs.
+func waitRunning(t *testing.T, marker string) {
+	t.Helper()
+	conn := admin(t)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var n uint64
+		if err := conn.QueryRow(context.Background(), "SELECT count() FROM system.processes WHERE position(query, ?) > 0 AND position(query, 'system.processes') = 0", marker).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+	}
+	t.Fatalf("the query %s never showed in system.processes", marker)
 }

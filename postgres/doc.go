@@ -13,7 +13,8 @@
 // the extended protocol, which refuses a string holding several statements. Before it
 // reaches the server, a lexical check refuses (CodeForbidden) statements that do not
 // start as a read, such as INSERT, DROP, SET, COPY or DO, a WITH or EXPLAIN whose main
-// statement is a write, and calls of functions that act outside the database.
+// statement is a write, a WITH query that is a write (WITH x AS (DELETE …)), and calls
+// of functions that act outside the database.
 //
 // The read-only transaction blocks writes to tables, DDL, nextval, SELECT ... FOR
 // UPDATE and data-modifying CTEs; set_config and large-object writes are undone by the

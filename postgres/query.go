@@ -222,6 +222,9 @@ func (e *Executor) queryError(query string, pgErr *pgconn.PgError) error {
 		qe.Code, qe.Message = qeval.CodeCanceled, "query canceled"
 	case pgErr.Code == "25006" || pgErr.Code == "42501": // read_only_sql_transaction, insufficient_privilege
 		qe.Code, qe.Message = qeval.CodeForbidden, "forbidden: "+qe.Message
+		if qe.Hint == "" {
+			qe.Hint = "generated queries run read-only: data-changing statements are refused"
+		}
 	case pgErr.Code == "53200" || pgErr.Code == "53400" || pgErr.Code == "54000": // out of memory, configuration or program limit
 		qe.Code = qeval.CodeTooLarge
 	}

@@ -64,14 +64,23 @@ func TestQuery_TransactionBlocksWrites(t *testing.T) {
 	for _, q := range []string{
 		"SELECT nextval('seq')",
 		"SELECT * FROM t FOR UPDATE",
-		"WITH d AS (DELETE FROM t RETURNING a) SELECT a FROM d",
-		"WITH u AS (UPDATE t SET a = 0 RETURNING a) SELECT a FROM u",
 		"SELECT setval('seq', 100)",
 	} {
 		_, err := e.Query(context.Background(), q)
 		// the reader role may not write at all; where it could, the transaction stops it
 		if qeval.ErrorCode(err) != qeval.CodeForbidden || !strings.Contains(err.Error(), "read-only transaction") && !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("Query(%q) = %v (code %s), want forbidden by the role or the read-only transaction", q, err, qeval.ErrorCode(err))
+		}
+	}
+	// a data-modifying WITH query is named as such, not as "cannot execute SELECT in a
+	// read-only transaction" (issue 39)
+	for _, q := range []string{
+		"WITH d AS (DELETE FROM t RETURNING a) SELECT a FROM d",
+		"WITH u AS (UPDATE t SET a = 0 RETURNING a) SELECT a FROM u",
+	} {
+		_, err := e.Query(context.Background(), q)
+		if qeval.ErrorCode(err) != qeval.CodeForbidden || !strings.Contains(err.Error(), "data-changing statements are refused") {
+			t.Errorf("Query(%q) = %v (code %s), want forbidden: data-changing statements are refused", q, err, qeval.ErrorCode(err))
 		}
 	}
 	if v := queryValue(t, e, "SELECT sum(a) FROM t"); v != qeval.Int(3) {

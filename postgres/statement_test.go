@@ -47,7 +47,10 @@ func TestCheck(t *testing.T) {
 		{"DO $$ BEGIN END $$", qeval.CodeForbidden, "DO"},
 		{"BEGIN", qeval.CodeForbidden, "BEGIN"},
 		{"WITH d AS (SELECT 1) DELETE FROM t", qeval.CodeForbidden, "DELETE"},
-		{"WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", "", ""}, // the transaction refuses it
+		// the transaction would refuse it as "cannot execute SELECT" (issue 39)
+		{"WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", qeval.CodeForbidden, "DELETE in a WITH query is not allowed: data-changing statements are refused"},
+		{"with d as materialized (update t set a = 1 returning a) select a from d", qeval.CodeForbidden, "UPDATE in a WITH query"},
+		{"WITH a AS (SELECT 1), d AS (INSERT INTO t SELECT * FROM a RETURNING *) SELECT * FROM d", qeval.CodeForbidden, "INSERT in a WITH query"},
 		{"EXPLAIN ANALYZE UPDATE t SET a = 1", qeval.CodeForbidden, "UPDATE"},
 		{"SELECT pg_read_file('/etc/passwd')", qeval.CodeForbidden, "pg_read_file()"},
 		{"SELECT pg_catalog.PG_READ_FILE ('/etc/passwd')", qeval.CodeForbidden, "pg_read_file()"},

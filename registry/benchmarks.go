@@ -58,7 +58,7 @@ func OfficialOpener(engine string) (qeval.Opener, error) {
 // server. The catalog it returns resolves each database's folder (the file's parent) to
 // its copy; DuckDB copies share one instance. Progress and copy failures of some
 // databases go to w.
-func MirrorForPredictions(w io.Writer) func(ctx context.Context, engine, dsn string, keep bool, files map[string]string) (qeval.Catalog, func(), error) {
+func MirrorForPredictions(w io.Writer, allowPrivileged bool) func(ctx context.Context, engine, dsn string, keep bool, files map[string]string) (qeval.Catalog, func(), error) {
 	return func(ctx context.Context, engine, dsn string, keep bool, files map[string]string) (qeval.Catalog, func(), error) {
 		var srcs []MirrorSource
 		for id, p := range files {
@@ -68,7 +68,7 @@ func MirrorForPredictions(w io.Writer) func(ctx context.Context, engine, dsn str
 			}
 		}
 		sort.Slice(srcs, func(i, j int) bool { return srcs[i].DBID < srcs[j].DBID })
-		pm := &predMirror{w: w, engine: engine, cleanup: func() {}, files: files}
+		pm := &predMirror{w: w, engine: engine, cleanup: func() {}, files: files, allowPrivileged: allowPrivileged}
 		switch engine {
 		case "duckdb":
 			dir := ""
@@ -122,6 +122,9 @@ type predMirror struct {
 	engine  string
 	files   map[string]string
 	cleanup func()
+	// allowPrivileged reads the copies even as a user that may read every database:
+	// a ClickHouse server without SQL users cannot make a reader for them
+	allowPrivileged bool
 }
 
 // finish points a catalog at the mirrors; err (some databases not copied) is a
@@ -135,7 +138,7 @@ func (pm *predMirror) finish(done []Mirrored, err error, where string) (qeval.Ca
 		// the items of a database that could not be copied fail as pred_error, naming it
 		fmt.Fprintf(pm.w, "warning: %s\n", qeval.ErrorMessage(err))
 	}
-	cat := &Catalog{Connections: map[string]string{}}
+	cat := &Catalog{Connections: map[string]string{}, AllowPrivileged: pm.allowPrivileged}
 	reused := 0
 	var targets []string
 	for _, m := range done {

@@ -68,7 +68,8 @@ var engines = []Engine{
 		OpenPrivileged: mysqlOpener(true), Display: mysql.MaskDSN},
 	{Name: "kusto", Dialect: "kql", Accepts: isKusto, Open: kustoOpener},
 	{Name: "kql", Dialect: "kql", Accepts: prefixes("kql:"), OpenAt: kqlOpenerAt},
-	{Name: "clickhouse", Dialect: "clickhouse", Accepts: clickhouse.IsTarget, Open: opener(clickhouse.Open), Display: clickhouse.MaskDSN},
+	{Name: "clickhouse", Dialect: "clickhouse", Accepts: clickhouse.IsTarget, Open: clickhouseOpener(false),
+		OpenPrivileged: clickhouseOpener(true), Display: clickhouse.MaskDSN},
 	{Name: "duckdb", Dialect: "duckdb", Accepts: duckdb.IsTarget, Open: opener(duckdb.Open), File: duckdb.Path},
 	{Name: "sqlite", Dialect: "sqlite", Accepts: func(string) bool { return true }, Open: opener(sqlite.Open), File: func(t string) string { return t }},
 }
@@ -100,6 +101,14 @@ func mysqlOpener(allowPrivileged bool) qeval.Opener {
 	return guarded(opener(func(target string, l qeval.Limits) (*mysql.Executor, error) {
 		return mysql.OpenWith(target, l, mysql.Options{AllowPrivileged: allowPrivileged})
 	}), validate.Guard("mysql"))
+}
+
+// clickhouseOpener opens ClickHouse, refusing a user that may read every database or
+// write unless allowPrivileged.
+func clickhouseOpener(allowPrivileged bool) qeval.Opener {
+	return opener(func(target string, l qeval.Limits) (*clickhouse.Executor, error) {
+		return clickhouse.OpenWith(target, l, clickhouse.Options{AllowPrivileged: allowPrivileged})
+	})
 }
 
 // guarded runs guard on each query before the executor sees it: the parser-backed

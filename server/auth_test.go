@@ -90,6 +90,8 @@ func TestAuth_ForeignRequests(t *testing.T) {
 	}{
 		{"SameOrigin", []string{"Origin: " + ts.URL}, 200},
 		{"OtherOrigin", []string{"Origin: http://evil.example"}, 403},
+		// a sandboxed iframe or a file:// page of another site sends "null" (issue 39)
+		{"NullOrigin", []string{"Origin: null"}, 403},
 		{"CrossSite", []string{"Sec-Fetch-Site: cross-site"}, 403},
 		{"ReboundHost", []string{"Host: evil.example"}, 403},
 		{"LocalhostHost", []string{"Host: localhost"}, 200},

@@ -328,8 +328,10 @@ func (s *Server) authorized(r *http.Request) bool {
 }
 
 // guard sets the security headers of every answer and refuses requests a browser
-// sends on behalf of another site: a cross-origin call, or (without a token) a Host
-// that is not this machine, which is how DNS rebinding reaches a local server.
+// sends on behalf of another site: a cross-origin call (an Origin of another host, or
+// "null", which a sandboxed frame, a file:// page or a cross-site redirect sends), or
+// (without a token) a Host that is not this machine, which is how DNS rebinding
+// reaches a local server.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -349,7 +351,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if o := r.Header.Get("Origin"); o != "" && o != "null" {
+		if o := r.Header.Get("Origin"); o != "" {
 			u, err := url.Parse(o)
 			if err != nil || u.Host != r.Host {
 				s.fail(w, r, &qeval.Error{Code: qeval.CodeForbidden, Message: "cross-origin requests are not allowed"})

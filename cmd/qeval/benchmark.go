@@ -43,6 +43,7 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 	fs.StringVar(&f.shard, "shard", "", "judge only part `I/N` of the items (round-robin; interactions stay whole); needs --items or -o, beside which a manifest is written; combine the parts with qeval merge")
 	fs.StringVar(&f.resume, "resume", "", "continue the run whose results file (DIR/results.jsonl of -o) this is: finished items are kept, the others run")
 	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "deadline for each query")
+	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "read server databases (a --pred-engine's copies, BIRD's PostgreSQL/MySQL database) even as a user that may read every database (ClickHouse before 20.4, which has no SQL users: the mirror's own user)")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -55,8 +56,8 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 			Hint: "each shard writes its items and a manifest for qeval merge to combine: --shard 2/4 --items shard2.jsonl"})
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	benv := qeval.BenchmarkEnv{Stderr: e.stderr, Catalog: &registry.Catalog{Openers: registry.OfficialOpeners()},
-		Opener: registry.OfficialOpener, Mirror: registry.MirrorForPredictions(e.stderr),
+	benv := qeval.BenchmarkEnv{Stderr: e.stderr, Catalog: &registry.Catalog{Openers: registry.OfficialOpeners(), AllowPrivileged: *unsafePriv},
+		Opener: registry.OfficialOpener, Mirror: registry.MirrorForPredictions(e.stderr, *unsafePriv), AllowPrivileged: *unsafePriv,
 		GoldCache: func(ctx context.Context, spec string) (qeval.Cache, func(), error) {
 			jf := &judgeFlags{cacheDir: spec, cacheTTL: cache.DefaultTTL}
 			if strings.HasPrefix(spec, "redis://") || strings.HasPrefix(spec, "rediss://") {

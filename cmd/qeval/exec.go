@@ -30,6 +30,7 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "stop the query after this long")
 	maxRows := fs.Int("max-rows", qeval.DefaultMaxRows, "fail when the result has more rows than this")
 	maxBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "fail when the result has more bytes than this")
+	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run the query on a server even as a superuser or a user that may read every database (see qeval db setup-role)")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -77,7 +78,11 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 		if engine.Dialect == "kql" {
 			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--db %s is a KQL source: use --dialect kql", engine.Show(*db))})
 		}
-		if ex, err = engine.Open(*db, limits); err != nil {
+		open := engine.Open
+		if *unsafePriv && engine.OpenPrivileged != nil {
+			open = engine.OpenPrivileged
+		}
+		if ex, err = open(*db, limits); err != nil {
 			return fail(e, err)
 		}
 	default:

@@ -55,7 +55,8 @@ func TestMirror_ClickHouse(t *testing.T) {
 	if dsn == "" {
 		dsn = "clickhouse://default@127.0.0.1:9000/default"
 	}
-	code, _, stderr := runCLI(t, "", "exec", "--db", dsn, "--query", "SELECT 1")
+	// the test server's user is the unrestricted default
+	code, _, stderr := runCLI(t, "", "exec", "--unsafe-allow-privileged", "--db", dsn, "--query", "SELECT 1")
 	if code != exitOK {
 		t.Skipf("ClickHouse is not reachable at %s (%s); .ci/run installs and starts Debian's clickhouse-server", dsn, strings.TrimSpace(stderr))
 	}
@@ -72,7 +73,7 @@ func TestMirror_ClickHouse(t *testing.T) {
 	target := strings.TrimSuffix(dsn, "/default") + "/qeval_mirror_test"
 	t.Cleanup(func() { clickhouse.DropDatabase(context.Background(), dsn, "qeval_mirror_test") })
 	q := "SELECT Name, Milliseconds FROM Track WHERE TrackId IN (1, 3503) ORDER BY TrackId"
-	code, got, stderr := runCLI(t, "", "exec", "--db", target, "--json", "--query", q)
+	code, got, stderr := runCLI(t, "", "exec", "--unsafe-allow-privileged", "--db", target, "--json", "--query", q)
 	if code != exitOK || !strings.Contains(got, `"For Those About To Rock (We Salute You)",343719`) {
 		t.Errorf("query on the ClickHouse copy: code %d\n%s\n%s", code, got, stderr)
 	}
@@ -80,9 +81,14 @@ func TestMirror_ClickHouse(t *testing.T) {
 	if code == exitOK || !strings.Contains(stderr, "the database exists") {
 		t.Errorf("mirror onto an existing database: code %d, %s", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "", "exec", "--db", target, "--query", "DROP DATABASE qeval_mirror_test")
+	code, _, stderr = runCLI(t, "", "exec", "--unsafe-allow-privileged", "--db", target, "--query", "DROP DATABASE qeval_mirror_test")
 	if code == exitOK || !strings.Contains(stderr, "DROP is not allowed") {
 		t.Errorf("DROP through exec: code %d, %s", code, stderr)
+	}
+	// without the flag the default user, which reads every database, is refused (issue 39)
+	code, _, stderr = runCLI(t, "", "exec", "--db", target, "--query", "SELECT count() FROM system.one")
+	if code == exitOK || !strings.Contains(stderr, "may read every database") || !strings.Contains(stderr, "setup-role") {
+		t.Errorf("exec as the default user: code %d, %s", code, stderr)
 	}
 }
 

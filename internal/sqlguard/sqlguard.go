@@ -41,7 +41,8 @@ type Keywords struct {
 }
 
 // CheckKeywords refuses a statement whose first keyword, or whose main statement after
-// WITH or EXPLAIN, is not a read. Words it does not know go to the server, which
+// WITH or EXPLAIN, or the body of one of its WITH queries (PostgreSQL's data-modifying
+// WITH x AS (DELETE …)), is not a read. Words it does not know go to the server, which
 // reports a syntax error in its own words.
 func CheckKeywords(toks []Token, kw Keywords) error {
 	i := 0
@@ -58,6 +59,13 @@ func CheckKeywords(toks []Token, kw Keywords) error {
 	if first != "WITH" && first != "EXPLAIN" {
 		return nil
 	}
+	if first == "WITH" {
+		if w := writingCTE(toks[i+1:], kw); w != "" {
+			// the read-only transaction would refuse it as "cannot execute SELECT in a
+			// read-only transaction", naming the wrong statement (issue 39)
+			return Forbidden(w + " in a WITH query is not allowed: data-changing statements are refused (read-only executor)")
+		}
+	}
 	base := toks[i].Depth
 	for _, tk := range toks[i+1:] {
 		if tk.Kind == Word && tk.Depth == base && kw.Main[tk.Text] {
@@ -68,6 +76,29 @@ func CheckKeywords(toks []Token, kw Keywords) error {
 		}
 	}
 	return nil
+}
+
+// writingCTE returns the first keyword of a WITH query body that is not a read: the
+// word after "AS (", "AS MATERIALIZED (" or "AS NOT MATERIALIZED (", or "".
+func writingCTE(toks []Token, kw Keywords) string {
+	for j := 1; j+1 < len(toks); j++ {
+		if toks[j].Kind != Punct || toks[j].Text != "(" || toks[j+1].Kind != Word {
+			continue
+		}
+		k := j - 1
+		if toks[k].Kind == Word && toks[k].Text == "MATERIALIZED" && k > 0 {
+			k--
+			if toks[k].Kind == Word && toks[k].Text == "NOT" && k > 0 {
+				k--
+			}
+		}
+		if toks[k].Kind == Word && toks[k].Text == "AS" {
+			if w := toks[j+1].Text; kw.Main[w] && !kw.Read[w] {
+				return w
+			}
+		}
+	}
+	return ""
 }
 
 // Forbidden is the error for a statement the executor refuses to run.

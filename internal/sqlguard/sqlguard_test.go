@@ -38,6 +38,11 @@ func TestCheckKeywords(t *testing.T) {
 		{"ParenSelect", words([]int{0, 1}, "(", "SELECT"), ""},
 		{"WithSelect", words([]int{0, 0, 1, 1, 0}, "WITH", "X", "(", "SELECT", "SELECT"), ""},
 		{"WithDelete", words([]int{0, 0, 1, 1, 0}, "WITH", "X", "(", "SELECT", "DELETE"), "forbidden: DELETE is not allowed"},
+		{"WithDeleteQuery", words([]int{0, 0, 0, 1, 1, 1, 0}, "WITH", "X", "AS", "(", "DELETE", ")", "SELECT"),
+			"forbidden: DELETE in a WITH query is not allowed: data-changing statements are refused"},
+		{"WithMaterializedDelete", words([]int{0, 0, 0, 0, 0, 1, 1, 1, 0}, "WITH", "X", "AS", "NOT", "MATERIALIZED", "(", "DELETE", ")", "SELECT"),
+			"data-changing statements are refused"},
+		{"WithColumnsSelect", words([]int{0, 0, 1, 1, 0, 0, 1, 1, 0}, "WITH", "X", "(", "DELETE", ")", "AS", "(", "SELECT", "SELECT"), ""},
 		{"Unknown", words([]int{0}, "FROBNICATE"), ""},
 	} {
 		err := sqlguard.CheckKeywords(c.toks, kw)
