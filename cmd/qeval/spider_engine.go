@@ -96,20 +96,11 @@ func (ce *crossEngine) finish(e *env, dbDir string, done []registry.Mirrored, er
 	}
 	ce.catalog = &registry.Catalog{Connections: map[string]string{}}
 	reused := 0
-	var targets []string
 	for _, m := range done {
 		ce.catalog.Connections[filepath.Join(dbDir, m.DBID)] = m.Target
-		targets = append(targets, m.Target)
 		if len(m.Notes) > 0 && m.Notes[0] == registry.MirrorReused {
 			reused++
 		}
-	}
-	if ce.engine == "duckdb" {
-		// the copies share one DuckDB instance: one start, a file attached for each
-		host := duckdb.NewHost(targets)
-		ce.catalog.Openers = map[string]qeval.Opener{"duckdb": host.Opener()}
-		removeFiles := ce.cleanup
-		ce.cleanup = func() { host.Close(); removeFiles() }
 	}
 	fmt.Fprintf(e.stderr, "mirrored %d databases into %s (%d reused from earlier runs)\n", len(done), where, reused)
 	return ce, nil
