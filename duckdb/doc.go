@@ -5,7 +5,9 @@
 // locked against change: access_mode READ_ONLY (no write reaches the file),
 // enable_external_access off (no reading or writing of other files, no COPY … TO, no
 // ATTACH, no HTTP), extension install and autoload off, memory_limit from the executor's
-// limits, one thread per query, and lock_configuration so that no query can SET them back.
+// limits, a spill (temp_directory) bounded as memory is, in a private folder qeval
+// removes (spill.go), one thread per query, and lock_configuration so that no query can
+// SET them back.
 // Before a statement runs, the engine's own parser prepares it: only a single SELECT
 // (DuckDB's statement type) runs; anything else is refused without executing. The
 // deadline interrupts the query in the engine (duckdb_interrupt, through the driver's
@@ -19,9 +21,9 @@
 // package's init serves them before main runs), at most max(2, GOMAXPROCS) at once,
 // shared by every executor; each inherits the caller's resource limits.
 //
-// A Host holds several files in one instance (each attached read-only, then the same
-// settings locked): a run over many small databases starts one instance per worker,
-// not one per file.
+// Each executor is its own DuckDB instance with its one file: attached beside others
+// in one instance, a file's queries could read every other file (SELECT * FROM
+// other.t, or query('…') with the name in a string), which no parse-time check stops.
 //
 // A target names a database as duckdb:PATH or as a path ending in .duckdb or .ddb.
 package duckdb

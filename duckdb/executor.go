@@ -36,7 +36,8 @@ type Executor struct {
 	// remote, when set, runs the queries in worker processes instead (see Host)
 	remote *remote
 	closed atomic.Bool
-	// onClose, when set, runs after the pool closes (a Host counting its executors)
+	// onClose, when set, runs after the pool closes (the parent releasing the
+	// executor in the workers)
 	onClose func()
 }
 
@@ -61,7 +62,23 @@ func Open(target string, limits qeval.Limits) (*Executor, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	return openRemote(spec{Files: []string{path}}, path, limits.WithDefaults(), nil)
+	return openRemote(path, limits.WithDefaults())
+}
+
+// openRemote opens path with one query in a worker (so a file DuckDB cannot open fails
+// here, with its message).
+func openRemote(path string, limits qeval.Limits) (*Executor, error) {
+	id := newExecutorID()
+	e := &Executor{path: path, limits: limits, remote: &remote{id: id}}
+	if _, err := e.Query(context.Background(), "SELECT 1"); err != nil {
+		workers.release(id)
+		if strings.HasPrefix(qeval.ErrorMessage(err), "open database ") {
+			return nil, err
+		}
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: qeval.ErrorMessage(err), Err: err}
+	}
+	e.onClose = func() { workers.release(id) }
+	return e, nil
 }
 
 // checkFile reports a missing file or a folder where a database file should be.
@@ -77,39 +94,88 @@ func checkFile(path string) error {
 	return nil
 }
 
-// openLocal opens the file in this process: what a worker runs.
-func openLocal(path string, limits qeval.Limits) (*Executor, error) {
+// openLocal opens the file in this process, as its own DuckDB instance: what a worker
+// runs. DuckDB spills into the folder spill, or nowhere when it is "".
+func openLocal(path string, limits qeval.Limits, spill string) (*Executor, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
 	limits = limits.WithDefaults()
 	cfg := url.Values{}
-	for k, v := range config(limits) {
+	for k, v := range config(limits, spill) {
 		cfg.Set(k, v)
 	}
 	conn, err := ddb.NewConnector(path+"?"+cfg.Encode(), nil)
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: engineMessage(err), Err: err}
 	}
-	return newExecutor(path, limits, conn)
+	if err := lock(conn, budget(limits)); err != nil {
+		conn.Close()
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open database " + path, Message: engineMessage(err), Err: err}
+	}
+	e := &Executor{path: path, limits: limits, db: sql.OpenDB(conn)}
+	e.db.SetMaxIdleConns(max(4, maxProcs()))
+	if _, err := e.Query(context.Background(), "SELECT 1"); err != nil {
+		e.Close()
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: qeval.ErrorMessage(err), Err: err}
+	}
+	return e, nil
 }
 
-// config is the sandbox of a database: read-only, no external access, no extension
-// install or autoload, memory_limit from limits, one thread, the configuration locked.
-func config(limits qeval.Limits) map[string]string {
+// config is the sandbox of a database, but for the settings lock sets: read-only, no
+// extension install or autoload, memory_limit from limits, one thread, spilling into
+// the folder spill (nowhere when it is "").
+func config(limits qeval.Limits, spill string) map[string]string {
 	// One thread per query: evaluation runs many small queries side by side, a thread
 	// pool per query only adds overhead (0.9 ms against 1.3 ms a Spider query on two
 	// cores), and one thread makes the order of rows that tie the same on every run.
 	return map[string]string{
 		"access_mode":                  "READ_ONLY",
-		"enable_external_access":       "false",
 		"autoinstall_known_extensions": "false",
 		"autoload_known_extensions":    "false",
 		"allow_community_extensions":   "false",
-		"memory_limit":                 fmt.Sprintf("%dMB", max(64, limits.MaxBytes>>20)),
+		"memory_limit":                 budget(limits),
+		"temp_directory":               spill, // DuckDB's default: <file>.tmp beside the database
 		"threads":                      "1",
-		"lock_configuration":           "true",
 	}
+}
+
+// budget is an instance's memory_limit and max_temp_directory_size: the byte cap.
+func budget(limits qeval.Limits) string { return fmt.Sprintf("%dMB", max(64, limits.MaxBytes>>20)) }
+
+// lock finishes the sandbox of an instance before its first query: the spill bounded
+// by spill (max_temp_directory_size: given with the DSN DuckDB takes it and spills past
+// it, 620 MB for 61 MB), no external access, the configuration locked. The last two are
+// set here, after the others, because the driver applies a DSN's settings in no fixed
+// order and DuckDB refuses temp_directory once external access is off. The driver keeps
+// one instance per file in a process: one opened again is locked already.
+func lock(c *ddb.Connector, spill string) error {
+	ctx := context.Background()
+	cn, err := c.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer cn.Close()
+	rows, err := cn.(driver.QueryerContext).QueryContext(ctx,
+		"SELECT current_setting('lock_configuration') AND NOT current_setting('enable_external_access')", nil)
+	if err != nil {
+		return err
+	}
+	v := make([]driver.Value, 1)
+	err = rows.Next(v)
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	if locked, _ := v[0].(bool); locked {
+		return nil
+	}
+	for _, s := range []string{"SET max_temp_directory_size = '" + spill + "'", "SET enable_external_access = false", "SET lock_configuration = true"} {
+		if _, err := cn.(driver.ExecerContext).ExecContext(ctx, s, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func maxProcs() int { return runtime.GOMAXPROCS(0) }
@@ -430,10 +496,15 @@ func (e *Executor) classify(ctx, qctx context.Context, err error) error {
 		case ddb.ErrorTypeInterrupt:
 			return &qeval.Error{Code: qeval.CodeCanceled, Message: "interrupted", Err: err}
 		case ddb.ErrorTypeOutOfMemory:
-			// DuckDB's advice after its message (raise memory_limit, fewer threads) is
-			// for its own user: the cap is the executor's
+			// DuckDB's advice after its message (raise memory_limit or
+			// max_temp_directory_size, fewer threads) is for its own user: the caps are
+			// the executor's
 			msg, _, _ = strings.Cut(msg, "\n\nPossible solutions")
-			return &qeval.Error{Code: qeval.CodeTooLarge, Message: "out of memory: the query needed more than the memory cap (" + msg + ")", Err: err}
+			what := "the memory cap"
+			if m, _, ok := strings.Cut(msg, "\nThis limit was set by the 'max_temp_directory_size'"); ok {
+				msg, what = strings.TrimSuffix(strings.TrimSpace(m), "."), "the memory cap and as much again spilled to disk"
+			}
+			return &qeval.Error{Code: qeval.CodeTooLarge, Message: "out of memory: the query needed more than " + what + " (" + msg + ")", Err: err}
 		case ddb.ErrorTypePermission, ddb.ErrorTypeInvalidConfiguration:
 			return &qeval.Error{Code: qeval.CodeForbidden, Message: msg + " (read-only executor without external access)", Err: err}
 		}

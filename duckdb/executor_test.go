@@ -48,36 +48,9 @@ func newExecutor(t *testing.T, setup []string, limits qeval.Limits) qeval.Execut
 	return e
 }
 
-// openers open a database written by setup: alone, or on a Host beside another file.
-var openers = map[string]func(*testing.T, []string, qeval.Limits) qeval.Executor{
-	"alone":  newExecutor,
-	"hosted": newHostedExecutor,
-}
-
-// newHostedExecutor opens the database on a Host that also holds another file with a
-// table of the same name.
-func newHostedExecutor(t *testing.T, setup []string, limits qeval.Limits) qeval.Executor {
-	t.Helper()
-	path := newDB(t, setup)
-	other := newDB(t, []string{"CREATE TABLE t (other VARCHAR)", "INSERT INTO t VALUES ('the other file')"})
-	h := duckdb.NewHost([]string{"duckdb:" + other, "duckdb:" + path})
-	e, err := h.Open("duckdb:"+path, limits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close(); h.Close() })
-	return e
-}
-
-// The executor keeps the contract every engine keeps, opened alone or on a Host.
+// The executor keeps the contract every engine keeps.
 func TestConformance(t *testing.T) {
-	for name, open := range openers {
-		t.Run(name, func(t *testing.T) { testConformance(t, open) })
-	}
-}
-
-func testConformance(t *testing.T, open func(*testing.T, []string, qeval.Limits) qeval.Executor) {
-	qevaltest.RunExecutorTests(t, open, qevaltest.ExecutorOptions{
+	qevaltest.RunExecutorTests(t, newExecutor, qevaltest.ExecutorOptions{
 		SlowQuery: "SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = -1",
 		BlobLiteral: func(b []byte) string {
 			var s strings.Builder
@@ -92,18 +65,12 @@ func testConformance(t *testing.T, open func(*testing.T, []string, qeval.Limits)
 // Hostile statements: nothing reaches the file system, the network, the configuration
 // or the database file; each is refused with a specific error, and the data is intact.
 func TestHostile(t *testing.T) {
-	for name, open := range openers {
-		t.Run(name, func(t *testing.T) { testHostile(t, open) })
-	}
-}
-
-func testHostile(t *testing.T, open func(*testing.T, []string, qeval.Limits) qeval.Executor) {
 	dir := t.TempDir()
 	secret := filepath.Join(dir, "secret.csv")
 	os.WriteFile(secret, []byte("a\n42\n"), 0o644)
 	out := filepath.Join(dir, "out.csv")
 	setup := []string{"CREATE TABLE t (a INTEGER)", "INSERT INTO t VALUES (1), (2)", "CREATE SEQUENCE seq"}
-	e := open(t, setup, qeval.Limits{Timeout: 5 * time.Second})
+	e := newExecutor(t, setup, qeval.Limits{Timeout: 5 * time.Second})
 	for _, q := range []string{
 		"DELETE FROM t",
 		"INSERT INTO t VALUES (3)",
@@ -125,6 +92,8 @@ func testHostile(t *testing.T, open func(*testing.T, []string, qeval.Limits) qev
 		"SET enable_external_access = true",
 		"RESET enable_external_access",
 		"PRAGMA threads = 64",
+		"SET temp_directory = '" + dir + "'",
+		"SET max_temp_directory_size = '1TB'",
 		"SELECT * FROM read_csv('" + secret + "')",
 		"SELECT * FROM read_text('/etc/passwd')",
 		"SELECT * FROM '" + secret + "'",
@@ -207,29 +176,25 @@ func TestValues(t *testing.T) {
 // the rows the cap can hold. The bound changes nothing else: duplicate column names,
 // the order of an ORDER BY, a trailing semicolon and comment are kept.
 func TestQuery_ResultBoundedBeforeDuckDBBuildsIt(t *testing.T) {
-	for name, open := range openers {
-		t.Run(name, func(t *testing.T) {
-			e := open(t, []string{"CREATE TABLE g AS SELECT range AS id, 'name ' || range AS name FROM range(30)"},
-				qeval.Limits{Timeout: 20 * time.Second, MaxBytes: 1 << 20})
-			start := time.Now()
-			_, err := e.Query(context.Background(), "SELECT * FROM g a, g b, g c, g d, g e, g f, g h, g i")
-			if qeval.ErrorCode(err) != qeval.CodeTooLarge {
-				t.Fatalf("8-way cross join: %v, want too_large", err)
-			}
-			if el := time.Since(start); el > 5*time.Second {
-				t.Errorf("too_large after %s", el)
-			}
-			rs, err := e.Query(context.Background(), "SELECT a.id, b.id, a.name FROM g a JOIN g b ON a.id = b.id ORDER BY a.id DESC LIMIT 3; -- last; comment")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.Join(rs.ColumnNames(), ","); got != "id,id,name" {
-				t.Errorf("columns %s, want id,id,name", got)
-			}
-			if len(rs.Rows) != 3 || rs.Rows[0][0] != qeval.Int(29) || rs.Rows[2][0] != qeval.Int(27) {
-				t.Errorf("rows %v, want 29, 28, 27 in that order", rs.Rows)
-			}
-		})
+	e := newExecutor(t, []string{"CREATE TABLE g AS SELECT range AS id, 'name ' || range AS name FROM range(30)"},
+		qeval.Limits{Timeout: 20 * time.Second, MaxBytes: 1 << 20})
+	start := time.Now()
+	_, err := e.Query(context.Background(), "SELECT * FROM g a, g b, g c, g d, g e, g f, g h, g i")
+	if qeval.ErrorCode(err) != qeval.CodeTooLarge {
+		t.Fatalf("8-way cross join: %v, want too_large", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("too_large after %s", el)
+	}
+	rs, err := e.Query(context.Background(), "SELECT a.id, b.id, a.name FROM g a JOIN g b ON a.id = b.id ORDER BY a.id DESC LIMIT 3; -- last; comment")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rs.ColumnNames(), ","); got != "id,id,name" {
+		t.Errorf("columns %s, want id,id,name", got)
+	}
+	if len(rs.Rows) != 3 || rs.Rows[0][0] != qeval.Int(29) || rs.Rows[2][0] != qeval.Int(27) {
+		t.Errorf("rows %v, want 29, 28, 27 in that order", rs.Rows)
 	}
 }
 
@@ -237,34 +202,30 @@ func TestQuery_ResultBoundedBeforeDuckDBBuildsIt(t *testing.T) {
 // longer way gives: its own column names, including ones DuckDB would rename in a
 // subquery or that look renamed; a '$' or '?' in the text; a trailing semicolon.
 func TestQuery_BoundedFirstKeepsTheQuerysOwnShape(t *testing.T) {
-	for name, open := range openers {
-		t.Run(name, func(t *testing.T) {
-			e := open(t, []string{"CREATE TABLE g AS SELECT range AS id FROM range(3)"}, qeval.Limits{})
-			for _, c := range []struct{ query, cols, first string }{
-				{"SELECT id, id FROM g ORDER BY id", "id,id", "0"},
-				{"SELECT id AS x, id AS X FROM g ORDER BY id", "x,X", "0"},
-				{"SELECT id AS a_1, id + 1 AS a FROM g ORDER BY id", "a_1,a", "0"},
-				{"SELECT '$1' AS d, '?' AS q FROM g LIMIT 1", "d,q", "$1"},
-				{"SELECT count(*) FROM g ;  \n", "count_star()", "3"},
-			} {
-				rs, err := e.Query(context.Background(), c.query)
-				if err != nil {
-					t.Errorf("%q: %v", c.query, err)
-					continue
-				}
-				if got := strings.Join(rs.ColumnNames(), ","); got != c.cols {
-					t.Errorf("%q: columns %s, want %s", c.query, got, c.cols)
-				}
-				if len(rs.Rows) == 0 || rs.Rows[0][0].String() != c.first {
-					t.Errorf("%q: rows %v, want the first to start with %s", c.query, rs.Rows, c.first)
-				}
-			}
-			if _, err := e.Query(context.Background(), "SELECT id FROM g WHERE id = ?"); qeval.ErrorCode(err) != qeval.CodeQuery {
-				t.Errorf("a query with a parameter: %v, want a query error", err)
-			}
-			if _, err := e.Query(context.Background(), "SELECT 1; SELECT 2"); qeval.ErrorCode(err) != qeval.CodeForbidden {
-				t.Errorf("two statements: %v, want forbidden", err)
-			}
-		})
+	e := newExecutor(t, []string{"CREATE TABLE g AS SELECT range AS id FROM range(3)"}, qeval.Limits{})
+	for _, c := range []struct{ query, cols, first string }{
+		{"SELECT id, id FROM g ORDER BY id", "id,id", "0"},
+		{"SELECT id AS x, id AS X FROM g ORDER BY id", "x,X", "0"},
+		{"SELECT id AS a_1, id + 1 AS a FROM g ORDER BY id", "a_1,a", "0"},
+		{"SELECT '$1' AS d, '?' AS q FROM g LIMIT 1", "d,q", "$1"},
+		{"SELECT count(*) FROM g ;  \n", "count_star()", "3"},
+	} {
+		rs, err := e.Query(context.Background(), c.query)
+		if err != nil {
+			t.Errorf("%q: %v", c.query, err)
+			continue
+		}
+		if got := strings.Join(rs.ColumnNames(), ","); got != c.cols {
+			t.Errorf("%q: columns %s, want %s", c.query, got, c.cols)
+		}
+		if len(rs.Rows) == 0 || rs.Rows[0][0].String() != c.first {
+			t.Errorf("%q: rows %v, want the first to start with %s", c.query, rs.Rows, c.first)
+		}
+	}
+	if _, err := e.Query(context.Background(), "SELECT id FROM g WHERE id = ?"); qeval.ErrorCode(err) != qeval.CodeQuery {
+		t.Errorf("a query with a parameter: %v, want a query error", err)
+	}
+	if _, err := e.Query(context.Background(), "SELECT 1; SELECT 2"); qeval.ErrorCode(err) != qeval.CodeForbidden {
+		t.Errorf("two statements: %v, want forbidden", err)
 	}
 }

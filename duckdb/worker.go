@@ -11,7 +11,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -42,27 +44,16 @@ func init() {
 	}
 }
 
-// spec is what a worker opens for an executor: one file alone, or the files of a Host
-// attached to one instance. ID names it across requests.
-type spec struct {
-	ID     string
-	Files  []string
-	Hosted bool
-}
-
-// release tells the workers that the parent closed the last executor of Path on spec
-// ID (the file is detached), or, with no path, all of the spec.
-type release struct {
-	ID, Path string
-}
-
+// request asks a worker to run Query on the executor ID, which the worker opens (Path,
+// with Limits) on its first request; Releases are the executors the parent closed since
+// the worker's last request.
 type request struct {
-	Spec     spec
+	ID       string
 	Path     string
 	Limits   qeval.Limits
 	Timeout  time.Duration // the query's own: the executor's, or less when the caller's deadline is nearer
 	Query    string
-	Releases []release
+	Releases []string
 }
 
 type response struct {
@@ -100,7 +91,7 @@ func (w *wireError) err() error {
 	return &qeval.Error{Code: w.Code, Op: w.Op, Message: w.Message, Hint: w.Hint, Line: w.Line, Col: w.Col}
 }
 
-func newSpecID() string {
+func newExecutorID() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
@@ -108,14 +99,15 @@ func newSpecID() string {
 
 // ---- the worker side --------------------------------------------------------------
 
-// served is what a worker holds for one spec.
-type served struct {
-	inst  *instance // a Host's files
-	execs map[string]*Executor
-}
-
+// workerState is what a worker holds: the executors of the parent, each a DuckDB
+// instance with its one file alone (a prediction for one database cannot name a table
+// of another, as it could when several files were attached to one instance; DuckDB
+// shares one instance among the executors of a file), each file spilling into its own
+// folder in the worker's (spill.go).
 type workerState struct {
-	specs map[string]*served
+	execs  map[string]*Executor
+	spill  string            // the worker's private spill folder; "" spills nothing
+	spills map[string]string // file → its spill folder
 }
 
 // serveWorker answers requests until its input ends; it returns the exit status.
@@ -123,7 +115,7 @@ func serveWorker(in, out *os.File) int {
 	dec := gob.NewDecoder(bufio.NewReaderSize(in, 64<<10))
 	bw := bufio.NewWriterSize(out, 64<<10)
 	enc := gob.NewEncoder(bw)
-	st := &workerState{specs: map[string]*served{}}
+	st := &workerState{execs: map[string]*Executor{}, spill: workerSpillDir(), spills: map[string]string{}}
 	defer st.closeAll()
 	for {
 		var req request
@@ -146,8 +138,8 @@ func serveWorker(in, out *os.File) int {
 }
 
 func (st *workerState) handle(req request) response {
-	for _, r := range req.Releases {
-		st.release(r)
+	for _, id := range req.Releases {
+		st.release(id)
 	}
 	e, err := st.executor(req)
 	if err != nil {
@@ -160,55 +152,38 @@ func (st *workerState) handle(req request) response {
 }
 
 func (st *workerState) executor(req request) (*Executor, error) {
-	sv := st.specs[req.Spec.ID]
-	if sv == nil {
-		sv = &served{execs: map[string]*Executor{}}
-		if req.Spec.Hosted {
-			sv.inst = newInstance(req.Spec.Files)
-		}
-		st.specs[req.Spec.ID] = sv
-	}
-	if e := sv.execs[req.Path]; e != nil {
+	if e := st.execs[req.ID]; e != nil {
 		return e, nil
 	}
-	var e *Executor
-	var err error
-	if sv.inst != nil {
-		e, err = sv.inst.openFile(req.Path, req.Limits)
-	} else {
-		e, err = openLocal(req.Path, req.Limits)
+	spill := st.spills[req.Path]
+	if spill == "" && st.spill != "" {
+		// DuckDB makes it when it first spills, and removes it when the instance closes;
+		// an instance of the same file must be opened with the same one
+		spill = filepath.Join(st.spill, strconv.Itoa(len(st.spills)+1))
+		st.spills[req.Path] = spill
 	}
+	e, err := openLocal(req.Path, req.Limits, spill)
 	if err != nil {
 		return nil, err
 	}
-	sv.execs[req.Path] = e
+	st.execs[req.ID] = e
 	return e, nil
 }
 
-func (st *workerState) release(r release) {
-	sv := st.specs[r.ID]
-	if sv == nil {
-		return
-	}
-	if r.Path != "" {
-		if e := sv.execs[r.Path]; e != nil {
-			e.Close()
-			delete(sv.execs, r.Path)
-		}
-		return
-	}
-	for _, e := range sv.execs {
+func (st *workerState) release(id string) {
+	if e := st.execs[id]; e != nil {
 		e.Close()
+		delete(st.execs, id)
 	}
-	if sv.inst != nil {
-		sv.inst.close()
-	}
-	delete(st.specs, r.ID)
 }
 
+// closeAll closes every instance and removes the worker's spill folder.
 func (st *workerState) closeAll() {
-	for id := range st.specs {
-		st.release(release{ID: id})
+	for id := range st.execs {
+		st.release(id)
+	}
+	if st.spill != "" {
+		os.RemoveAll(st.spill)
 	}
 }
 
@@ -216,7 +191,7 @@ func (st *workerState) closeAll() {
 
 // remote runs an executor's queries in the workers.
 type remote struct {
-	spec spec
+	id string // names the executor in the workers
 }
 
 func (r *remote) query(ctx context.Context, path string, limits qeval.Limits, query string) (*qeval.ResultSet, error) {
@@ -224,7 +199,7 @@ func (r *remote) query(ctx context.Context, path string, limits qeval.Limits, qu
 	if d, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, max(time.Until(d), time.Millisecond))
 	}
-	return workers.query(ctx, request{Spec: r.spec, Path: path, Limits: limits, Timeout: timeout, Query: query})
+	return workers.query(ctx, request{ID: r.id, Path: path, Limits: limits, Timeout: timeout, Query: query})
 }
 
 // workers is the process's pool: every executor shares it.
@@ -242,7 +217,7 @@ type pool struct {
 	reapAt time.Time // when reaper fires; zero when it is not set
 	// events are the releases the live workers have yet to hear, events[i] being the
 	// base+i-th; a worker's cursor is the next it needs
-	events []release
+	events []string
 	base   int
 }
 
@@ -389,18 +364,18 @@ func (p *pool) drop(w *worker) {
 	p.trim()
 }
 
-// release queues a release for every live worker.
-func (p *pool) release(id, path string) {
+// release queues the release of executor id for every live worker.
+func (p *pool) release(id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.live) > 0 {
-		p.events = append(p.events, release{ID: id, Path: path})
+		p.events = append(p.events, id)
 	}
 }
 
 // pending hands w the releases it has not heard (p.mu held).
-func (p *pool) pending(w *worker) []release {
-	out := append([]release(nil), p.events[w.cursor-p.base:]...)
+func (p *pool) pending(w *worker) []string {
+	out := append([]string(nil), p.events[w.cursor-p.base:]...)
 	w.cursor = p.base + len(p.events)
 	p.trim()
 	return out
@@ -426,6 +401,7 @@ type worker struct {
 	cursor    int
 	idleSince time.Time
 
+	spill    string // its private spill folder, removed when it has exited
 	stderr   *tail
 	killOnce sync.Once
 	exited   chan struct{} // closed when its process has exited
@@ -433,21 +409,27 @@ type worker struct {
 }
 
 func startWorker() (*worker, error) {
+	spill, err := newSpillDir()
+	if err != nil {
+		return nil, workerStartError(err)
+	}
 	reqR, reqW, err := pipe()
 	if err != nil {
+		os.RemoveAll(spill)
 		return nil, workerStartError(err)
 	}
 	respR, respW, err := pipe()
 	if err != nil {
 		reqR.Close()
 		reqW.Close()
+		os.RemoveAll(spill)
 		return nil, workerStartError(err)
 	}
 	cmd := exec.Command(self())
-	cmd.Env = append(os.Environ(), workerEnv+"="+workerVersion)
+	cmd.Env = append(os.Environ(), workerEnv+"="+workerVersion, spillEnv+"="+spill)
 	cmd.ExtraFiles = []*os.File{reqR, respW}
 	cmd.SysProcAttr = workerAttr()
-	w := &worker{cmd: cmd, in: reqW, out: respR, enc: gob.NewEncoder(reqW),
+	w := &worker{cmd: cmd, in: reqW, out: respR, enc: gob.NewEncoder(reqW), spill: spill,
 		dec: gob.NewDecoder(bufio.NewReaderSize(respR, 64<<10)), stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	err = cmd.Start()
@@ -456,10 +438,15 @@ func startWorker() (*worker, error) {
 	if err != nil {
 		reqW.Close()
 		respR.Close()
+		os.RemoveAll(spill)
 		return nil, workerStartError(err)
 	}
 	go func() {
 		w.waitErr = cmd.Wait()
+		// whatever ended it (idle, overrun, crash, the kernel), what it spilled goes,
+		// and what workers of killed qeval processes left
+		os.RemoveAll(spill)
+		removeStale(filepath.Dir(spill))
 		close(w.exited)
 	}()
 	return w, nil

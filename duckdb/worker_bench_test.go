@@ -15,7 +15,7 @@ func BenchmarkWorkerRoundTrip(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		open func(string, qeval.Limits) (*Executor, error)
-	}{{"in-process", openLocal}, {"worker", Open}} {
+	}{{"in-process", func(p string, l qeval.Limits) (*Executor, error) { return openLocal(p, l, "") }}, {"worker", Open}} {
 		b.Run(c.name, func(b *testing.B) {
 			e, err := c.open(path, qeval.Limits{})
 			if err != nil {

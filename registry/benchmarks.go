@@ -140,22 +140,15 @@ func (pm *predMirror) finish(done []Mirrored, err error, where string) (qeval.Ca
 	}
 	cat := &Catalog{Connections: map[string]string{}, AllowPrivileged: pm.allowPrivileged}
 	reused := 0
-	var targets []string
 	for _, m := range done {
+		// each copy is its own DuckDB instance (or database on a server): a prediction
+		// reads its own database and no other
 		cat.Connections[filepath.Dir(pm.files[m.DBID])] = m.Target
-		targets = append(targets, m.Target)
 		if len(m.Notes) > 0 && m.Notes[0] == MirrorReused {
 			reused++
 		}
 	}
 	cleanup := pm.cleanup
-	if pm.engine == "duckdb" {
-		// the copies share one DuckDB instance: one start, a file attached for each
-		host := duckdb.NewHost(targets)
-		cat.Openers = map[string]qeval.Opener{"duckdb": host.Opener()}
-		removeFiles := cleanup
-		cleanup = func() { host.Close(); removeFiles() }
-	}
 	fmt.Fprintf(pm.w, "mirrored %d databases into %s (%d reused from earlier runs)\n", len(done), where, reused)
 	return cat, cleanup, nil
 }

@@ -33,8 +33,8 @@ type Catalog struct {
 	// role that reads server files or signals sessions): --unsafe-allow-privileged.
 	AllowPrivileged bool
 	// Openers, by engine name, open that engine's targets in place of the engine's own
-	// opener: DuckDB files attached to one shared instance (duckdb.Host), for one, or
-	// SQLite files as the official evaluators' SQLite runs them (sqlite.OfficialOpener).
+	// opener: SQLite files as the official evaluators' SQLite runs them
+	// (sqlite.OfficialOpener).
 	Openers map[string]qeval.Opener
 
 	mu      sync.Mutex

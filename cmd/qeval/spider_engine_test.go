@@ -173,3 +173,52 @@ func TestSpider_DuckDBFolderTwice(t *testing.T) {
 		}
 	}
 }
+
+// With --pred-engine duckdb a prediction reads its own database only: the mirrors were
+// attached side by side to one DuckDB instance, where "SELECT v FROM vault.secret"
+// asked of the shop database read the vault database, and scored a match.
+func TestSpider_DuckDBPredictionReadsOnlyItsDatabase(t *testing.T) {
+	dir := t.TempDir()
+	for name, setup := range map[string]string{
+		"shop":  "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1,'a');",
+		"vault": "CREATE TABLE secret(v TEXT); INSERT INTO secret VALUES ('hidden');",
+	} {
+		dbDir := filepath.Join(dir, "database", name)
+		if err := os.MkdirAll(dbDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite3", filepath.Join(dbDir, name+".sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(setup); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
+	gold := writeFile(t, dir, "gold.sql", "SELECT v FROM secret\tvault\nSELECT 'hidden'\tshop\nSELECT 'hidden'\tshop\n")
+	pred := writeFile(t, dir, "pred.txt", "SELECT v FROM secret\nSELECT v FROM vault.secret\nSELECT * FROM query('SELECT v FROM vault.secret')\n")
+	items := filepath.Join(dir, "items.jsonl")
+	code, out, stderr := runCLI(t, "", "spider", "--gold", gold, "--pred", pred, "--db", filepath.Join(dir, "database"),
+		"--pred-engine", "duckdb", "--pred-dsn", "duckdb:"+filepath.Join(dir, "mirror"), "--items", items, "--json")
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	var sum struct {
+		Total   int `json:"total"`
+		Correct int `json:"correct"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Total != 3 || sum.Correct != 1 {
+		t.Errorf("%+v (%v), want 1 of 3 correct (the vault's own query): %s", sum, err, out)
+	}
+	b, err := os.ReadFile(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i, l := range lines[1:] {
+		if !strings.Contains(l, "vault") || !strings.Contains(l, "pred_error") {
+			t.Errorf("item %d, the shop's prediction reading the vault: %s, want a pred_error naming vault", i+1, l)
+		}
+	}
+}
