@@ -19,22 +19,23 @@ const module = "github.com/qeval/qeval"
 // a line here (see ../shared/STYLE.md, "The dependency rule").
 var allowed = map[string][]string{
 	"":                       {},
-	"compare":                {""},
-	"sqlite":                 {""},
-	"postgres":               {"", "internal/sqlguard"},
-	"mysql":                  {"", "internal/sqlguard"},
+	"compare":                {"", "internal/lexbyte"},
+	"sqlite":                 {"", "internal/lexbyte"},
+	"postgres":               {"", "internal/sqlguard", "internal/lexbyte"},
+	"mysql":                  {"", "internal/sqlguard", "internal/lexbyte"},
+	"internal/lexbyte":       {}, // the word bytes the hand-written scanners share
 	"internal/sqlguard":      {""},
 	"kusto":                  {""},
 	"duckdb":                 {""},
 	"clickhouse":             {""},
-	"kql":                    {""},
+	"kql":                    {"", "internal/lexbyte"},
 	"sqlparse":               {""},
 	"validate":               {"", "sqlparse", "internal/sqlguard", "kql"},
 	"suite":                  {"", "internal/lines"},
 	"internal/lines":         {},
 	"execmatch":              {"", "compare"},
 	"exactmatch":             {""}, // Spider exact-set-match: pure, schemas come in as qeval.Schema
-	"metric":                 {"", "sqlparse", "validate", "kql", "exactmatch"},
+	"metric":                 {"", "sqlparse", "validate", "kql", "exactmatch", "internal/lexbyte"},
 	"judge":                  {"", "internal/cache"},
 	"internal/cache":         {"", "sqlite"}, // the local cache is a SQLite file, opened through sqlite/; the shared one Redis
 	"llm/anthropic":          {""},

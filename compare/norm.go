@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lexbyte"
 )
 
 // normKey is the value key of the normalising modes (bag, ordered, subset):
@@ -107,16 +108,12 @@ func hasOrderBy(q string) bool {
 				}
 			}
 		case 'o', 'O':
-			if depth == 0 && (i == 0 || !isWordByte(q[i-1])) && orderBy.MatchString(q[i:]) {
+			if depth == 0 && (i == 0 || !lexbyte.IsASCIIWord(q[i-1])) && orderBy.MatchString(q[i:]) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-func isWordByte(b byte) bool {
-	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // bagEqual is the shared body of the normalising modes: same shape, then some column

@@ -21,7 +21,8 @@ type CachedJudge struct {
 	store Store
 	hits  atomic.Int64
 	// inflight coalesces identical questions asked at the same time: one call, every
-	// caller gets its answer (issue 21: 6 identical cases at concurrency 6 made 11 calls).
+	// caller gets its answer (without it, 6 identical cases at concurrency 6 made 11
+	// calls).
 	inflight singleflight.Group
 }
 
@@ -40,6 +41,15 @@ type cachedVerdict struct {
 	Reasoning string  `json:"reasoning"`
 }
 
+// decodeVerdict reads a cache entry; an entry of another format version is a miss.
+func decodeVerdict(b []byte) (cachedVerdict, bool) {
+	var e cachedVerdict
+	if err := json.Unmarshal(b, &e); err != nil || e.V != 1 || e.Reasoning == "" {
+		return e, false
+	}
+	return e, true
+}
+
 // Judge returns the cached verdict for in, or asks the Judge and stores its answer.
 func (c *CachedJudge) Judge(ctx context.Context, in qeval.JudgeInput) (qeval.JudgeVerdict, error) {
 	start := time.Now()
@@ -53,21 +63,32 @@ func (c *CachedJudge) Judge(ctx context.Context, in qeval.JudgeInput) (qeval.Jud
 		j.errs.Add(1)
 		return v, err
 	}
+	missed := false // the store answered, without an entry
 	if b, ok, err := c.store.Get(ctx, key); err != nil {
 		j.log.Warn("judge cache cannot be read; asking the model", "err", err)
-	} else if ok {
-		var e cachedVerdict
-		if err := json.Unmarshal(b, &e); err == nil && e.V == 1 && e.Reasoning != "" {
-			c.hits.Add(1)
-			v.Score, v.Verdict, v.Reasoning = e.Score, e.Verdict, e.Reasoning
-			v.Cached = true
-			v.Latency = time.Since(start)
-			return v, nil
-		}
+	} else if !ok {
+		missed = true
+	} else if e, ok := decodeVerdict(b); ok {
+		c.hits.Add(1)
+		v.Score, v.Verdict, v.Reasoning = e.Score, e.Verdict, e.Reasoning
+		v.Cached = true
+		v.Latency = time.Since(start)
+		return v, nil
+	} else {
 		j.log.Warn("judge cache entry does not decode; asking the model", "key", key)
 	}
 	asked := false
 	res, err, _ := c.inflight.Do(key, func() (any, error) {
+		// An identical question may have been answered and stored between the miss above
+		// and this call: asking again would pay twice for one verdict.
+		if missed {
+			if b, ok, err := c.store.Get(ctx, key); err == nil && ok {
+				if e, ok := decodeVerdict(b); ok {
+					v.Score, v.Verdict, v.Reasoning = e.Score, e.Verdict, e.Reasoning
+					return v, nil
+				}
+			}
+		}
 		asked = true
 		v, err := j.ask(ctx, p, req, v, start)
 		if err != nil {

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/internal/cache"
@@ -174,16 +174,34 @@ func benchmarkHit(b *testing.B, store judge.Store) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/hit")
 }
 
+// countingStore is a store that closes all once n reads have been made.
+type countingStore struct {
+	qeval.Cache
+	n    atomic.Int64
+	want int64
+	all  chan struct{}
+}
+
+func (s *countingStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	b, ok, err := s.Cache.Get(ctx, key)
+	if s.n.Add(1) == s.want {
+		close(s.all)
+	}
+	return b, ok, err
+}
+
 // Identical questions asked at the same time make one call; every caller gets the
-// verdict (issue 21: 6 identical cases at concurrency 6 made 11 calls).
+// verdict (without coalescing, 6 identical cases at concurrency 6 made 11 calls).
+// The call is held until every caller has read the cache and found nothing.
 func TestCached_CoalescesInFlight(t *testing.T) {
+	const n = 6
 	release := make(chan struct{})
 	f := &fakeCompleter{fn: func(ctx context.Context, n int, req qeval.CompletionRequest) (*qeval.Completion, error) {
 		<-release
 		return reply(`{"reasoning":"Same rows.","verdict":"correct"}`)(ctx, n, req)
 	}}
-	cj := judge.Cached(newJudge(f, judge.Config{}), cache.Memory(cache.Options{}))
-	const n = 6
+	store := &countingStore{Cache: cache.Memory(cache.Options{}), want: n, all: make(chan struct{})}
+	cj := judge.Cached(newJudge(f, judge.Config{}), store)
 	var wg sync.WaitGroup
 	verdicts := make([]qeval.JudgeVerdict, n)
 	errs := make([]error, n)
@@ -194,7 +212,7 @@ func TestCached_CoalescesInFlight(t *testing.T) {
 			verdicts[i], errs[i] = cj.Judge(context.Background(), sampleInput)
 		}()
 	}
-	time.Sleep(50 * time.Millisecond) // let every caller reach the question in flight
+	<-store.all // every caller missed the cache while the first call is held
 	close(release)
 	wg.Wait()
 	called := 0

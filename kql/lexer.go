@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/qeval/qeval/internal/lexbyte"
 )
 
 // lexer turns source text into tokens. It never fails: unreadable input becomes a tBad
@@ -75,10 +77,6 @@ func isIdentStart(c byte) bool {
 	return c == '_' || c == '$' || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }
 
-func isIdentByte(c byte) bool {
-	return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') || (c >= '0' && c <= '9')
-}
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // identEnd returns the end of the identifier starting at i (ASCII fast path, Unicode
@@ -86,7 +84,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func (lx *lexer) identEnd(i int) int {
 	for i < len(lx.src) {
 		c := lx.src[i]
-		if isIdentByte(c) {
+		if lexbyte.IsASCIIWord(c) {
 			i++
 			continue
 		}
@@ -254,7 +252,7 @@ func (lx *lexer) number() {
 			for j < len(src) && isDigit(src[j]) {
 				j++
 			}
-			if j >= len(src) || !isIdentByte(src[j]) {
+			if j >= len(src) || !lexbyte.IsASCIIWord(src[j]) {
 				lx.i = j
 				kind = tReal
 			}
@@ -265,7 +263,7 @@ func (lx *lexer) number() {
 
 // finishNumber reads a time-unit suffix if there is one and emits the number.
 func (lx *lexer) finishNumber(start int, kind tokKind) {
-	if lx.i < len(lx.src) && isIdentByte(lx.src[lx.i]) {
+	if lx.i < len(lx.src) && lexbyte.IsASCIIWord(lx.src[lx.i]) {
 		end := lx.identEnd(lx.i)
 		unit := lx.src[lx.i:end]
 		hex := lx.i-start > 1 && (lx.src[start+1] == 'x' || lx.src[start+1] == 'X')
@@ -303,7 +301,7 @@ func (lx *lexer) rawGuid() bool {
 			return false
 		}
 	}
-	if lx.i+n < len(lx.src) && isIdentByte(lx.src[lx.i+n]) {
+	if lx.i+n < len(lx.src) && lexbyte.IsASCIIWord(lx.src[lx.i+n]) {
 		return false
 	}
 	start := lx.i

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lexbyte"
 )
 
 // JudgeOptions tunes the judge-based metrics.
@@ -293,9 +294,8 @@ func normalizeQuery(q, dialect string) string {
 	return b.String()
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c == '@' || c == '#' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
-}
+// isWordByte: a word here may also hold $, @ and # (MySQL and T-SQL names, variables).
+func isWordByte(c byte) bool { return c == '$' || c == '@' || c == '#' || lexbyte.IsWord(c) }
 
 // sqlKeywords are the words whose case SQL ignores: keywords and the common functions.
 var sqlKeywords = func() map[string]bool {

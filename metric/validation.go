@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval/validate"
+
+	"github.com/qeval/qeval/internal/lexbyte"
 )
 
 // Validation outcomes of one case. The positive class is "rejected".
@@ -178,7 +180,7 @@ func containsWord(s string, words []string) bool {
 				break
 			}
 			a, b := i+j, i+j+len(w)
-			if (a == 0 || !isIdentByte(s[a-1])) && (b == len(s) || !isIdentByte(s[b])) {
+			if (a == 0 || !lexbyte.IsWord(s[a-1])) && (b == len(s) || !lexbyte.IsWord(s[b])) {
 				return true
 			}
 			i = a + 1
@@ -194,10 +196,6 @@ func hasUpper(s string) bool {
 		}
 	}
 	return false
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
 
 func validationAccuracy(_ context.Context, c *Case, _ *Options) (Result, error) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lexbyte"
 	"github.com/qeval/qeval/internal/sqlguard"
 )
 
@@ -180,9 +181,8 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
-}
+// isWordByte: MySQL's bare names may also hold $.
+func isWordByte(c byte) bool { return c == '$' || lexbyte.IsWord(c) }
 
 // skipString returns the offset after the string literal whose quote q is at i:
 // backslash escapes and doubled quotes stay inside.

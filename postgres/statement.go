@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lexbyte"
 	"github.com/qeval/qeval/internal/sqlguard"
 )
 
@@ -121,9 +122,9 @@ func lex(s string) []token {
 		case c == '$' && dollarTag(s, i) > 0:
 			toks = append(toks, token{Kind: tokString, Pos: i, Depth: depth})
 			i = skipDollar(s, i, dollarTag(s, i))
-		case isWordByte(c):
+		case lexbyte.IsWord(c):
 			j := i
-			for j < n && (isWordByte(s[j]) || s[j] == '$') {
+			for j < n && (lexbyte.IsWord(s[j]) || s[j] == '$') {
 				j++
 			}
 			w := s[i:j]
@@ -150,10 +151,6 @@ func lex(s string) []token {
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
 }
 
 // skipBlockComment returns the offset after the (nested) block comment at i.

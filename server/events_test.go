@@ -133,11 +133,11 @@ func TestEvents_SlowClient(t *testing.T) {
 	if err := checkStream(fast, cases); err != nil {
 		t.Fatalf("fast client: %v", err)
 	}
-	if v := waitRun(t, ts, id, 10*time.Second); v.Status != server.StatusFinished {
+	if v := waitRun(t, ts, id, 30*time.Second); v.Status != server.StatusFinished {
 		t.Fatalf("run %s while a client was not reading, want finished", v.Status)
 	}
 
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,9 @@ func TestEvents_LateSubscriber(t *testing.T) {
 }
 
 // A stream lasts longer than the HTTP server's read timeout: the server's timeouts
-// are for requests, not for a run a client is following.
+// are for requests, not for a run a client is following. The connections' read
+// deadlines pass when the test says so (expiringListener), not by the clock: once the
+// stream is open, every deadline set so far passes, and the stream must go on.
 func TestEvents_OutlivesReadTimeout(t *testing.T) {
 	suitePath, gate := gatedSuite(t, 2)
 	s, err := server.New(server.Config{DataDir: t.TempDir(), Suites: map[string]string{"gated": suitePath}})
@@ -200,16 +202,100 @@ func TestEvents_OutlivesReadTimeout(t *testing.T) {
 	defer s.Close()
 	hs := s.HTTPServer("127.0.0.1:0")
 	hs.ReadTimeout = 100 * time.Millisecond
-	ln := mustListen(t)
+	ln := &expiringListener{Listener: mustListen(t)}
 	go hs.Serve(ln)
 	defer hs.Close()
 	ts := &testServer{Server: s, URL: "http://" + ln.Addr().String()}
 	id := startRun(t, ts, []byte(`{"suite": "gated"}`), "application/json")
-	go func() {
-		time.Sleep(400 * time.Millisecond)
-		openGate(t, gate)
-	}()
-	if err := checkStream(readEvents(t, ts.URL+"/api/runs/"+id+"/events", 20*time.Second), 2); err != nil {
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/runs/"+id+"/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
 		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	// the first event (progress, no case yet: the gate is shut) says the stream is open
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("first event: %v", err)
+		}
+		if line == "\n" {
+			break
+		}
+	}
+	ln.expire()
+	openGate(t, gate)
+	rest, err := parseEvents(br)
+	if err != nil {
+		t.Fatalf("stream: %v after %d events", err, len(rest))
+	}
+	if err := checkStream(rest, 2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expiringListener hands out connections whose read deadlines pass when expire is
+// called, whatever the clock says: a deadline in the future is recorded, not set; one
+// in the past (net/http's way to stop a pending read) or none is passed on.
+type expiringListener struct {
+	net.Listener
+	mu    sync.Mutex
+	conns []*expiringConn
+}
+
+func (l *expiringListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	ec := &expiringConn{Conn: c}
+	l.mu.Lock()
+	l.conns = append(l.conns, ec)
+	l.mu.Unlock()
+	return ec, nil
+}
+
+// expire makes every read deadline set so far pass now.
+func (l *expiringListener) expire() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range l.conns {
+		c.expire()
+	}
+}
+
+type expiringConn struct {
+	net.Conn
+	mu    sync.Mutex
+	armed bool // a read deadline in the future is set
+}
+
+func (c *expiringConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !t.IsZero() && t.After(time.Now()) {
+		c.armed = true
+		return nil
+	}
+	c.armed = false
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *expiringConn) SetDeadline(t time.Time) error {
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *expiringConn) expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.armed {
+		c.Conn.SetReadDeadline(time.Unix(1, 0))
 	}
 }

@@ -224,22 +224,18 @@ func countEvents(evs []event, name string) int {
 	return n
 }
 
-// waitRun polls a run until its status is not running.
+// waitRun waits until a run has ended, which its event stream says by ending with the
+// summary, and returns the run.
 func waitRun(tb testing.TB, ts *testServer, id string, within time.Duration) *server.RunView {
 	tb.Helper()
-	end := time.Now().Add(within)
-	for {
-		r := do(tb, http.MethodGet, ts.URL+"/api/runs/"+id, nil)
-		var v server.RunView
-		r.json(tb, &v)
-		if v.Status != server.StatusRunning {
-			return &v
-		}
-		if time.Now().After(end) {
-			tb.Fatalf("run %s still running after %s", id, within)
-		}
-		time.Sleep(20 * time.Millisecond)
+	readEvents(tb, ts.URL+"/api/runs/"+id+"/events", within)
+	r := do(tb, http.MethodGet, ts.URL+"/api/runs/"+id, nil)
+	var v server.RunView
+	r.json(tb, &v)
+	if v.Status == server.StatusRunning {
+		tb.Fatalf("run %s still running after its event stream ended", id)
 	}
+	return &v
 }
 
 // fakeJudge answers every case with the same verdict and counts its calls.

@@ -225,11 +225,11 @@ func TestRuns_CloseAndRestart(t *testing.T) {
 	if len(list.Runs) != 2 {
 		t.Fatalf("%d runs after restart, want 2", len(list.Runs))
 	}
-	v := waitRun(t, ts2, stuck, time.Second)
+	v := waitRun(t, ts2, stuck, 20*time.Second)
 	if v.Status != server.StatusInterrupted || v.Error == "" {
 		t.Errorf("the run in progress at Close: %s %q, want interrupted with a reason", v.Status, v.Error)
 	}
-	checkLive(t, waitRun(t, ts2, done, time.Second))
+	checkLive(t, waitRun(t, ts2, done, 20*time.Second))
 }
 
 // httpServe serves s on a loopback port until the test ends (without closing s).

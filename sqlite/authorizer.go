@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/qeval/qeval/internal/lexbyte"
 )
 
 // The authorizer is an allow-list: a statement may read tables, select, call
@@ -202,7 +204,7 @@ func leadingKeywords(stmt string) string {
 	i := nextToken(stmt, 0)
 	for i >= 0 && i < len(stmt) && len(words) < 4 {
 		j := i
-		for j < len(stmt) && (isWordByte(stmt[j])) {
+		for j < len(stmt) && lexbyte.IsASCIIWord(stmt[j]) {
 			j++
 		}
 		if j == i {
@@ -218,8 +220,4 @@ func leadingKeywords(stmt string) string {
 		i = nextToken(stmt, j)
 	}
 	return strings.Join(words, " ")
-}
-
-func isWordByte(b byte) bool {
-	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }

@@ -12,16 +12,25 @@ import (
 	"time"
 )
 
-// syncBuffer is a bytes.Buffer safe to read while the command writes to it.
+// syncBuffer is a bytes.Buffer safe to read while the command writes to it; waitFor
+// waits for a write that makes it match.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // a value (coalesced) after each write
 }
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{written: make(chan struct{}, 1)} }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.Write(p)
+	n, err := s.b.Write(p)
+	select {
+	case s.written <- struct{}{}:
+	default:
+	}
+	return n, err
 }
 
 func (s *syncBuffer) String() string {
@@ -30,26 +39,34 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// waitFor returns the first match of re in what was written, waiting for writes; it
+// fails the test if none matches within the deadline (a hang guard).
+func (s *syncBuffer) waitFor(t *testing.T, re *regexp.Regexp, within time.Duration) []string {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		if m := re.FindStringSubmatch(s.String()); m != nil {
+			return m
+		}
+		select {
+		case <-s.written:
+		case <-deadline:
+			t.Fatalf("no %q within %s in: %s", re, within, s.String())
+		}
+	}
+}
+
 func TestServe_StartsAndStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr syncBuffer
-	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &stderr, getenv: func(string) string { return "" }}
+	stderr := newSyncBuffer()
+	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: stderr, getenv: func(string) string { return "" }}
 	code := make(chan int, 1)
 	go func() {
 		code <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--judge", "none",
 			"--suite", "chinook=../../examples/chinook/suite.yaml"}, e)
 	}()
-	addr := regexp.MustCompile(`serving on (http://[0-9.:]+)/`)
-	var base string
-	for end := time.Now().Add(10 * time.Second); base == ""; {
-		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
-			base = m[1]
-		} else if time.Now().After(end) {
-			t.Fatalf("no 'serving on' line: %s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	base := stderr.waitFor(t, regexp.MustCompile(`serving on (http://[0-9.:]+)/`), 30*time.Second)[1]
 	resp, err := http.Get(base + "/api/suites")
 	if err != nil {
 		t.Fatal(err)

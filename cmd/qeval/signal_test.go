@@ -3,10 +3,10 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,8 +26,8 @@ cases:
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(os.Args[0], "--", "run", suite, "-o", out, "--timeout", "60s", "--concurrency", "1")
 	cmd.Env = append(os.Environ(), "QEVAL_TEST_MAIN=1", "ANTHROPIC_API_KEY=", "OPENAI_API_KEY=")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := newSyncBuffer()
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,8 @@ cases:
 	}
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
-	time.Sleep(5 * time.Millisecond)
+	// the second signal once the first is handled: two at once may arrive as one
+	stderr.waitFor(t, regexp.MustCompile(`qeval: stopping`), 20*time.Second)
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	if d := time.Since(start); d > 5*time.Second {
