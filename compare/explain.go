@@ -28,96 +28,17 @@ func Explain(m Mode, gold, pred *qeval.ResultSet, ordered bool) qeval.Explanatio
 	e.GoldCols, e.PredCols = columnCount(gold), columnCount(pred)
 	g, p := keyRows(gold, key), keyRows(pred, key)
 	if e.GoldRows > 0 && e.PredRows > 0 {
-		cands := setCandidates(g, p)
-		for i, c := range cands {
-			if len(c) == 0 {
-				e.Unmatched = append(e.Unmatched, i)
-			}
-		}
-		// prefer a mapping under which the rows are equal as bags; else the first one
-		var first []int
-		tries := 0
-		var b strings.Builder
-		gRows := make([]string, len(g))
-		for i, r := range g {
-			gRows[i] = joinKey(&b, r)
-		}
-		tmp := make([]string, len(cands))
-		searchMapping(cands, e.PredCols, func(perm []int) bool {
-			tries++
-			if first == nil {
-				first = append([]int(nil), perm...)
-			}
-			pRows := make([]string, len(p))
-			for i, r := range p {
-				for j, c := range perm {
-					tmp[j] = r[c]
-				}
-				pRows[i] = joinKey(&b, tmp)
-			}
-			if sameBag(gRows, pRows) {
-				e.Mapping = append([]int(nil), perm...)
-				return true
-			}
-			return tries >= maxMappingTries
-		})
-		if e.Mapping == nil {
-			e.Mapping = first
-		}
+		e.Unmatched, e.Mapping = columnMapping(g, p, e.PredCols)
 	}
-	// rows are compared through the mapping, else through the columns that share the
-	// most values, else position by position
-	proj := e.Mapping
-	if proj == nil && e.GoldRows > 0 && e.PredRows > 0 && e.PredCols >= e.GoldCols {
-		proj = closestColumns(g, p)
-	}
-	if proj == nil && e.GoldCols == e.PredCols {
-		proj = make([]int, e.GoldCols)
-		for i := range proj {
-			proj[i] = i
-		}
-	}
+	proj := comparedColumns(&e, g, p)
 	e.Compared = proj
 	if proj == nil {
 		return e
 	}
 	var b strings.Builder
-	gk := make([]string, len(g))
-	for i, r := range g {
-		gk[i] = joinKey(&b, r)
-	}
-	pk := make([]string, len(p))
-	tmp := make([]string, len(proj))
-	for i, r := range p {
-		for j, c := range proj {
-			tmp[j] = r[c]
-		}
-		pk[i] = joinKey(&b, tmp)
-	}
-	count := map[string]int{}
-	for _, k := range pk {
-		count[k]++
-	}
-	var missingAt []int
-	for i, k := range gk {
-		if count[k] > 0 {
-			count[k]--
-			continue
-		}
-		missingAt = append(missingAt, i)
-	}
-	left := map[string]int{}
-	for _, k := range gk {
-		left[k]++
-	}
-	var extraAt []int
-	for i, k := range pk {
-		if left[k] > 0 {
-			left[k]--
-			continue
-		}
-		extraAt = append(extraAt, i)
-	}
+	gk := rowKeys(&b, g)
+	pk := projectedKeys(&b, p, proj, make([]string, len(proj)))
+	missingAt, extraAt := bagDifference(gk, pk)
 	e.MissingCount, e.ExtraCount = len(missingAt), len(extraAt)
 	for _, i := range missingAt[:min(len(missingAt), MaxExplainRows)] {
 		e.Missing = append(e.Missing, qeval.ShownRow(gold.Rows[i]))
@@ -147,6 +68,105 @@ func Explain(m Mode, gold, pred *qeval.ResultSet, ordered bool) qeval.Explanatio
 		e.First = firstCell(gold, pred, g, p, missingAt[0], extraAt[0], proj)
 	}
 	return e
+}
+
+// columnMapping returns the gold columns whose set of values no predicted column
+// holds, and a mapping from gold to predicted columns: one under which the rows are
+// equal as bags, else the first one tried. Both results must have rows.
+func columnMapping(g, p keyed, predCols int) (unmatched, mapping []int) {
+	cands := setCandidates(g, p)
+	for i, c := range cands {
+		if len(c) == 0 {
+			unmatched = append(unmatched, i)
+		}
+	}
+	var first []int
+	tries := 0
+	var b strings.Builder
+	gRows := rowKeys(&b, g)
+	tmp := make([]string, len(cands))
+	searchMapping(cands, predCols, func(perm []int) bool {
+		tries++
+		if first == nil {
+			first = append([]int(nil), perm...)
+		}
+		if sameBag(gRows, projectedKeys(&b, p, perm, tmp)) {
+			mapping = append([]int(nil), perm...)
+			return true
+		}
+		return tries >= maxMappingTries
+	})
+	if mapping == nil {
+		mapping = first
+	}
+	return unmatched, mapping
+}
+
+// comparedColumns is the predicted column compared with each gold column: rows are
+// compared through the mapping, else through the columns that share the most values,
+// else position by position; nil when none of these applies.
+func comparedColumns(e *qeval.Explanation, g, p keyed) []int {
+	proj := e.Mapping
+	if proj == nil && e.GoldRows > 0 && e.PredRows > 0 && e.PredCols >= e.GoldCols {
+		proj = closestColumns(g, p)
+	}
+	if proj == nil && e.GoldCols == e.PredCols {
+		proj = make([]int, e.GoldCols)
+		for i := range proj {
+			proj[i] = i
+		}
+	}
+	return proj
+}
+
+// rowKeys joins each row into one key.
+func rowKeys(b *strings.Builder, rows keyed) []string {
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = joinKey(b, r)
+	}
+	return keys
+}
+
+// projectedKeys joins each row, taken through proj (tmp holds len(proj) cells), into
+// one key.
+func projectedKeys(b *strings.Builder, rows keyed, proj []int, tmp []string) []string {
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		for j, c := range proj {
+			tmp[j] = r[c]
+		}
+		keys[i] = joinKey(b, tmp)
+	}
+	return keys
+}
+
+// bagDifference returns the positions of the gold keys the predicted ones lack and of
+// the predicted keys the gold ones lack, counting duplicates.
+func bagDifference(gk, pk []string) (missingAt, extraAt []int) {
+	count := map[string]int{}
+	for _, k := range pk {
+		count[k]++
+	}
+	for i, k := range gk {
+		if count[k] > 0 {
+			count[k]--
+			continue
+		}
+		missingAt = append(missingAt, i)
+	}
+	left := map[string]int{}
+	for _, k := range gk {
+		left[k]++
+	}
+	for i, k := range pk {
+		if left[k] > 0 {
+			left[k]--
+			continue
+		}
+		extraAt = append(extraAt, i)
+	}
+	return missingAt, extraAt
 }
 
 // setCandidates returns, for each gold column, the predicted columns holding the same

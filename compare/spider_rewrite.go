@@ -149,15 +149,7 @@ func lexToken(q string, i int) (tokKind, int) {
 	case c == '$' || c == ':' || c == '?':
 		// placeholders ($name, :name, ?name) when not glued to a preceding word
 		if !prevIsWord(q, i) {
-			j := i + 1
-			for j < len(q) {
-				r, w := utf8.DecodeRuneInString(q[j:])
-				if !isWordRune(r) {
-					break
-				}
-				j += w
-			}
-			if j > i+1 || c == '?' {
+			if j := placeholderEnd(q, i); j > i+1 || c == '?' {
 				return tokOther, j
 			}
 		}
@@ -190,20 +182,38 @@ func lexToken(q string, i int) (tokKind, int) {
 		return tokSemicolon, i + 1
 	}
 	if r, w := utf8.DecodeRuneInString(rest); isWordRune(r) {
-		j := i + w
-		for j < len(q) {
-			r, w := utf8.DecodeRuneInString(q[j:])
-			if !isWordRune(r) && r != '$' && r != '#' {
-				break
-			}
-			j += w
-		}
-		return tokWord, j
+		return tokWord, wordEnd(q, i+w)
 	} else if m := operators(rest); m != "" {
 		return tokOther, i + len(m)
 	} else {
 		return tokOther, i + w
 	}
+}
+
+// placeholderEnd is the end of the name after the placeholder sign at i ($name,
+// :name, ?name); it is i+1 when no word character follows.
+func placeholderEnd(q string, i int) int {
+	j := i + 1
+	for j < len(q) {
+		r, w := utf8.DecodeRuneInString(q[j:])
+		if !isWordRune(r) {
+			break
+		}
+		j += w
+	}
+	return j
+}
+
+// wordEnd is the end of the word whose rest starts at j: word characters, '$' and '#'.
+func wordEnd(q string, j int) int {
+	for j < len(q) {
+		r, w := utf8.DecodeRuneInString(q[j:])
+		if !isWordRune(r) && r != '$' && r != '#' {
+			break
+		}
+		j += w
+	}
+	return j
 }
 
 // operators is reOperators' match at the start of s, tried only when s starts with

@@ -51,65 +51,109 @@ func hardnessLevel(comp1, comp2, others int) string {
 
 // spiderCounts returns count_component1, count_component2 and count_others.
 func spiderCounts(q *query) (comp1, comp2, others int) {
-	c := q.cores[0]
-	compound := len(q.cores) > 1
-	order := q.order
-	hasLimit := q.limit != nil
-	if compound {
-		order, hasLimit = nil, false
+	p := spiderParts{c: q.cores[0], compound: len(q.cores) > 1, order: q.order, hasLimit: q.limit != nil}
+	if p.compound {
+		p.order, p.hasLimit = nil, false
 	}
-	onConds, units := fromConds(c.from)
-	where, having := leaves(c.where), leaves(c.having)
+	p.onConds, p.units = fromConds(p.c.from)
+	p.where, p.having = leaves(p.c.where), leaves(p.c.having)
+	for _, e := range p.onConds {
+		p.conds = append(p.conds, leaves(e)...)
+	}
+	p.conds = append(append(p.conds, p.where...), p.having...)
+	return p.component1(), p.component2(), p.others()
+}
 
-	// count_component1
+// spiderParts is what the three counts read of a query's first SELECT.
+type spiderParts struct {
+	c        *core
+	compound bool
+	// order and hasLimit are the query's, none for a compound query (the official
+	// parser gives them to its last part)
+	order         []*orderTerm
+	hasLimit      bool
+	onConds       []*expr // the ON conditions of FROM
+	units         int     // FROM's table units
+	where, having []*expr // the conditions of WHERE and HAVING, split at AND and OR
+	conds         []*expr // those of ON, WHERE and HAVING together
+}
+
+// component1 is count_component1: the clauses, the extra table units, the ORs and the
+// LIKE conditions.
+func (p *spiderParts) component1() int {
+	c, n := p.c, 0
 	if c.where != nil {
-		comp1++
+		n++
 	}
 	if len(c.group) > 0 {
-		comp1++
+		n++
 	}
-	if len(order) > 0 {
-		comp1++
+	if len(p.order) > 0 {
+		n++
 	}
-	if hasLimit {
-		comp1++
+	if p.hasLimit {
+		n++
 	}
-	if units > 0 {
-		comp1 += units - 1
+	if p.units > 0 {
+		n += p.units - 1
 	}
 	for _, e := range []*expr{c.where, c.having} {
-		comp1 += countOr(e)
+		n += countOr(e)
 	}
-	for _, e := range onConds {
-		comp1 += countOr(e)
+	for _, e := range p.onConds {
+		n += countOr(e)
 	}
-	var conds []*expr
-	for _, e := range onConds {
-		conds = append(conds, leaves(e)...)
-	}
-	conds = append(append(conds, where...), having...)
-	for _, l := range conds {
+	for _, l := range p.conds {
 		if l.kind == exprBinary && l.op == "like" {
-			comp1++
+			n++
 		}
 	}
+	return n
+}
 
-	// count_component2: conditions compared with a subquery, and the set operation.
-	for _, l := range conds {
-		comp2 += nestedValues(l)
+// component2 is count_component2: conditions compared with a subquery, and the set
+// operation.
+func (p *spiderParts) component2() int {
+	n := 0
+	for _, l := range p.conds {
+		n += nestedValues(l)
 	}
-	if compound {
-		comp2++
+	if p.compound {
+		n++
 	}
+	return n
+}
 
-	// count_others
-	aggs := 0
+// others is count_others: more than one aggregation, selected column, WHERE condition
+// or GROUP BY term each count one.
+func (p *spiderParts) others() int {
+	n := 0
+	if p.aggregations() > 1 {
+		n++
+	}
+	if len(p.c.cols) > 1 {
+		n++
+	}
+	if len(p.where) > 1 {
+		n++
+	}
+	if len(p.c.group) > 1 {
+		n++
+	}
+	return n
+}
+
+// aggregations counts the aggregates of SELECT, GROUP BY and ORDER BY (on either side
+// of an arithmetic operator there) with the official parser's extras: negated WHERE
+// conditions, and in HAVING the negated conditions and the connectors.
+func (p *spiderParts) aggregations() int {
+	c, aggs := p.c, 0
 	for _, col := range c.cols {
 		if col.e.isAggregate() && spiderAgg[col.e.fn] {
 			aggs++
 		}
 	}
-	for _, l := range where {
+	for _, l := range p.where {
 		if negated(l) {
 			aggs++
 		}
@@ -119,7 +163,7 @@ func spiderCounts(q *query) (comp1, comp2, others int) {
 			aggs++
 		}
 	}
-	for _, t := range order {
+	for _, t := range p.order {
 		e := t.e
 		if e != nil && e.kind == exprBinary && arith[e.op] {
 			for _, side := range []*expr{e.x, e.y} {
@@ -133,27 +177,15 @@ func spiderCounts(q *query) (comp1, comp2, others int) {
 	}
 	// The official code counts every element of the HAVING list, where AND/OR
 	// connectors are elements too, and a condition counts when negated.
-	if len(having) > 0 {
-		aggs += len(having) - 1
+	if len(p.having) > 0 {
+		aggs += len(p.having) - 1
 	}
-	for _, l := range having {
+	for _, l := range p.having {
 		if negated(l) {
 			aggs++
 		}
 	}
-	if aggs > 1 {
-		others++
-	}
-	if len(c.cols) > 1 {
-		others++
-	}
-	if len(where) > 1 {
-		others++
-	}
-	if len(c.group) > 1 {
-		others++
-	}
-	return comp1, comp2, others
+	return aggs
 }
 
 // spiderAgg are the aggregates of the official AGG_OPS.

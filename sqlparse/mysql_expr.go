@@ -32,13 +32,7 @@ func (c *myConv) expr(n ast.ExprNode) *expr {
 		}
 		return &expr{kind: exprBinary, op: op, x: c.expr(e.L), y: c.expr(e.R)}
 	case *ast.UnaryOperationExpr:
-		op := map[opcode.Op]string{opcode.Not: "not", opcode.Not2: "not", opcode.Minus: "-", opcode.Plus: "+", opcode.BitNeg: "~"}[e.Op]
-		x := c.expr(e.V)
-		if op == "-" && x != nil && x.kind == exprLiteral && !x.str {
-			x.text = "-" + x.text
-			return x
-		}
-		return &expr{kind: exprUnary, op: op, x: x}
+		return c.unary(e)
 	case *ast.BetweenExpr:
 		return &expr{kind: exprBetween, x: c.expr(e.Expr), not: e.Not, args: []*expr{c.expr(e.Left), c.expr(e.Right)}}
 	case *ast.PatternInExpr:
@@ -64,12 +58,7 @@ func (c *myConv) expr(n ast.ExprNode) *expr {
 	case *ast.SubqueryExpr:
 		return &expr{kind: exprSubquery, q: c.query(e.Query)}
 	case *ast.CompareSubqueryExpr:
-		op := mysqlBinary[e.Op]
-		sub := &expr{kind: exprSubquery, q: c.subquery(e.R)}
-		if op == "=" && !e.All {
-			return &expr{kind: exprIn, x: c.expr(e.L), q: sub.q}
-		}
-		return &expr{kind: exprBinary, op: op, x: c.expr(e.L), y: sub}
+		return c.compareSubquery(e)
 	case *ast.AggregateFuncExpr:
 		x := &expr{kind: exprCall, fn: strings.ToLower(e.F), distinct: e.Distinct, args: c.exprs(e.Args)}
 		myCountStar(x)
@@ -85,13 +74,41 @@ func (c *myConv) expr(n ast.ExprNode) *expr {
 	case *ast.RowExpr:
 		return &expr{kind: exprList, args: c.exprs(e.Values)}
 	case *ast.CaseExpr:
-		x := &expr{kind: exprOther, op: "case", x: c.expr(e.Value), y: c.expr(e.ElseClause)}
-		for _, w := range e.WhenClauses {
-			x.args = append(x.args, c.expr(w.Expr), c.expr(w.Result))
-		}
-		return x
+		return c.caseExpr(e)
 	}
 	return c.generic(n)
+}
+
+// unary converts NOT, unary minus and plus, and ~; a minus before a number literal
+// becomes part of the literal.
+func (c *myConv) unary(e *ast.UnaryOperationExpr) *expr {
+	op := map[opcode.Op]string{opcode.Not: "not", opcode.Not2: "not", opcode.Minus: "-", opcode.Plus: "+", opcode.BitNeg: "~"}[e.Op]
+	x := c.expr(e.V)
+	if op == "-" && x != nil && x.kind == exprLiteral && !x.str {
+		x.text = "-" + x.text
+		return x
+	}
+	return &expr{kind: exprUnary, op: op, x: x}
+}
+
+// compareSubquery converts x op ANY/ALL (subquery); = ANY is IN.
+func (c *myConv) compareSubquery(e *ast.CompareSubqueryExpr) *expr {
+	op := mysqlBinary[e.Op]
+	sub := &expr{kind: exprSubquery, q: c.subquery(e.R)}
+	if op == "=" && !e.All {
+		return &expr{kind: exprIn, x: c.expr(e.L), q: sub.q}
+	}
+	return &expr{kind: exprBinary, op: op, x: c.expr(e.L), y: sub}
+}
+
+// caseExpr converts CASE [value] WHEN ... THEN ... [ELSE ...] END: x is the value,
+// y the ELSE, args the WHEN and THEN pairs.
+func (c *myConv) caseExpr(e *ast.CaseExpr) *expr {
+	x := &expr{kind: exprOther, op: "case", x: c.expr(e.Value), y: c.expr(e.ElseClause)}
+	for _, w := range e.WhenClauses {
+		x.args = append(x.args, c.expr(w.Expr), c.expr(w.Result))
+	}
+	return x
 }
 
 // myCountStar undoes TiDB's rewrite of count(*) to count(1).

@@ -23,47 +23,11 @@ func (c *pgConv) expr(n *pg.Node) *expr {
 	case *pg.Node_AExpr:
 		return c.aExpr(v.AExpr)
 	case *pg.Node_BoolExpr:
-		b := v.BoolExpr
-		args := c.exprs(b.Args)
-		switch b.Boolop {
-		case pg.BoolExprType_NOT_EXPR:
-			if len(args) == 1 {
-				return &expr{kind: exprUnary, op: "not", x: args[0]}
-			}
-		case pg.BoolExprType_AND_EXPR, pg.BoolExprType_OR_EXPR:
-			op := "and"
-			if b.Boolop == pg.BoolExprType_OR_EXPR {
-				op = "or"
-			}
-			if len(args) == 0 {
-				return nil
-			}
-			out := args[0]
-			for _, a := range args[1:] {
-				out = &expr{kind: exprBinary, op: op, x: out, y: a}
-			}
-			return out
-		}
-		return &expr{kind: exprOther, args: args}
+		return c.boolExpr(v.BoolExpr)
 	case *pg.Node_NullTest:
 		return &expr{kind: exprIsNull, x: c.expr(v.NullTest.Arg), not: v.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL}
 	case *pg.Node_FuncCall:
-		f := v.FuncCall
-		var parts []string
-		for _, p := range f.Funcname {
-			parts = append(parts, p.GetString_().GetSval())
-		}
-		name := strings.ToLower(parts[len(parts)-1:][0])
-		if len(parts) == 2 && strings.EqualFold(parts[0], "pg_catalog") {
-			parts = parts[1:]
-		}
-		x := &expr{kind: exprCall, fn: name, star: f.AggStar, distinct: f.AggDistinct, over: f.Over != nil,
-			args: c.exprs(f.Args), y: c.expr(f.AggFilter)}
-		if len(parts) > 1 {
-			x.fn = strings.ToLower(strings.Join(parts, "."))
-		}
-		x.line, x.col = c.lines.pos(int(f.Location))
-		return x
+		return c.funcCall(v.FuncCall)
 	case *pg.Node_SubLink:
 		return c.subLink(v.SubLink)
 	case *pg.Node_TypeCast:
@@ -71,14 +35,7 @@ func (c *pgConv) expr(n *pg.Node) *expr {
 	case *pg.Node_CollateClause:
 		return c.expr(v.CollateClause.Arg)
 	case *pg.Node_CaseExpr:
-		ce := v.CaseExpr
-		x := &expr{kind: exprOther, op: "case", x: c.expr(ce.Arg), y: c.expr(ce.Defresult)}
-		for _, w := range ce.Args {
-			if cw := w.GetCaseWhen(); cw != nil {
-				x.args = append(x.args, c.expr(cw.Expr), c.expr(cw.Result))
-			}
-		}
-		return x
+		return c.caseExpr(v.CaseExpr)
 	case *pg.Node_CoalesceExpr:
 		return &expr{kind: exprCall, fn: "coalesce", args: c.exprs(v.CoalesceExpr.Args)}
 	case *pg.Node_RowExpr:
@@ -91,6 +48,64 @@ func (c *pgConv) expr(n *pg.Node) *expr {
 		return &expr{kind: exprSubquery, q: c.query(v.SelectStmt)}
 	}
 	return c.generic(n)
+}
+
+// boolExpr converts NOT, AND and OR; an AND or OR of n arguments becomes a left-deep
+// chain of binary expressions.
+func (c *pgConv) boolExpr(b *pg.BoolExpr) *expr {
+	args := c.exprs(b.Args)
+	switch b.Boolop {
+	case pg.BoolExprType_NOT_EXPR:
+		if len(args) == 1 {
+			return &expr{kind: exprUnary, op: "not", x: args[0]}
+		}
+	case pg.BoolExprType_AND_EXPR, pg.BoolExprType_OR_EXPR:
+		op := "and"
+		if b.Boolop == pg.BoolExprType_OR_EXPR {
+			op = "or"
+		}
+		if len(args) == 0 {
+			return nil
+		}
+		out := args[0]
+		for _, a := range args[1:] {
+			out = &expr{kind: exprBinary, op: op, x: out, y: a}
+		}
+		return out
+	}
+	return &expr{kind: exprOther, args: args}
+}
+
+// funcCall converts a function call, aggregate or window call; a name qualified by
+// pg_catalog alone is the plain name.
+func (c *pgConv) funcCall(f *pg.FuncCall) *expr {
+	var parts []string
+	for _, p := range f.Funcname {
+		parts = append(parts, p.GetString_().GetSval())
+	}
+	name := strings.ToLower(parts[len(parts)-1:][0])
+	if len(parts) == 2 && strings.EqualFold(parts[0], "pg_catalog") {
+		parts = parts[1:]
+	}
+	x := &expr{kind: exprCall, fn: name, star: f.AggStar, distinct: f.AggDistinct, over: f.Over != nil,
+		args: c.exprs(f.Args), y: c.expr(f.AggFilter)}
+	if len(parts) > 1 {
+		x.fn = strings.ToLower(strings.Join(parts, "."))
+	}
+	x.line, x.col = c.lines.pos(int(f.Location))
+	return x
+}
+
+// caseExpr converts CASE [arg] WHEN ... THEN ... [ELSE ...] END: x is the arg, y the
+// ELSE, args the WHEN and THEN pairs.
+func (c *pgConv) caseExpr(ce *pg.CaseExpr) *expr {
+	x := &expr{kind: exprOther, op: "case", x: c.expr(ce.Arg), y: c.expr(ce.Defresult)}
+	for _, w := range ce.Args {
+		if cw := w.GetCaseWhen(); cw != nil {
+			x.args = append(x.args, c.expr(cw.Expr), c.expr(cw.Result))
+		}
+	}
+	return x
 }
 
 // generic converts a node the cases above do not know to an exprOther holding every

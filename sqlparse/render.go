@@ -17,41 +17,18 @@ func (x *extractor) renderTo(b *strings.Builder, e *expr, s *scope) {
 	}
 	switch e.kind {
 	case exprColumn:
-		table, _ := x.column(e, s, "", false)
-		if table == "" && e.table != "" && x.lookupBinding(s, e.table) == nil {
-			table = e.table
-		}
-		if table != "" {
-			b.WriteString(table)
-			b.WriteByte('.')
-		}
-		b.WriteString(e.name)
+		x.renderColumn(b, e, s)
 	case exprStar:
 		if e.table != "" {
 			b.WriteString(e.table + ".")
 		}
 		b.WriteByte('*')
 	case exprLiteral:
-		if e.str {
-			b.WriteByte('\'')
-			b.WriteString(strings.ReplaceAll(e.text, "'", "''"))
-			b.WriteByte('\'')
-		} else {
-			b.WriteString(e.text)
-		}
+		renderLiteral(b, e)
 	case exprParam:
 		b.WriteString(e.text)
 	case exprCall:
-		b.WriteString(e.fn)
-		b.WriteByte('(')
-		if e.star {
-			b.WriteByte('*')
-		}
-		if e.distinct {
-			b.WriteString("DISTINCT ")
-		}
-		x.renderList(b, e.args, s)
-		b.WriteByte(')')
+		x.renderCall(b, e, s)
 	case exprBinary:
 		x.renderTo(b, e.x, s)
 		b.WriteByte(' ')
@@ -97,15 +74,60 @@ func (x *extractor) renderTo(b *strings.Builder, e *expr, s *scope) {
 		x.renderList(b, e.args, s)
 		b.WriteByte(')')
 	default:
-		if e.op != "" {
-			b.WriteString(strings.ToUpper(e.op))
-		}
-		b.WriteByte('(')
-		var parts []*expr
-		e.children(func(c *expr) { parts = append(parts, c) })
-		x.renderList(b, parts, s)
-		b.WriteByte(')')
+		x.renderOther(b, e, s)
 	}
+}
+
+// renderColumn writes a column with the base table it belongs to; a qualifier that
+// names no source in scope is kept as written.
+func (x *extractor) renderColumn(b *strings.Builder, e *expr, s *scope) {
+	table, _ := x.column(e, s, "", false)
+	if table == "" && e.table != "" && x.lookupBinding(s, e.table) == nil {
+		table = e.table
+	}
+	if table != "" {
+		b.WriteString(table)
+		b.WriteByte('.')
+	}
+	b.WriteString(e.name)
+}
+
+// renderLiteral writes a string in single quotes (doubling the quotes inside), any
+// other literal as it is.
+func renderLiteral(b *strings.Builder, e *expr) {
+	if e.str {
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(e.text, "'", "''"))
+		b.WriteByte('\'')
+	} else {
+		b.WriteString(e.text)
+	}
+}
+
+func (x *extractor) renderCall(b *strings.Builder, e *expr, s *scope) {
+	b.WriteString(e.fn)
+	b.WriteByte('(')
+	if e.star {
+		b.WriteByte('*')
+	}
+	if e.distinct {
+		b.WriteString("DISTINCT ")
+	}
+	x.renderList(b, e.args, s)
+	b.WriteByte(')')
+}
+
+// renderOther writes an expression of another kind as its operator (upper case) over
+// its direct sub-expressions in parentheses.
+func (x *extractor) renderOther(b *strings.Builder, e *expr, s *scope) {
+	if e.op != "" {
+		b.WriteString(strings.ToUpper(e.op))
+	}
+	b.WriteByte('(')
+	var parts []*expr
+	e.children(func(c *expr) { parts = append(parts, c) })
+	x.renderList(b, parts, s)
+	b.WriteByte(')')
 }
 
 func (x *extractor) renderList(b *strings.Builder, list []*expr, s *scope) {

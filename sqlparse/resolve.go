@@ -53,35 +53,7 @@ func (x *extractor) aggArg(e *expr, s *scope) string {
 // ok is false when the name is not a column at all (a result-column alias).
 func (x *extractor) column(e *expr, s *scope, clause string, record bool) (table string, ok bool) {
 	if e.table != "" {
-		b := x.lookupBinding(s, e.table)
-		if b == nil && e.schema != "" {
-			b = x.lookupBinding(s, e.schema+"."+e.table)
-		}
-		if b == nil {
-			b = x.bindingOfTable(s, e.table)
-		}
-		if b == nil {
-			if record && x.schema != nil {
-				x.st.Unresolved = append(x.st.Unresolved, Unresolved{Table: e.table, Column: e.name, Qualifier: true, Line: e.line, Col: e.col})
-			}
-			if record {
-				x.addColumn("", e.name)
-			}
-			return "", true
-		}
-		if b.table == "" {
-			if record && x.schema != nil && !b.star && !containsFold(b.cols, e.name) {
-				x.st.Unresolved = append(x.st.Unresolved, Unresolved{Table: b.name, Column: e.name, Line: e.line, Col: e.col})
-			}
-			return "", true
-		}
-		if record {
-			if x.schema != nil && b.cols != nil && !containsFold(b.cols, e.name) {
-				x.st.Unresolved = append(x.st.Unresolved, Unresolved{Table: b.table, Column: e.name, Line: e.line, Col: e.col})
-			}
-			x.addColumn(b.table, e.name)
-		}
-		return b.table, true
+		return x.qualifiedColumn(e, s, record), true
 	}
 	// An unqualified name: a result-column alias where the clause allows one, else the
 	// column of the nearest source that has it.
@@ -145,6 +117,42 @@ func (x *extractor) column(e *expr, s *scope, clause string, record bool) (table
 		x.addColumn("", e.name)
 	}
 	return "", true
+}
+
+// qualifiedColumn is column for a name written with its table (or alias) before the
+// dot: the binding of that name in the nearest scope, else a source over a table of
+// that name. It returns "" when that is no base table or none is found; with record
+// set it lists the column, and a reference the schema does not know, in the shape.
+func (x *extractor) qualifiedColumn(e *expr, s *scope, record bool) string {
+	b := x.lookupBinding(s, e.table)
+	if b == nil && e.schema != "" {
+		b = x.lookupBinding(s, e.schema+"."+e.table)
+	}
+	if b == nil {
+		b = x.bindingOfTable(s, e.table)
+	}
+	if b == nil {
+		if record && x.schema != nil {
+			x.st.Unresolved = append(x.st.Unresolved, Unresolved{Table: e.table, Column: e.name, Qualifier: true, Line: e.line, Col: e.col})
+		}
+		if record {
+			x.addColumn("", e.name)
+		}
+		return ""
+	}
+	if b.table == "" {
+		if record && x.schema != nil && !b.star && !containsFold(b.cols, e.name) {
+			x.st.Unresolved = append(x.st.Unresolved, Unresolved{Table: b.name, Column: e.name, Line: e.line, Col: e.col})
+		}
+		return ""
+	}
+	if record {
+		if x.schema != nil && b.cols != nil && !containsFold(b.cols, e.name) {
+			x.st.Unresolved = append(x.st.Unresolved, Unresolved{Table: b.table, Column: e.name, Line: e.line, Col: e.col})
+		}
+		x.addColumn(b.table, e.name)
+	}
+	return b.table
 }
 
 // sourcesOpen says whether a scope has a source whose columns are not all known, so an

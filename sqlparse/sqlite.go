@@ -92,32 +92,39 @@ func (cv *sqliteConv) sqliteStatement(s rq.Statement) *statement {
 		if s.Select != nil {
 			st.query = cv.sqliteQuery(s.Select)
 		}
-	case *rq.CreateIndexStatement, *rq.CreateTriggerStatement, *rq.CreateVirtualTableStatement:
-		st.kind = "create"
-	case *rq.DropTableStatement, *rq.DropViewStatement, *rq.DropIndexStatement, *rq.DropTriggerStatement:
-		st.kind = "drop"
-	case *rq.AlterTableStatement:
-		st.kind = "alter"
-	case *rq.PragmaStatement:
-		st.kind = "pragma"
-	case *rq.AnalyzeStatement:
-		st.kind = "analyze"
-	case *rq.ReindexStatement:
-		st.kind = "reindex"
-	case *rq.BeginStatement:
-		st.kind = "begin"
-	case *rq.CommitStatement:
-		st.kind = "commit"
-	case *rq.RollbackStatement:
-		st.kind = "rollback"
-	case *rq.SavepointStatement:
-		st.kind = "savepoint"
-	case *rq.ReleaseStatement:
-		st.kind = "release"
 	default:
-		st.kind = "other"
+		st.kind = sqliteKind(s)
 	}
 	return st
+}
+
+// sqliteKind is the kind of a statement of which the tree keeps nothing else.
+func sqliteKind(s rq.Statement) string {
+	switch s.(type) {
+	case *rq.CreateIndexStatement, *rq.CreateTriggerStatement, *rq.CreateVirtualTableStatement:
+		return "create"
+	case *rq.DropTableStatement, *rq.DropViewStatement, *rq.DropIndexStatement, *rq.DropTriggerStatement:
+		return "drop"
+	case *rq.AlterTableStatement:
+		return "alter"
+	case *rq.PragmaStatement:
+		return "pragma"
+	case *rq.AnalyzeStatement:
+		return "analyze"
+	case *rq.ReindexStatement:
+		return "reindex"
+	case *rq.BeginStatement:
+		return "begin"
+	case *rq.CommitStatement:
+		return "commit"
+	case *rq.RollbackStatement:
+		return "rollback"
+	case *rq.SavepointStatement:
+		return "savepoint"
+	case *rq.ReleaseStatement:
+		return "release"
+	}
+	return "other"
 }
 
 func identName(i *rq.Ident) string {
@@ -296,43 +303,60 @@ func (cv *sqliteConv) sqliteExpr(e rq.Expr) *expr {
 	case *rq.ExprList:
 		return &expr{kind: exprList, args: cv.sqliteExprs(e.Exprs)}
 	case *rq.UnaryExpr:
-		op := map[rq.Token]string{rq.NOT: "not", rq.MINUS: "-", rq.PLUS: "+", rq.BITNOT: "~"}[e.Op]
-		x := cv.sqliteExpr(e.X)
-		if op == "-" && x != nil && x.kind == exprLiteral && !x.str {
-			x.text = "-" + x.text
-			return x
-		}
-		return &expr{kind: exprUnary, op: op, x: x}
+		return cv.sqliteUnary(e)
 	case *rq.Null:
 		return &expr{kind: exprIsNull, x: cv.sqliteExpr(e.X), not: e.Op == rq.NOTNULL}
 	case *rq.Exists:
 		return &expr{kind: exprExists, not: e.Not.IsValid(), q: cv.sqliteQuery(e.Select)}
 	case *rq.Call:
-		x := &expr{kind: exprCall, fn: strings.ToLower(identName(e.Name)), distinct: e.Distinct.IsValid(),
-			star: e.Star.IsValid(), over: e.Over != nil, args: cv.sqliteExprs(e.Args)}
-		if e.Filter != nil {
-			x.y = cv.sqliteExpr(e.Filter.X)
-		}
-		if e.Name != nil {
-			x.line, x.col = e.Name.NamePos.Line, e.Name.NamePos.Column
-		}
-		return x
+		return cv.sqliteCall(e)
 	case *rq.CastExpr:
 		return &expr{kind: exprOther, op: "cast", x: cv.sqliteExpr(e.X)}
 	case *rq.CollateExpr:
 		return cv.sqliteExpr(e.X)
 	case *rq.CaseExpr:
-		x := &expr{kind: exprOther, op: "case", x: cv.sqliteExpr(e.Operand), y: cv.sqliteExpr(e.ElseExpr)}
-		for _, b := range e.Blocks {
-			x.args = append(x.args, cv.sqliteExpr(b.Condition), cv.sqliteExpr(b.Body))
-		}
-		return x
+		return cv.sqliteCase(e)
 	case *rq.BinaryExpr:
 		return cv.sqliteBinary(e)
 	case *rq.Range:
 		return &expr{kind: exprList, args: []*expr{cv.sqliteExpr(e.X), cv.sqliteExpr(e.Y)}}
 	}
 	return &expr{kind: exprOther}
+}
+
+// sqliteUnary converts NOT, unary minus and plus, and ~; a minus before a number
+// literal becomes part of the literal.
+func (cv *sqliteConv) sqliteUnary(e *rq.UnaryExpr) *expr {
+	op := map[rq.Token]string{rq.NOT: "not", rq.MINUS: "-", rq.PLUS: "+", rq.BITNOT: "~"}[e.Op]
+	x := cv.sqliteExpr(e.X)
+	if op == "-" && x != nil && x.kind == exprLiteral && !x.str {
+		x.text = "-" + x.text
+		return x
+	}
+	return &expr{kind: exprUnary, op: op, x: x}
+}
+
+// sqliteCall converts a function, aggregate or window call; y is its FILTER condition.
+func (cv *sqliteConv) sqliteCall(e *rq.Call) *expr {
+	x := &expr{kind: exprCall, fn: strings.ToLower(identName(e.Name)), distinct: e.Distinct.IsValid(),
+		star: e.Star.IsValid(), over: e.Over != nil, args: cv.sqliteExprs(e.Args)}
+	if e.Filter != nil {
+		x.y = cv.sqliteExpr(e.Filter.X)
+	}
+	if e.Name != nil {
+		x.line, x.col = e.Name.NamePos.Line, e.Name.NamePos.Column
+	}
+	return x
+}
+
+// sqliteCase converts CASE [operand] WHEN ... THEN ... [ELSE ...] END: x is the
+// operand, y the ELSE, args the WHEN and THEN pairs.
+func (cv *sqliteConv) sqliteCase(e *rq.CaseExpr) *expr {
+	x := &expr{kind: exprOther, op: "case", x: cv.sqliteExpr(e.Operand), y: cv.sqliteExpr(e.ElseExpr)}
+	for _, b := range e.Blocks {
+		x.args = append(x.args, cv.sqliteExpr(b.Condition), cv.sqliteExpr(b.Body))
+	}
+	return x
 }
 
 func (cv *sqliteConv) sqliteBinary(e *rq.BinaryExpr) *expr {
