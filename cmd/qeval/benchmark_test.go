@@ -167,3 +167,26 @@ func TestBenchmark_RunOnTheServer(t *testing.T) {
 		t.Errorf("/api/runs/%s: %d %v", id, code, view["status"])
 	}
 }
+
+// --db means the same in every command: a folder of <db_id>/<db_id>.sqlite names each
+// database by its db_id, for a suite as for a benchmark.
+func TestRun_DBFolderNamesEachDatabase(t *testing.T) {
+	dir := t.TempDir()
+	suite := writeFile(t, dir, "suite.jsonl",
+		`{"id":"a","question":"how many singers","database":"concert_singer","expected_query":"SELECT count(*) FROM singer","generated_query":"SELECT count(*) FROM singer"}`+"\n"+
+			`{"id":"b","question":"how many pets","database":"pets_1","expected_query":"SELECT count(*) FROM Pets","generated_query":"SELECT count(*) FROM Pets WHERE 0"}`+"\n")
+	code, _, stderr := runCLI(t, "", "run", suite, "--db", exampleDir+"/database", "--judge", "none", "--json", filepath.Join(dir, "r.json"), "--quiet")
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	rep, err := report.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != 2 || rep.Cases[0].Verdict == nil || !rep.Cases[0].Verdict.Match || rep.Cases[1].Verdict == nil || rep.Cases[1].Verdict.Match {
+		t.Fatalf("cases %+v", rep.Cases)
+	}
+	if code, _, stderr := runCLI(t, "", "run", suite, "--db", filepath.Join(dir, "nowhere")); code != exitUsage || !strings.Contains(stderr, "NAME=TARGET") {
+		t.Errorf("a missing folder: code %d, %s", code, stderr)
+	}
+}

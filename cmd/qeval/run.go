@@ -35,13 +35,13 @@ type runFlags struct {
 	maxBytes, maxRunBytes                        int64
 	goldCache, quiet, unsafePriv, verbose, audit bool
 	files                                        map[string]*string
-	conns                                        namedPaths
+	conns                                        *dbFlag
 	judge                                        *judgeFlags
 }
 
 func newRunFlags(e *env) *runFlags {
 	fs := newFlags("run", "SUITE [flags]", e)
-	f := &runFlags{fs: fs, files: map[string]*string{}, conns: namedPaths{}}
+	f := &runFlags{fs: fs, files: map[string]*string{}, conns: newDBFlag()}
 	fs.StringVar(&f.outDir, "o", "", "write report.json, report.xlsx, junit.xml, report.html, summary.md and results.jsonl to this folder")
 	for _, name := range registry.WriterNames() {
 		f.files[name] = fs.String(name, "", "write the "+name+" report to this file")
@@ -68,7 +68,7 @@ func newRunFlags(e *env) *runFlags {
 	fs.BoolVar(&f.audit, "audit", false, "audit the gold queries first (as qeval audit does) and add the audit to the reports")
 	fs.StringVar(&f.excludeFlagged, "exclude-flagged", "", "audit the gold queries first and set aside the cases flagged with these (comma-separated, e.g. gold_fails,order_dependent; default: the suite's exclude_flagged); the reports say how many and why")
 	fs.StringVar(&f.spiderDB, "spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
-	fs.Var(f.conns, "db", "a database connection suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, user@tcp(host)/db), a Kusto https://cluster/db or a SQLite path (repeat)")
+	fs.Var(f.conns, "db", "a database connection suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, user@tcp(host)/db), a Kusto https://cluster/db or a SQLite path; or a folder of <db_id>/<db_id>.sqlite, each named by its db_id (repeat)")
 	f.judge = addJudgeFlags(fs, registry.DefaultProvider)
 	return f
 }
@@ -147,7 +147,7 @@ func (f *runFlags) open(ctx context.Context, e *env, pos []string, st *runState)
 	st.suite = s
 	tuneForSuite(e.getenv, s.NumCases(), f.maxRunBytes)
 	// one catalog resolves every database of the run: --db names, else paths beside the suite
-	st.catalog = &registry.Catalog{Dir: suite.Dir(s), Connections: f.conns, AllowPrivileged: f.unsafePriv, Now: e.clock()()}
+	st.catalog = &registry.Catalog{Dir: suite.Dir(s), Connections: f.conns.connections(), AllowPrivileged: f.unsafePriv, Now: e.clock()()}
 	if err := suite.Check(ctx, s, st.catalog); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -28,8 +29,8 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	fs.Var(suites, "suite", "a suite runs may name: `NAME=PATH` (repeat for several)")
 	var imports stringList
 	fs.Var(&imports, "import", "store this finished run's report.json (of qeval run -o, qeval spider -o, …) as a run of the server, listed and opened like its own (repeat)")
-	dbs := namedPaths{}
-	fs.Var(dbs, "db", "a database suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, mysql://…), a Kusto https://cluster/db, or a SQLite file or test-suite folder (repeat); as qeval run --db")
+	dbs := newDBFlag()
+	fs.Var(dbs, "db", "a database suites may name: `NAME=TARGET`, TARGET a DSN (postgres://…, mysql://…), a Kusto https://cluster/db, or a SQLite file or test-suite folder; or a folder of <db_id>/<db_id>.sqlite, each named by its db_id (repeat); as qeval run --db")
 	dbRoot := fs.String("db-root", "", "a benchmark folder: every `DIR`/<db_id>/<db_id>.sqlite (or test-suite folder) is a database named by its db_id (--db names win)")
 	execMode := fs.String("exec-mode", qeval.OfficialMode, "comparison mode of POST /api/exec-match pairs that name none (see qeval modes)")
 	maxPairs := fs.Int("max-pairs", server.DefaultMaxPairs, "largest batch POST /api/exec-match takes")
@@ -69,7 +70,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	}()
 	cfg := server.Config{DBRoot: *dbRoot, ExecMatchMode: *execMode, MaxPairs: *maxPairs, ExecMatchPerDB: *perDB,
 		Limits: qeval.Limits{Timeout: *timeout, MaxBytes: *maxResultBytes}, SharedCache: goldCache,
-		DataDir: *dataDir, Token: *token, Suites: suites, Databases: dbs, Judge: js.Judge,
+		DataDir: *dataDir, Token: *token, Suites: suites, Databases: dbs.connections(), Judge: js.Judge,
 		JudgeSkipped: js.Skipped, JudgeStats: js.Stats, MaxBodyBytes: *maxBody, MaxActiveRuns: *maxRuns, MaxRunBytes: *maxRunBytes,
 		Concurrency: *concurrency, Version: version, Logger: logger, AllowPrivileged: *unsafePriv}
 	if js.Judge != nil {
@@ -177,4 +178,45 @@ func (m namedPaths) Set(s string) error {
 	}
 	m[name] = path
 	return nil
+}
+
+// dbFlag is --db, the same in every command: `NAME=TARGET` names one database, and a
+// folder of databases laid out as a benchmark's (DIR/<db_id>/<db_id>.sqlite) names each
+// by its db_id. A NAME=TARGET wins over a folder's database of the same name.
+type dbFlag struct {
+	named   namedPaths
+	folders map[string]string // db_id → path, from folders
+}
+
+func newDBFlag() *dbFlag { return &dbFlag{named: namedPaths{}, folders: map[string]string{}} }
+
+func (d *dbFlag) String() string { return d.named.String() }
+
+func (d *dbFlag) Set(s string) error {
+	if !strings.Contains(s, "=") {
+		if st, err := os.Stat(s); err == nil && st.IsDir() {
+			found, err := registry.DatabasesUnder(s)
+			if err != nil {
+				return fmt.Errorf("%q: %s", s, qeval.ErrorMessage(err))
+			}
+			for id, p := range found {
+				d.folders[id] = p
+			}
+			return nil
+		}
+		return fmt.Errorf("%q: write NAME=TARGET, or give a folder of <db_id>/<db_id>.sqlite", s)
+	}
+	return d.named.Set(s)
+}
+
+// connections are the named databases, the folders' under the names not given.
+func (d *dbFlag) connections() map[string]string {
+	out := make(map[string]string, len(d.named)+len(d.folders))
+	for k, v := range d.folders {
+		out[k] = v
+	}
+	for k, v := range d.named {
+		out[k] = v
+	}
+	return out
 }
