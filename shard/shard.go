@@ -148,125 +148,157 @@ func FindManifests(args []string) ([]*Manifest, error) {
 // aggregates and bootstrap intervals are those of one unsharded run), the judge's
 // counts and the gold audit added up. missing counts the suite's cases no shard has.
 func Merge(ms []*Manifest) (rep *qeval.Report, missing int, err error) {
+	if err := checkParts(ms); err != nil {
+		return nil, 0, err
+	}
+	first := ms[0]
+	pos := make(map[string]int, len(first.CaseIDs))
+	for i, id := range first.CaseIDs {
+		pos[id] = i
+	}
+	m := &merger{rep: &qeval.Report{SchemaVersion: qeval.ReportSchemaVersion}, pos: pos, seen: map[string]string{}}
+	for k, part := range ms {
+		if err := m.add(k, part); err != nil {
+			return nil, 0, err
+		}
+	}
+	return m.finish()
+}
+
+// checkParts checks the manifests are the parts 1…N of one run, each given once.
+func checkParts(ms []*Manifest) error {
 	first := ms[0]
 	parts := map[string]string{}
 	n := 0
 	for _, m := range ms {
 		if m.Kind != "run" {
-			return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "kind " + m.Kind + " cannot be merged",
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "kind " + m.Kind + " cannot be merged",
 				Hint: "the shard was written by an older qeval: run it again"}
 		}
 		if m.Benchmark != first.Benchmark {
-			return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + m.path, Message: fmt.Sprintf("a shard of %s among shards of %s", or(m.Benchmark, "a suite"), or(first.Benchmark, "a suite"))}
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + m.path, Message: fmt.Sprintf("a shard of %s among shards of %s", or(m.Benchmark, "a suite"), or(first.Benchmark, "a suite"))}
 		}
 		sh, err := Parse(m.Shard)
 		if err != nil {
-			return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "shard " + m.Shard + ": " + qeval.ErrorMessage(err)}
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + m.path, Message: "shard " + m.Shard + ": " + qeval.ErrorMessage(err)}
 		}
 		if n == 0 {
 			n = sh.N
 		}
 		if sh.N != n || m.Gold != first.Gold || !slices.Equal(m.CaseIDs, first.CaseIDs) {
-			return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + m.path,
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + m.path,
 				Message: fmt.Sprintf("not a part of the same run as %s (suite %s, %d cases, %d parts)", first.path, first.Gold, len(first.CaseIDs), n)}
 		}
 		if prev, ok := parts[m.Shard]; ok {
-			return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: fmt.Sprintf("shard %s given twice: %s and %s", m.Shard, prev, m.path)}
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: fmt.Sprintf("shard %s given twice: %s and %s", m.Shard, prev, m.path)}
 		}
 		parts[m.Shard] = m.path
 	}
-	if len(parts) != n {
-		var absent []string
-		for i := 1; i <= n; i++ {
-			if _, ok := parts[fmt.Sprintf("%d/%d", i, n)]; !ok {
-				absent = append(absent, fmt.Sprintf("%d/%d", i, n))
-			}
-		}
-		return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: "missing shards: " + strings.Join(absent, ", ")}
+	if len(parts) == n {
+		return nil
 	}
-	pos := make(map[string]int, len(first.CaseIDs))
-	for i, id := range first.CaseIDs {
-		pos[id] = i
+	var absent []string
+	for i := 1; i <= n; i++ {
+		if _, ok := parts[fmt.Sprintf("%d/%d", i, n)]; !ok {
+			absent = append(absent, fmt.Sprintf("%d/%d", i, n))
+		}
 	}
-	rep = &qeval.Report{SchemaVersion: qeval.ReportSchemaVersion}
-	var judgeInfo *qeval.JudgeInfo
-	var audit *qeval.GoldAudit
-	seen := map[string]string{}
-	for k, m := range ms {
-		p := filepath.Join(filepath.Dir(m.path), m.ItemsFile)
-		if m.Report != "" {
-			p = filepath.Join(filepath.Dir(m.path), m.Report)
+	return &qeval.Error{Code: qeval.CodeInvalid, Op: "merge", Message: "missing shards: " + strings.Join(absent, ", ")}
+}
+
+// merger gathers the parts' reports into the whole run's.
+type merger struct {
+	rep   *qeval.Report
+	pos   map[string]int    // case id → place in the run
+	seen  map[string]string // case id → the report it came from
+	judge *qeval.JudgeInfo
+	audit *qeval.GoldAudit
+}
+
+// add reads part k's report: its cases, its run's times, its judge's counts and its
+// gold audit.
+func (m *merger) add(k int, part *Manifest) error {
+	p := filepath.Join(filepath.Dir(part.path), part.ItemsFile)
+	if part.Report != "" {
+		p = filepath.Join(filepath.Dir(part.path), part.Report)
+	}
+	r, err := report.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	for _, c := range r.Cases {
+		if _, ok := m.pos[c.ID]; !ok {
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + p, Message: fmt.Sprintf("case %q is not in the suite the shards were made from", c.ID)}
 		}
-		r, err := report.ReadFile(p)
-		if err != nil {
-			return nil, 0, err
+		if prev, ok := m.seen[c.ID]; ok {
+			return &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + p, Message: fmt.Sprintf("case %q is in two shards (%s and %s)", c.ID, prev, p)}
 		}
-		for _, c := range r.Cases {
-			if _, ok := pos[c.ID]; !ok {
-				return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + p, Message: fmt.Sprintf("case %q is not in the suite the shards were made from", c.ID)}
-			}
-			if prev, ok := seen[c.ID]; ok {
-				return nil, 0, &qeval.Error{Code: qeval.CodeInvalid, Op: "merge " + p, Message: fmt.Sprintf("case %q is in two shards (%s and %s)", c.ID, prev, p)}
-			}
-			seen[c.ID] = p
-			rep.Cases = append(rep.Cases, c)
+		m.seen[c.ID] = p
+		m.rep.Cases = append(m.rep.Cases, c)
+	}
+	run := &m.rep.Run
+	if k == 0 {
+		*run = r.Run
+	} else {
+		if r.Run.Started.Before(run.Started) {
+			run.Started = r.Run.Started
 		}
-		if k == 0 {
-			rep.Run = r.Run
+		if r.Run.Finished.After(run.Finished) {
+			run.Finished = r.Run.Finished
+		}
+		run.Interrupted = run.Interrupted || r.Run.Interrupted
+		if b := r.Run.Benchmark; b != nil && run.Benchmark != nil {
+			run.Benchmark.Metas = append(run.Benchmark.Metas, b.Metas...)
+		}
+	}
+	if j := r.Run.Judge; j != nil {
+		if m.judge == nil {
+			cp := *j
+			m.judge = &cp
 		} else {
-			if r.Run.Started.Before(rep.Run.Started) {
-				rep.Run.Started = r.Run.Started
-			}
-			if r.Run.Finished.After(rep.Run.Finished) {
-				rep.Run.Finished = r.Run.Finished
-			}
-			rep.Run.Interrupted = rep.Run.Interrupted || r.Run.Interrupted
-			if b := r.Run.Benchmark; b != nil && rep.Run.Benchmark != nil {
-				rep.Run.Benchmark.Metas = append(rep.Run.Benchmark.Metas, b.Metas...)
-			}
-		}
-		if j := r.Run.Judge; j != nil {
-			if judgeInfo == nil {
-				cp := *j
-				judgeInfo = &cp
-			} else {
-				judgeInfo.Calls += j.Calls
-				judgeInfo.CacheHits += j.CacheHits
-				judgeInfo.TokensIn += j.TokensIn
-				judgeInfo.TokensOut += j.TokensOut
-			}
-		}
-		if a := r.Audit; a != nil {
-			if audit == nil {
-				audit = &qeval.GoldAudit{Counts: map[string]int{}, ExcludeFlags: a.ExcludeFlags}
-			}
-			audit.Total += a.Total
-			audit.Flagged += a.Flagged
-			audit.Excluded += a.Excluded
-			for f, c := range a.Counts {
-				audit.Counts[f] += c
-			}
-			audit.Cases = append(audit.Cases, a.Cases...)
+			m.judge.Calls += j.Calls
+			m.judge.CacheHits += j.CacheHits
+			m.judge.TokensIn += j.TokensIn
+			m.judge.TokensOut += j.TokensOut
 		}
 	}
+	if a := r.Audit; a != nil {
+		if m.audit == nil {
+			m.audit = &qeval.GoldAudit{Counts: map[string]int{}, ExcludeFlags: a.ExcludeFlags}
+		}
+		m.audit.Total += a.Total
+		m.audit.Flagged += a.Flagged
+		m.audit.Excluded += a.Excluded
+		for f, c := range a.Counts {
+			m.audit.Counts[f] += c
+		}
+		m.audit.Cases = append(m.audit.Cases, a.Cases...)
+	}
+	return nil
+}
+
+// finish puts the cases in the run's order, summarizes them again, and counts the
+// cases no part has (those the audit set aside excepted).
+func (m *merger) finish() (*qeval.Report, int, error) {
+	rep, pos := m.rep, m.pos
 	sort.SliceStable(rep.Cases, func(a, b int) bool { return pos[rep.Cases[a].ID] < pos[rep.Cases[b].ID] })
-	if audit != nil {
-		sort.SliceStable(audit.Cases, func(a, b int) bool { return pos[audit.Cases[a].ID] < pos[audit.Cases[b].ID] })
+	missing := len(pos) - len(m.seen)
+	if m.audit != nil {
+		sort.SliceStable(m.audit.Cases, func(a, b int) bool { return pos[m.audit.Cases[a].ID] < pos[m.audit.Cases[b].ID] })
 		excluded := map[string]bool{}
-		for _, c := range audit.Cases {
+		for _, c := range m.audit.Cases {
 			excluded[c.ID] = c.Excluded
 		}
+		missing = 0
 		for id := range pos {
-			if _, ok := seen[id]; !ok && !excluded[id] {
+			if _, ok := m.seen[id]; !ok && !excluded[id] {
 				missing++
 			}
 		}
-	} else {
-		missing = len(pos) - len(seen)
 	}
-	rep.Run.Judge = judgeInfo
+	rep.Run.Judge = m.judge
 	rep.Run.DurationMS = float64(rep.Run.Finished.Sub(rep.Run.Started).Microseconds()) / 1000
-	rep.Audit = audit
+	rep.Audit = m.audit
 	rep.Summary = runner.Summarize(rep.Cases, rep.Run.Threshold)
 	return rep, missing, nil
 }

@@ -258,6 +258,16 @@ func shardSet(set *suite.Spider, i, n int) *suite.Spider {
 	return out
 }
 
+// Workers is how many items to judge at once by default: with --pred-engine, an item
+// waits while its prediction runs in a DuckDB worker process or on a server, and twice
+// as many items in flight keep both sides busy; 0 (the runner's default) otherwise.
+func (r *run) Workers() int {
+	if r.predEngine != "" {
+		return 2 * runtime.GOMAXPROCS(0)
+	}
+	return 0
+}
+
 // Meta records the evaluation type, mode and interactions.
 func (r *run) Meta() json.RawMessage {
 	m := Meta{Etype: r.f.etype, MultiTurn: r.set.MultiTurn, PrintMismatches: r.f.mismatches}

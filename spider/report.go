@@ -80,6 +80,43 @@ func (s *scored) origOK(i int) bool {
 func buildReport(s *scored) *Report {
 	rep := &Report{Etype: s.meta.Etype, Total: len(s.items), Levels: map[string]*Level{},
 		Interactions: len(s.interactions), Timings: map[string]float64{}}
+	rep.header(s)
+	rep.levelOrder = append([]string(nil), levels...)
+	if s.meta.MultiTurn {
+		rep.levelOrder = append(rep.levelOrder, "joint_all")
+		rep.Turns = map[string]*Level{}
+		for _, t := range turns {
+			rep.Turns[t] = &Level{}
+		}
+	}
+	for _, l := range rep.levelOrder {
+		rep.Levels[l] = &Level{}
+	}
+	suiteRun := rep.testSuite(s)
+	rep.tally(s, suiteRun)
+	for _, m := range []map[string]*Level{rep.Levels, rep.Turns} {
+		for name, l := range m {
+			l.finish(name, s, suiteRun)
+		}
+	}
+	if s.exact != nil {
+		n := 0
+		for i := range s.items {
+			if s.exactOK(i) {
+				n++
+			}
+		}
+		acc := 0.0
+		if len(s.items) > 0 {
+			acc = float64(n) / float64(len(s.items))
+		}
+		rep.ExactCorrect, rep.ExactAccuracy = &n, &acc
+	}
+	return rep
+}
+
+// header records the execution summary, the metrics and the warnings.
+func (rep *Report) header(s *scored) {
 	if s.verdicts != nil {
 		sum := execmatch.Summarize(s.meta.Mode, s.verdicts)
 		rep.Mode, rep.Correct, rep.Accuracy, rep.Outcomes = sum.Mode, &sum.Correct, &sum.Accuracy, sum.Outcomes
@@ -101,34 +138,34 @@ func buildReport(s *scored) *Report {
 			rep.warnings = append(rep.warnings, fmt.Sprintf("the Spider parser cannot read %d gold queries; those items count as exact-match misses (see exact_error in --items)", n))
 		}
 	}
-	rep.levelOrder = append([]string(nil), levels...)
-	multi := s.meta.MultiTurn
-	if multi {
-		rep.levelOrder = append(rep.levelOrder, "joint_all")
-		rep.Turns = map[string]*Level{}
-		for _, t := range turns {
-			rep.Turns[t] = &Level{}
-		}
-	}
-	for _, l := range rep.levelOrder {
-		rep.Levels[l] = &Level{}
-	}
+}
+
+// testSuite counts, on a test suite, the items right on the original database alone
+// and those the suite flipped; false when the run was on single databases.
+func (rep *Report) testSuite(s *scored) bool {
 	suiteRun := false
 	for i := range s.verdicts {
 		suiteRun = suiteRun || s.verdicts[i].OriginalMatch != nil
 	}
-	if suiteRun {
-		n, flipped := 0, 0
-		for i := range s.verdicts {
-			if s.origOK(i) {
-				n++
-				if !s.verdicts[i].Match {
-					flipped++
-				}
+	if !suiteRun {
+		return false
+	}
+	n, flipped := 0, 0
+	for i := range s.verdicts {
+		if s.origOK(i) {
+			n++
+			if !s.verdicts[i].Match {
+				flipped++
 			}
 		}
-		rep.OriginalCorrect, rep.Flipped = &n, &flipped
 	}
+	rep.OriginalCorrect, rep.Flipped = &n, &flipped
+	return true
+}
+
+// tally adds each item to its level, to "all" and to its turn, and each interaction
+// to joint accuracy.
+func (rep *Report) tally(s *scored, suiteRun bool) {
 	for i := range s.items {
 		add := func(l *Level, partial bool) {
 			l.Count++
@@ -151,63 +188,50 @@ func buildReport(s *scored) *Report {
 		if s.hardness[i] != nil {
 			add(rep.Levels[*s.hardness[i]], true)
 		}
-		if multi {
+		if s.meta.MultiTurn {
 			add(rep.Turns[turnName(s.items[i].turn())], false)
 		}
 	}
-	if multi {
-		joint := rep.Levels["joint_all"]
-		for _, inter := range s.interactions {
-			joint.Count++
-			execAll, exactAll := true, true
-			for _, i := range inter {
-				execAll = execAll && s.execOK(i)
-				exactAll = exactAll && s.exactOK(i)
-			}
-			if execAll {
-				joint.right++
-			}
-			if s.exact != nil {
-				joint.tally.AddExact(exactAll)
-			}
+	if !s.meta.MultiTurn {
+		return
+	}
+	joint := rep.Levels["joint_all"]
+	for _, inter := range s.interactions {
+		joint.Count++
+		execAll, exactAll := true, true
+		for _, i := range inter {
+			execAll = execAll && s.execOK(i)
+			exactAll = exactAll && s.exactOK(i)
+		}
+		if execAll {
+			joint.right++
+		}
+		if s.exact != nil {
+			joint.tally.AddExact(exactAll)
 		}
 	}
-	for _, m := range []map[string]*Level{rep.Levels, rep.Turns} {
-		for name, l := range m {
-			if s.verdicts != nil {
-				v := 0.0
-				if l.Count > 0 {
-					v = float64(l.right) / float64(l.Count)
-				}
-				l.Exec = &v
-				if suiteRun && l.Count > 0 && !strings.HasPrefix(name, "turn") && name != "joint_all" {
-					o := float64(l.orig) / float64(l.Count)
-					l.Original = &o
-				}
-			}
-			if s.exact != nil {
-				v := l.tally.Exact()
-				l.Exact = &v
-				if !strings.HasPrefix(name, "turn") {
-					l.Partial = l.tally.Partial()
-				}
-			}
+}
+
+// finish turns a level's counts into its accuracies.
+func (l *Level) finish(name string, s *scored, suiteRun bool) {
+	if s.verdicts != nil {
+		v := 0.0
+		if l.Count > 0 {
+			v = float64(l.right) / float64(l.Count)
+		}
+		l.Exec = &v
+		if suiteRun && l.Count > 0 && !strings.HasPrefix(name, "turn") && name != "joint_all" {
+			o := float64(l.orig) / float64(l.Count)
+			l.Original = &o
 		}
 	}
 	if s.exact != nil {
-		n := 0
-		for i := range s.items {
-			if s.exactOK(i) {
-				n++
-			}
+		v := l.tally.Exact()
+		l.Exact = &v
+		if !strings.HasPrefix(name, "turn") {
+			l.Partial = l.tally.Partial()
 		}
-		acc := 0.0
-		if len(s.items) > 0 {
-			acc = float64(n) / float64(len(s.items))
-		}
-		rep.ExactCorrect, rep.ExactAccuracy = &n, &acc
 	}
-	return rep
 }
 
 func turnName(turn int) string {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/internal/cache"
@@ -26,15 +28,13 @@ func benchmarkCommand(b qeval.Benchmark) command {
 // benchmarkFlags are the flags every benchmark command has.
 type benchmarkFlags struct {
 	outDir, items, shard, resume string
-	json                         bool
+	json, unsafePriv             bool
 	workers                      int
 	maxBytes                     int64
+	timeout                      time.Duration
 }
 
-func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env) int {
-	fs := newFlags(b.Name(), "[flags]", e)
-	open := b.Flags(fs)
-	var f benchmarkFlags
+func (f *benchmarkFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.outDir, "o", "", "also write report.json, report.html, report.xlsx, junit.xml, summary.md and results.jsonl to this folder")
 	fs.StringVar(&f.items, "items", "", "write one JSON object per item to this file (- for stdout)")
 	fs.BoolVar(&f.json, "json", false, "print the summary as JSON instead of the official tables")
@@ -42,22 +42,16 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 	fs.Int64Var(&f.maxBytes, "max-result-bytes", qeval.DefaultMaxBytes, "a query whose result exceeds this many bytes is too_large")
 	fs.StringVar(&f.shard, "shard", "", "judge only part `I/N` of the items (round-robin; interactions stay whole); needs --items or -o, beside which a manifest is written; combine the parts with qeval merge")
 	fs.StringVar(&f.resume, "resume", "", "continue the run whose results file (DIR/results.jsonl of -o) this is: finished items are kept, the others run")
-	timeout := fs.Duration("timeout", qeval.DefaultTimeout, "deadline for each query")
-	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "read server databases (a --pred-engine's copies, BIRD's PostgreSQL/MySQL database) even as a user that may read every database (ClickHouse before 20.4, which has no SQL users: the mirror's own user)")
-	if code := parseFlags(fs, args); code >= 0 {
-		return code
-	}
-	sh, err := shard.Parse(f.shard)
-	if err != nil {
-		return fail(e, err)
-	}
-	if sh != nil && (f.items == "" || f.items == "-") && f.outDir == "" {
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--shard needs --items FILE (or -o DIR)",
-			Hint: "each shard writes its items and a manifest for qeval merge to combine: --shard 2/4 --items shard2.jsonl"})
-	}
+	fs.DurationVar(&f.timeout, "timeout", qeval.DefaultTimeout, "deadline for each query")
+	fs.BoolVar(&f.unsafePriv, "unsafe-allow-privileged", false, "read server databases (a --pred-engine's copies, BIRD's PostgreSQL/MySQL database) even as a user that may read every database (ClickHouse before 20.4, which has no SQL users: the mirror's own user)")
+}
+
+// env is what the benchmark takes from the command: the official SQLite, the mirrors,
+// the gold cache, the limits.
+func (f *benchmarkFlags) env(e *env) qeval.BenchmarkEnv {
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	benv := qeval.BenchmarkEnv{Stderr: e.stderr, Catalog: &registry.Catalog{Openers: registry.OfficialOpeners(), AllowPrivileged: *unsafePriv},
-		Opener: registry.OfficialOpener, Mirror: registry.MirrorForPredictions(e.stderr, *unsafePriv), AllowPrivileged: *unsafePriv,
+	return qeval.BenchmarkEnv{Stderr: e.stderr, Catalog: &registry.Catalog{Openers: registry.OfficialOpeners(), AllowPrivileged: f.unsafePriv},
+		Opener: registry.OfficialOpener, Mirror: registry.MirrorForPredictions(e.stderr, f.unsafePriv), AllowPrivileged: f.unsafePriv,
 		GoldCache: func(ctx context.Context, spec string) (qeval.Cache, func(), error) {
 			jf := &judgeFlags{cacheDir: spec, cacheTTL: cache.DefaultTTL}
 			if strings.HasPrefix(spec, "redis://") || strings.HasPrefix(spec, "rediss://") {
@@ -70,8 +64,26 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 				}
 			}, nil
 		},
-		Limits: qeval.Limits{Timeout: *timeout, MaxBytes: f.maxBytes}, Workers: f.workers, Explain: f.items != "" || f.outDir != ""}
-	run, err := open(ctx, benv)
+		Limits: qeval.Limits{Timeout: f.timeout, MaxBytes: f.maxBytes}, Workers: f.workers, Explain: f.items != "" || f.outDir != ""}
+}
+
+func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env) int {
+	fs := newFlags(b.Name(), "[flags]", e)
+	open := b.Flags(fs)
+	var f benchmarkFlags
+	f.declare(fs)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	sh, err := shard.Parse(f.shard)
+	if err != nil {
+		return fail(e, err)
+	}
+	if sh != nil && (f.items == "" || f.items == "-") && f.outDir == "" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--shard needs --items FILE (or -o DIR)",
+			Hint: "each shard writes its items and a manifest for qeval merge to combine: --shard 2/4 --items shard2.jsonl"})
+	}
+	run, err := open(ctx, f.env(e))
 	if err != nil {
 		return fail(e, err)
 	}
@@ -84,43 +96,9 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 	if rep == nil {
 		return code
 	}
-	cases, err := reportCases(rep)
+	sum, err := f.output(e, b, rep, sh, allIDs)
 	if err != nil {
 		return fail(e, err)
-	}
-	sum, err := summarizeBenchmark(b, rep, cases)
-	if err != nil {
-		return fail(e, err)
-	}
-	var written []string
-	if f.outDir != "" {
-		if written, err = writeAllReports(f.outDir, rep); err != nil {
-			return fail(e, err)
-		}
-	}
-	if f.items != "" {
-		if err := writeItemLines(f.items, e, cases); err != nil {
-			return fail(e, err)
-		}
-	}
-	if sh != nil {
-		reportPath := filepath.Join(f.outDir, "report.json")
-		anchor := reportPath
-		if f.outDir == "" {
-			anchor = f.items
-			reportPath = strings.TrimSuffix(strings.TrimSuffix(f.items, ".jsonl"), ".json") + ".report.json"
-			if err := writeReportFile("json", reportPath, rep); err != nil {
-				return fail(e, err)
-			}
-		}
-		m := shard.Manifest{Kind: "run", Benchmark: b.Name(), Shard: sh.String(), Items: len(allIDs), Gold: rep.Run.SuitePath, Mode: rep.Run.Mode,
-			Version: version, WallMS: rep.Run.DurationMS, CaseIDs: allIDs, Report: filepath.Base(reportPath)}
-		if err := shard.WriteManifest(anchor, m); err != nil {
-			return fail(e, err)
-		}
-	}
-	if len(written) > 0 {
-		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
 	}
 	printBenchmark(e, sum, f.json, f.items == "-")
 	if rep.Run.Interrupted {
@@ -130,13 +108,58 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 	return exitOK
 }
 
+// output computes the official summary and writes the reports, the items and a
+// shard's manifest.
+func (f *benchmarkFlags) output(e *env, b qeval.Benchmark, rep *qeval.Report, sh *shard.Part, allIDs []string) (qeval.BenchmarkSummary, error) {
+	cases, err := reportCases(rep)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := summarizeBenchmark(b, rep, cases)
+	if err != nil {
+		return nil, err
+	}
+	var written []string
+	if f.outDir != "" {
+		if written, err = writeAllReports(f.outDir, rep); err != nil {
+			return nil, err
+		}
+	}
+	if f.items != "" {
+		if err := writeItemLines(f.items, e, cases); err != nil {
+			return nil, err
+		}
+	}
+	if sh != nil {
+		// the shard's report beside its items (or in -o) and the manifest merge reads
+		reportPath := filepath.Join(f.outDir, "report.json")
+		anchor := reportPath
+		if f.outDir == "" {
+			anchor = f.items
+			reportPath = strings.TrimSuffix(strings.TrimSuffix(f.items, ".jsonl"), ".json") + ".report.json"
+			if err := writeReportFile("json", reportPath, rep); err != nil {
+				return nil, err
+			}
+		}
+		m := shard.Manifest{Kind: "run", Benchmark: b.Name(), Shard: sh.String(), Items: len(allIDs), Gold: rep.Run.SuitePath, Mode: rep.Run.Mode,
+			Version: version, WallMS: rep.Run.DurationMS, CaseIDs: allIDs, Report: filepath.Base(reportPath)}
+		if err := shard.WriteManifest(anchor, m); err != nil {
+			return nil, err
+		}
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
+	}
+	return sum, nil
+}
+
 // runBenchmark runs a benchmark's items through the runner: its concurrency, resume
 // and results file. A nil report comes with the exit code.
 func runBenchmark(ctx context.Context, e *env, b qeval.Benchmark, run qeval.BenchmarkRun, f benchmarkFlags) (*qeval.Report, int) {
 	s := run.Suite()
 	cfg := runner.Config{Score: run.Score, Concurrency: f.workers, Version: version, Now: e.clock()}
-	if w, ok := run.(interface{ Workers() int }); ok && f.workers <= 0 {
-		cfg.Concurrency = w.Workers()
+	if w, ok := run.(interface{ Workers() int }); ok && f.workers <= 0 && w.Workers() > 0 {
+		cfg.Concurrency = w.Workers() // a run that waits on other processes or servers
 	}
 	resultsPath := ""
 	if f.outDir != "" {
