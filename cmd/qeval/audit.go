@@ -5,11 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/qeval/qeval"
@@ -95,7 +92,7 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "error:", p)
 	}
 	if *items != "" {
-		if werr := writeAuditItems(*items, e, rep); werr != nil {
+		if werr := writeTo(*items, e, "--items", rep.WriteItems); werr != nil {
 			return fail(e, werr)
 		}
 	}
@@ -106,7 +103,7 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 			return fail(e, werr)
 		}
 	} else if *items != "-" {
-		printAudit(e.stdout, rep, showFlags)
+		rep.Print(e.stdout, showFlags)
 	}
 	if err != nil {
 		return fail(e, err)
@@ -213,97 +210,4 @@ func readAuditSuite(ctx context.Context, path string, data []byte, db *auditDB) 
 		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + path, Message: "the audit checks SQL gold queries; this suite is KQL"}
 	}
 	return audit.SuiteItems(ctx, s, &registry.Catalog{Dir: suite.Dir(s), Connections: db.conns}, path), nil
-}
-
-// auditLine is one line of --items.
-type auditLine struct {
-	Index    int            `json:"index"`
-	DBID     string         `json:"db_id"`
-	Flags    []string       `json:"flags"`
-	Evidence map[string]any `json:"evidence"`
-	Ref      string         `json:"ref,omitempty"`
-	Question string         `json:"question,omitempty"`
-	Gold     string         `json:"gold"`
-}
-
-func writeAuditItems(path string, e *env, rep *audit.Report) error {
-	var w io.Writer = e.stdout
-	if path != "-" {
-		f, err := os.Create(path)
-		if err != nil {
-			return &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + path, Message: err.Error(), Err: err}
-		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		defer bw.Flush()
-		w = bw
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, f := range rep.Items {
-		if err := enc.Encode(auditLine{Index: f.Index, DBID: f.DBID, Flags: f.Flags, Evidence: f.Evidence, Ref: f.Ref, Question: f.Question, Gold: f.Gold}); err != nil {
-			return &qeval.Error{Code: qeval.CodeInternal, Op: "write --items " + path, Message: err.Error(), Err: err}
-		}
-	}
-	return nil
-}
-
-// printAudit prints the counts per flag, then one line per listed item.
-func printAudit(w io.Writer, rep *audit.Report, show []string) {
-	fmt.Fprintf(w, "Gold audit: %d items, %d flagged, %.2f s\n\n", rep.Total, rep.Flagged, rep.Seconds)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "flag\titems\tkind\tmeaning")
-	for _, f := range audit.Flags {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", f.Name, rep.Counts[f.Name], f.Kind, f.Doc)
-	}
-	tw.Flush()
-	listed := show
-	if len(listed) == 0 {
-		for _, f := range audit.Flags {
-			if f.Name != audit.Duplicate {
-				listed = append(listed, f.Name)
-			}
-		}
-	}
-	sel := rep.Select(listed...)
-	if len(sel) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nItems with %s:\n", strings.Join(listed, ", "))
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "index\tdb_id\tflags\tevidence")
-	for _, f := range sel {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.Index, f.DBID, strings.Join(f.Flags, ","), evidenceLine(f, listed))
-	}
-	tw.Flush()
-	if len(show) == 0 && rep.Counts[audit.Duplicate] > 0 {
-		fmt.Fprintf(w, "\n%d items are duplicates (--show duplicate lists them; --items has the evidence of every flag)\n", rep.Counts[audit.Duplicate])
-	}
-}
-
-// evidenceLine summarises the evidence of the first listed flag of an item on one line.
-func evidenceLine(f audit.Finding, listed []string) string {
-	for _, name := range listed {
-		ev, ok := f.Evidence[name]
-		if !ok {
-			continue
-		}
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(ev) != nil {
-			continue
-		}
-		s := strings.TrimSpace(b.String())
-		if len(s) > 120 {
-			s = s[:117] + "..."
-		}
-		return name + " " + s
-	}
-	keys := make([]string, 0, len(f.Evidence))
-	for k := range f.Evidence {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ",")
 }

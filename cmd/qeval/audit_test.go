@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/audit"
 )
 
 // auditFixture writes DIR/shop/shop.sqlite and DIR/broken/broken.sqlite (not a database).
@@ -84,10 +85,10 @@ func TestAudit_BadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var got []auditLine
+	var got []audit.ItemLine
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var l auditLine
+		var l audit.ItemLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("--items line %q: %v", sc.Text(), err)
 		}

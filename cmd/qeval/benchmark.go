@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -111,11 +112,11 @@ func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env)
 // output computes the official summary and writes the reports, the items and a
 // shard's manifest.
 func (f *benchmarkFlags) output(e *env, b qeval.Benchmark, rep *qeval.Report, sh *shard.Part, allIDs []string) (qeval.BenchmarkSummary, error) {
-	cases, err := reportCases(rep)
+	cases, err := runner.Cases(rep)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := summarizeBenchmark(b, rep, cases)
+	sum, err := runner.SummarizeBenchmark(b, rep, cases)
 	if err != nil {
 		return nil, err
 	}
@@ -153,95 +154,21 @@ func (f *benchmarkFlags) output(e *env, b qeval.Benchmark, rep *qeval.Report, sh
 	return sum, nil
 }
 
-// runBenchmark runs a benchmark's items through the runner: its concurrency, resume
-// and results file. A nil report comes with the exit code.
+// runBenchmark runs a benchmark's items through the runner. A nil report comes with
+// the exit code.
 func runBenchmark(ctx context.Context, e *env, b qeval.Benchmark, run qeval.BenchmarkRun, f benchmarkFlags) (*qeval.Report, int) {
-	s := run.Suite()
-	cfg := runner.Config{Score: run.Score, Concurrency: f.workers, Version: version, Now: e.clock()}
-	if w, ok := run.(interface{ Workers() int }); ok && f.workers <= 0 && w.Workers() > 0 {
-		cfg.Concurrency = w.Workers() // a run that waits on other processes or servers
-	}
-	resultsPath := ""
+	opt := runner.BenchmarkOptions{Concurrency: f.workers, Resume: f.resume, Version: version, Now: e.clock()}
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 			return nil, fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "create -o " + f.outDir, Message: err.Error()})
 		}
-		resultsPath = filepath.Join(f.outDir, "results.jsonl")
+		opt.Results = filepath.Join(f.outDir, "results.jsonl")
 	}
-	var loaded *runner.Results
-	if f.resume != "" {
-		var err error
-		if loaded, err = runner.LoadResults(f.resume); err != nil {
-			return nil, fail(e, err)
-		}
-		cfg.Done = loaded.Done
-		resultsPath = f.resume
-	}
-	if resultsPath != "" {
-		var results *runner.ResultsWriter
-		var err error
-		if loaded != nil {
-			results, err = runner.ResumeResults(resultsPath, loaded)
-		} else {
-			os.Remove(resultsPath) // a new run starts a new results file
-			results, err = runner.CreateResults(resultsPath)
-		}
-		if err != nil {
-			return nil, fail(e, err)
-		}
-		defer results.Close()
-		cfg.Store = results
-	}
-	rep, err := runner.Run(ctx, s, cfg)
+	rep, err := runner.RunBenchmark(ctx, b, run, opt)
 	if err != nil {
 		return nil, fail(e, err)
 	}
-	if rep.Store != nil {
-		// read the cases back now: the store closes when this returns
-		cases, err := reportCases(rep)
-		if err != nil {
-			return nil, fail(e, err)
-		}
-		rep.Cases, rep.Store = cases, nil
-	}
-	if f.resume != "" {
-		rep.Run.ResumedFrom = f.resume
-	}
-	if rep.Run.Mode == "" {
-		rep.Run.Mode = s.Mode
-	}
-	rep.Run.Benchmark = &qeval.BenchmarkInfo{Name: b.Name(), Version: b.Version(), Metas: []json.RawMessage{run.Meta()}}
 	return rep, exitOK
-}
-
-// reportCases are a report's cases in full, in order.
-func reportCases(rep *qeval.Report) ([]qeval.CaseResult, error) {
-	out := make([]qeval.CaseResult, len(rep.Cases))
-	for i := range rep.Cases {
-		c, err := rep.Case(i)
-		if err != nil {
-			return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "read the run's results", Message: err.Error()}
-		}
-		out[i] = *c
-	}
-	return out, nil
-}
-
-// summarizeBenchmark computes a benchmark run's official summary and records it in
-// the report.
-func summarizeBenchmark(b qeval.Benchmark, rep *qeval.Report, cases []qeval.CaseResult) (qeval.BenchmarkSummary, error) {
-	sum, err := b.Summarize(rep.Run.Benchmark.Metas, cases)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(sum)
-	if err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "encode the " + b.Name() + " summary", Message: err.Error()}
-	}
-	var tables bytes.Buffer
-	sum.Print(&tables)
-	rep.Run.Benchmark.Summary, rep.Run.Benchmark.Tables = raw, tables.String()
-	return sum, nil
 }
 
 // printBenchmark prints the warnings and the official tables (or the summary as JSON).
@@ -262,25 +189,21 @@ func printBenchmark(e *env, sum qeval.BenchmarkSummary, asJSON, itemsOnStdout bo
 
 // writeItemLines writes each case's benchmark line, in order (- for stdout).
 func writeItemLines(path string, e *env, cases []qeval.CaseResult) error {
-	var buf bytes.Buffer
-	for _, c := range cases {
-		// a line read back from an indented report.json is compacted to one line again
-		if err := json.Compact(&buf, c.Item); err != nil {
-			return &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + path, Message: fmt.Sprintf("case %s: %v", c.ID, err)}
+	return writeTo(path, e, "--items", func(w io.Writer) error {
+		var buf bytes.Buffer
+		for _, c := range cases {
+			buf.Reset()
+			// a line read back from an indented report.json is compacted to one line again
+			if err := json.Compact(&buf, c.Item); err != nil {
+				return fmt.Errorf("case %s: %v", c.ID, err)
+			}
+			buf.WriteByte('\n')
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return err
+			}
 		}
-		buf.WriteByte('\n')
-	}
-	if path == "-" {
-		_, err := e.stdout.Write(buf.Bytes())
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + path, Message: err.Error(), Err: err}
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return &qeval.Error{Code: qeval.CodeInvalid, Op: "write --items " + path, Message: err.Error(), Err: err}
-	}
-	return nil
+		return nil
+	})
 }
 
 // writeAllReports writes every report format into dir.

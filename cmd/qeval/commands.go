@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -159,4 +162,35 @@ func fail(e *env, err error) int {
 		return exitUsage
 	}
 	return exitFailed
+}
+
+// writeTo writes an output file (- for stdout): its folder is made when missing, and
+// what cannot be written is an error that names the flag and the file (exit 1: the
+// run could not be done).
+func writeTo(path string, e *env, flag string, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(e.stdout)
+	}
+	fail := func(err error) error {
+		return &qeval.Error{Code: qeval.CodeInternal, Op: "write " + flag + " " + path, Message: err.Error(), Err: err}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fail(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fail(err)
+	}
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
+	"github.com/qeval/qeval/runner"
 	"github.com/qeval/qeval/shard"
 )
 
@@ -85,7 +86,7 @@ func mergeBenchmark(e *env, ms []*shard.Manifest, rep *qeval.Report, outDir, ite
 	if err != nil {
 		return fail(e, err)
 	}
-	sum, err := summarizeBenchmark(b, rep, rep.Cases)
+	sum, err := runner.SummarizeBenchmark(b, rep, rep.Cases)
 	if err != nil {
 		return fail(e, err)
 	}

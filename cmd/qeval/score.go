@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -118,104 +116,13 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 			return fail(e, err)
 		}
 	} else {
-		printScores(e.stdout, results)
+		metric.WriteTable(e.stdout, results)
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(e.stderr, "error: interrupted")
 		return exitFailed
 	}
 	return exitOK
-}
-
-// printScores prints one line per metric, in table order: name, score (or skipped or
-// error) and a short note.
-func printScores(w io.Writer, results map[string]metric.Result) {
-	fmt.Fprintf(w, "%-20s %-8s %s\n", "METRIC", "SCORE", "NOTE")
-	for _, name := range metric.Names() {
-		r, ok := results[name]
-		if !ok {
-			continue
-		}
-		score, note := "", ""
-		switch {
-		case r.Error != nil:
-			score, note = "0.000", "ERROR: "+r.Error.Message
-		case r.Skipped != nil:
-			score, note = "skipped", *r.Skipped
-		case r.Score != nil:
-			score, note = strconv.FormatFloat(*r.Score, 'f', 3, 64), noteOf(name, r.Details)
-		}
-		fmt.Fprintf(w, "%-20s %-8s %s\n", name, score, oneLine(note))
-	}
-}
-
-// noteOf summarises the details of a scored metric in a few words.
-func noteOf(name string, d map[string]any) string {
-	var parts []string
-	add := func(label string, v any) {
-		switch x := v.(type) {
-		case nil:
-		case string:
-			if x != "" {
-				parts = append(parts, label+x)
-			}
-		case []string:
-			if len(x) > 0 {
-				parts = append(parts, label+strings.Join(x, ", "))
-			}
-		case float64:
-			parts = append(parts, label+strconv.FormatFloat(x, 'f', 2, 64))
-		default:
-			parts = append(parts, label+fmt.Sprint(x))
-		}
-	}
-	switch name {
-	case metric.NameExecutionMatch:
-		add("", d["outcome"])
-		add("mode ", d["mode"])
-		add("", d["error"])
-	case metric.NameTableAccuracy, metric.NameSchemaMatch:
-		add("missing: ", d["missing"])
-		add("extra: ", d["extra"])
-		if len(parts) == 0 {
-			add("matched: ", d["matched"])
-		}
-	case metric.NameSafetyValidation:
-		add("", d["classification"])
-		add("", d["warning"])
-		add("", d["error"])
-	case metric.NameValidationAccuracy:
-		add("", d["type"])
-		add("category ", d["category"])
-	case metric.NameSemanticSimilarity:
-		add("tables ", d["tables"])
-		add("filters ", d["filters"])
-		add("aggregations ", d["aggregations"])
-	case metric.NameResultsMatch:
-		parts = append(parts, fmt.Sprintf("%v of %v expected rows found", d["matched"], d["expected_rows"]))
-	default:
-		add("", d["verdict"])
-		add("", d["reasoning"])
-	}
-	if len(parts) == 0 {
-		keys := make([]string, 0, len(d))
-		for k := range d {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			add(k+" ", d[k])
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		s = s[:117] + "..."
-	}
-	return s
 }
 
 // optBool is a boolean flag that takes its value as the next argument
