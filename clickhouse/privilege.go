@@ -225,6 +225,8 @@ type Reader struct {
 	UsersXML string
 	// Created is false when the user existed (its password was set again).
 	Created bool
+	// DSN is a clickhouse:// URL of the database as the user, with its password.
+	DSN string
 }
 
 // SetupReader makes user, with password, a reader of the database adminDSN names,
@@ -250,7 +252,8 @@ func SetupReader(ctx context.Context, adminDSN, user, host, password string) (*R
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: err.Error()}
 	}
 	defer conn.Close()
-	r := &Reader{Database: db, Host: host, Created: true}
+	dsn := url.URL{Scheme: "clickhouse", User: url.UserPassword(user, password), Host: opt.Addr[0], Path: "/" + db}
+	r := &Reader{Database: db, Host: host, Created: true, DSN: dsn.String()}
 	if host == "" {
 		if r.Host, err = clientAddress(ctx, conn); err != nil {
 			return nil, &qeval.Error{Code: qeval.CodeUnavailable, Op: "connect " + MaskDSN(adminDSN), Message: err.Error()}

@@ -76,12 +76,7 @@ func LoadForeignKeys(path string, dbIDs ...string) (ForeignKeys, error) {
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "read --table " + path, Message: "no such file", Err: err}
 	}
-	var dbs []struct {
-		DBID        string          `json:"db_id"`
-		Tables      json.RawMessage `json:"table_names_original"`
-		Columns     json.RawMessage `json:"column_names_original"`
-		ForeignKeys json.RawMessage `json:"foreign_keys"`
-	}
+	var dbs []tablesEntry
 	if err := json.Unmarshal(data, &dbs); err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read --table " + path, Message: err.Error(), Err: err,
 			Hint: "the file must be Spider's tables.json: a list of databases with column_names_original and foreign_keys"}
@@ -95,78 +90,112 @@ func LoadForeignKeys(path string, dbIDs ...string) (ForeignKeys, error) {
 		if len(want) > 0 && !want[db.DBID] {
 			continue
 		}
-		bad := func(format string, args ...any) error {
-			return &qeval.Error{Code: qeval.CodeInvalid, Op: "read --table " + path,
-				Message: fmt.Sprintf("database %d (%q): ", n, db.DBID) + fmt.Sprintf(format, args...)}
-		}
-		// the details are decoded only for the databases asked for
-		var tables []string
-		var columns []json.RawMessage
-		var keys [][2]int
-		for _, f := range []struct {
-			name string
-			raw  json.RawMessage
-			into any
-		}{{"table_names_original", db.Tables, &tables}, {"column_names_original", db.Columns, &columns}, {"foreign_keys", db.ForeignKeys, &keys}} {
-			if len(f.raw) == 0 {
-				continue
-			}
-			if err := json.Unmarshal(f.raw, f.into); err != nil {
-				return nil, bad("%s: %v", f.name, err)
-			}
-		}
-		cols := make([]string, len(columns))
-		for i, raw := range columns {
-			var pair [2]any
-			if err := json.Unmarshal(raw, &pair); err != nil {
-				return nil, bad("column_names_original[%d]: %v", i, err)
-			}
-			ti, ok1 := pair[0].(float64)
-			cn, ok2 := pair[1].(string)
-			if !ok1 || !ok2 {
-				return nil, bad("column_names_original[%d] is not [table index, name]", i)
-			}
-			if ti < 0 {
-				cols[i] = "__all__"
-				continue
-			}
-			if int(ti) >= len(tables) {
-				return nil, bad("column_names_original[%d] names table %d of %d", i, int(ti), len(tables))
-			}
-			cols[i] = "__" + strings.ToLower(tables[int(ti)]) + "." + strings.ToLower(cn) + "__"
-		}
-		var sets []map[int]bool
-		for _, fk := range keys {
-			for _, c := range fk {
-				if c < 0 || c >= len(cols) {
-					return nil, bad("foreign key %v: column index out of range", fk)
-				}
-			}
-			var set map[int]bool
-			for _, s := range sets {
-				if s[fk[0]] || s[fk[1]] {
-					set = s
-					break
-				}
-			}
-			if set == nil {
-				set = map[int]bool{}
-				sets = append(sets, set)
-			}
-			set[fk[0]], set[fk[1]] = true, true
-		}
-		m := map[string]string{}
-		for _, s := range sets {
-			idx := make([]int, 0, len(s))
-			for i := range s {
-				idx = append(idx, i)
-			}
-			sort.Ints(idx)
-			for _, i := range idx {
-				m[cols[i]] = cols[idx[0]]
-			}
+		m, err := db.foreignKeys()
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read --table " + path,
+				Message: fmt.Sprintf("database %d (%q): ", n, db.DBID) + err.Error()}
 		}
 		out[db.DBID] = m
 	}
 	return out, nil
+}
+
+// tablesEntry is one database of tables.json; the details are decoded only for the
+// databases asked for.
+type tablesEntry struct {
+	DBID        string          `json:"db_id"`
+	Tables      json.RawMessage `json:"table_names_original"`
+	Columns     json.RawMessage `json:"column_names_original"`
+	ForeignKeys json.RawMessage `json:"foreign_keys"`
+}
+
+// foreignKeys is the database's map of ForeignKeys.
+func (db *tablesEntry) foreignKeys() (map[string]string, error) {
+	var tables []string
+	var columns []json.RawMessage
+	var keys [][2]int
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		into any
+	}{{"table_names_original", db.Tables, &tables}, {"column_names_original", db.Columns, &columns}, {"foreign_keys", db.ForeignKeys, &keys}} {
+		if len(f.raw) == 0 {
+			continue
+		}
+		if err := json.Unmarshal(f.raw, f.into); err != nil {
+			return nil, fmt.Errorf("%s: %v", f.name, err)
+		}
+	}
+	cols, err := columnIDs(tables, columns)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := keySets(keys, len(cols))
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, s := range sets {
+		idx := make([]int, 0, len(s))
+		for i := range s {
+			idx = append(idx, i)
+		}
+		sort.Ints(idx)
+		for _, i := range idx {
+			m[cols[i]] = cols[idx[0]]
+		}
+	}
+	return m, nil
+}
+
+// columnIDs gives each entry of column_names_original ([table index, name]) the
+// parser's id: "__table.column__", or "__all__" for the * entry (table index -1).
+func columnIDs(tables []string, columns []json.RawMessage) ([]string, error) {
+	cols := make([]string, len(columns))
+	for i, raw := range columns {
+		var pair [2]any
+		if err := json.Unmarshal(raw, &pair); err != nil {
+			return nil, fmt.Errorf("column_names_original[%d]: %v", i, err)
+		}
+		ti, ok1 := pair[0].(float64)
+		cn, ok2 := pair[1].(string)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("column_names_original[%d] is not [table index, name]", i)
+		}
+		if ti < 0 {
+			cols[i] = "__all__"
+			continue
+		}
+		if int(ti) >= len(tables) {
+			return nil, fmt.Errorf("column_names_original[%d] names table %d of %d", i, int(ti), len(tables))
+		}
+		cols[i] = "__" + strings.ToLower(tables[int(ti)]) + "." + strings.ToLower(cn) + "__"
+	}
+	return cols, nil
+}
+
+// keySets groups the foreign key pairs (column indexes below ncols) into sets: a pair
+// joins the first set that holds either of its columns.
+func keySets(keys [][2]int, ncols int) ([]map[int]bool, error) {
+	var sets []map[int]bool
+	for _, fk := range keys {
+		for _, c := range fk {
+			if c < 0 || c >= ncols {
+				return nil, fmt.Errorf("foreign key %v: column index out of range", fk)
+			}
+		}
+		var set map[int]bool
+		for _, s := range sets {
+			if s[fk[0]] || s[fk[1]] {
+				set = s
+				break
+			}
+		}
+		if set == nil {
+			set = map[int]bool{}
+			sets = append(sets, set)
+		}
+		set[fk[0]], set[fk[1]] = true, true
+	}
+	return sets, nil
 }

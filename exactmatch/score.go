@@ -188,10 +188,23 @@ func multisetHits[T any](pred, label []T, eq func(a, b T) bool) int {
 	return n
 }
 
+// partial is eval_partial_match: a Score for each of Components, prediction p against
+// gold g.
 func partial(p, g *SQL) map[string]Score {
 	res := make(map[string]Score, len(Components))
+	res["select"], res["select(no AGG)"] = selectScores(p, g)
+	res["where"], res["where(no OP)"] = whereScores(p, g)
+	res["group(no Having)"] = groupNoHavingScore(p, g)
+	res["group"] = groupScore(p, g)
+	res["order"] = orderScore(p, g)
+	res["and/or"] = andOrScore(p, g)
+	res["IUEN"] = iuenScore(p, g)
+	res["keywords"] = keywordsScore(p, g)
+	return res
+}
 
-	// select
+// selectScores compares the SELECT items with and without their aggregates.
+func selectScores(p, g *SQL) (sel, noAgg Score) {
 	cnt := multisetHits(p.sel, g.sel, eqSelectItem)
 	pv, gv := make([]valUnit, len(p.sel)), make([]valUnit, len(g.sel))
 	for i, x := range p.sel {
@@ -200,12 +213,13 @@ func partial(p, g *SQL) map[string]Score {
 	for i, x := range g.sel {
 		gv[i] = x.val
 	}
-	noAgg := multisetHits(pv, gv, eqValUnit)
-	res["select"] = scores(cnt, len(p.sel), len(g.sel))
-	res["select(no AGG)"] = scores(noAgg, len(p.sel), len(g.sel))
+	cntNoAgg := multisetHits(pv, gv, eqValUnit)
+	return scores(cnt, len(p.sel), len(g.sel)), scores(cntNoAgg, len(p.sel), len(g.sel))
+}
 
-	// where
-	cnt = multisetHits(p.where.units, g.where.units, eqCondUnit)
+// whereScores compares the WHERE conditions with and without their operators.
+func whereScores(p, g *SQL) (where, noOp Score) {
+	cnt := multisetHits(p.where.units, g.where.units, eqCondUnit)
 	pw, gw := make([]valUnit, len(p.where.units)), make([]valUnit, len(g.where.units))
 	for i, u := range p.where.units {
 		pw[i] = u.val
@@ -213,11 +227,13 @@ func partial(p, g *SQL) map[string]Score {
 	for i, u := range g.where.units {
 		gw[i] = u.val
 	}
-	noOp := multisetHits(pw, gw, eqValUnit)
-	res["where"] = scores(cnt, len(p.where.units), len(g.where.units))
-	res["where(no OP)"] = scores(noOp, len(p.where.units), len(g.where.units))
+	cntNoOp := multisetHits(pw, gw, eqValUnit)
+	return scores(cnt, len(p.where.units), len(g.where.units)), scores(cntNoOp, len(p.where.units), len(g.where.units))
+}
 
-	// group(no Having): the column names without their table
+// groupNoHavingScore compares the GROUP BY column names without their table.
+func groupNoHavingScore(p, g *SQL) Score {
+	// a closure, inlined here, so that the short lists can live on the stack
 	short := func(cs []colUnit) []string {
 		out := make([]string, len(cs))
 		for i, c := range cs {
@@ -228,36 +244,44 @@ func partial(p, g *SQL) map[string]Score {
 		}
 		return out
 	}
-	cnt = multisetHits(short(p.groupBy), short(g.groupBy), func(a, b string) bool { return a == b })
-	res["group(no Having)"] = scores(cnt, len(p.groupBy), len(g.groupBy))
+	cnt := multisetHits(short(p.groupBy), short(g.groupBy), func(a, b string) bool { return a == b })
+	return scores(cnt, len(p.groupBy), len(g.groupBy))
+}
 
-	// group: GROUP BY columns and HAVING together
+// groupScore compares GROUP BY columns and HAVING together.
+func groupScore(p, g *SQL) Score {
 	pt, lt, cnt := boolInt(len(p.groupBy) > 0), boolInt(len(g.groupBy) > 0), 0
 	if pt == 1 && lt == 1 && eqSlice(colIDs(p.groupBy), colIDs(g.groupBy), func(a, b string) bool { return a == b }) &&
 		eqCondition(p.having, g.having) {
 		cnt = 1
 	}
-	res["group"] = scores(cnt, pt, lt)
+	return scores(cnt, pt, lt)
+}
 
-	// order: ORDER BY and whether both or neither have a LIMIT
-	pt, lt, cnt = boolInt(p.order.present), boolInt(g.order.present), 0
+// orderScore compares ORDER BY and whether both or neither have a LIMIT.
+func orderScore(p, g *SQL) Score {
+	pt, lt, cnt := boolInt(p.order.present), boolInt(g.order.present), 0
 	if g.order.present && eqOrder(p.order, g.order) && p.limit == g.limit {
 		cnt = 1
 	}
-	res["order"] = scores(cnt, pt, lt)
+	return scores(cnt, pt, lt)
+}
 
-	// and/or: the sets of connectives in WHERE. The original returns the two totals in
-	// swapped places when the sets differ; the totals only decide which averages count
-	// the item, so the swap is kept.
+// andOrScore compares the sets of connectives in WHERE. The original returns the two
+// totals in swapped places when the sets differ; the totals only decide which averages
+// count the item, so the swap is kept.
+func andOrScore(p, g *SQL) Score {
 	pa, ga := connectives(p.where.ops), connectives(g.where.ops)
 	if pa == ga {
-		res["and/or"] = scores(1, 1, 1)
-	} else {
-		res["and/or"] = scores(0, popcount(ga), popcount(pa))
+		return scores(1, 1, 1)
 	}
+	return scores(0, popcount(ga), popcount(pa))
+}
 
-	// IUEN: the set operation, compared by exact match of the two parts
-	lt, pt, cnt = 0, 0, 0
+// iuenScore compares the set operation (INTERSECT, EXCEPT, UNION), by exact match of
+// the two parts.
+func iuenScore(p, g *SQL) Score {
+	lt, pt, cnt := 0, 0, 0
 	for _, pair := range [][2]*SQL{{p.intersect, g.intersect}, {p.except, g.except}, {p.union, g.union}} {
 		if pair[0] != nil {
 			pt++
@@ -269,18 +293,19 @@ func partial(p, g *SQL) map[string]Score {
 			cnt++
 		}
 	}
-	res["IUEN"] = scores(cnt, pt, lt)
+	return scores(cnt, pt, lt)
+}
 
-	// keywords
+// keywordsScore compares the sets of keywords the two queries use.
+func keywordsScore(p, g *SQL) Score {
 	pk, gk := keywords(p), keywords(g)
-	cnt = 0
+	cnt := 0
 	for k := range pk {
 		if gk[k] {
 			cnt++
 		}
 	}
-	res["keywords"] = scores(cnt, len(pk), len(gk))
-	return res
+	return scores(cnt, len(pk), len(gk))
 }
 
 // exact is eval_exact_match: every component's F1 is 1 and, when the gold reads tables,

@@ -114,7 +114,7 @@ func readerFor(tb testing.TB, name string) string {
 	tb.Helper()
 	admin := mustAdmin(tb, "")
 	user := "qr_" + strings.TrimPrefix(name, "qeval_test_")
-	for _, q := range mysql.ReaderSetupSQL(user, name, "") {
+	for _, q := range mysql.ReaderSetupSQL(user, "%", name, "") {
 		mustExec(tb, admin, q)
 	}
 	tb.Cleanup(func() {
@@ -300,7 +300,7 @@ func TestOpen_PrivilegedUserRefused(t *testing.T) {
 			t.Errorf("after %s: Open = %v, want forbidden", grant, err)
 		}
 		mustExec(t, admin, "REVOKE ALL PRIVILEGES, GRANT OPTION FROM '"+user+"'@'%'")
-		for _, q := range mysql.ReaderSetupSQL(user, name, "") {
+		for _, q := range mysql.ReaderSetupSQL(user, "%", name, "") {
 			mustExec(t, admin, q)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -56,16 +57,25 @@ func excessGrants(lines []string) []string {
 	return out
 }
 
-// ReaderSetupSQL creates (when missing) user, who may log in from any host, and lets it
-// read database db and nothing else; with a password, the account is created with it.
-func ReaderSetupSQL(user, db, password string) []string {
-	u := "'" + strings.ReplaceAll(user, "'", "''") + "'@'%'"
+// ReaderSetupSQL creates (when missing) user, who may log in from host ("%" for any),
+// and lets it read database db and nothing else; with a password, the account is
+// created with it, or given it when it exists.
+func ReaderSetupSQL(user, host, db, password string) []string {
+	u := quoteString(user) + "@" + quoteString(host)
 	create := "CREATE USER IF NOT EXISTS " + u
+	var out []string
 	if password != "" {
-		create += " IDENTIFIED BY '" + strings.ReplaceAll(password, "'", "''") + "'"
+		create += " IDENTIFIED BY " + quoteString(password)
+		out = append(out, create, "ALTER USER "+u+" IDENTIFIED BY "+quoteString(password))
+	} else {
+		out = append(out, create)
 	}
-	return []string{create, "GRANT SELECT, SHOW VIEW ON " + quote(db) + ".* TO " + u}
+	return append(out, "GRANT SELECT, SHOW VIEW ON "+quote(db)+".* TO "+u)
 }
+
+// quoteString writes s as a string literal. Backslashes are refused in passwords (see
+// SetupReader): how the server reads one depends on its sql_mode.
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // DatabaseOf is the database a DSN (driver form or mysql:// URL) names ("" when none,
 // or when the DSN cannot be read).
@@ -81,32 +91,51 @@ func DatabaseOf(dsn string) string {
 	return cfg.DBName
 }
 
-// SetupReader runs ReaderSetupSQL(user, the DSN's database, "") with the administrator
-// connection adminDSN (a driver DSN or a mysql:// URL).
-func SetupReader(ctx context.Context, adminDSN, user string) (db string, err error) {
+// Reader is what SetupReader did.
+type Reader struct {
+	Database string // the database the user may read
+	Host     string // the host it may log in from
+	DSN      string // a mysql:// URL of the database as the user, with its password
+}
+
+// SetupReader runs ReaderSetupSQL(user, host, the DSN's database, password) with the
+// administrator connection adminDSN (a driver DSN or a mysql:// URL). An empty host is
+// the one the administrator's connection comes from, as the server sees it (USER()).
+func SetupReader(ctx context.Context, adminDSN, user, host, password string) (*Reader, error) {
+	op := "set up user " + user
 	dsn, err := fromURL(adminDSN)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	cfg, err := gomysql.ParseDSN(dsn)
 	if err != nil {
-		return "", &qeval.Error{Code: qeval.CodeInvalid, Op: "set up user " + user, Message: "invalid dsn " + MaskDSN(dsn) + ": " + scrub(err.Error(), passwordOf(dsn))}
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: "invalid dsn " + MaskDSN(dsn) + ": " + scrub(err.Error(), passwordOf(dsn))}
 	}
 	if cfg.DBName == "" {
-		return "", &qeval.Error{Code: qeval.CodeInvalid, Op: "set up user " + user, Message: "the DSN names no database: " + MaskDSN(dsn),
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: "the DSN names no database: " + MaskDSN(dsn),
 			Hint: "name the evaluation database: mysql://root@127.0.0.1:3306/DB"}
+	}
+	if strings.ContainsAny(password, `\`) {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: "the password holds a backslash, which the server reads by its sql_mode"}
 	}
 	conn, err := sql.Open("mysql", dsn)
 	if err != nil {
-		return "", &qeval.Error{Code: qeval.CodeInvalid, Op: "set up user " + user, Message: scrub(err.Error(), cfg.Passwd)}
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: op, Message: scrub(err.Error(), cfg.Passwd)}
 	}
 	defer conn.Close()
-	for _, q := range ReaderSetupSQL(user, cfg.DBName, "") {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return "", &qeval.Error{Code: qeval.CodeQuery, Op: "set up user " + user, Message: scrub(err.Error(), cfg.Passwd)}
+	clean := func(err error) string { return scrub(scrub(err.Error(), cfg.Passwd), password) }
+	if host == "" {
+		if err := conn.QueryRowContext(ctx, "SELECT SUBSTRING_INDEX(USER(), '@', -1)").Scan(&host); err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeUnavailable, Op: "connect " + MaskDSN(dsn), Message: clean(err)}
 		}
 	}
-	return cfg.DBName, nil
+	for _, q := range ReaderSetupSQL(user, host, cfg.DBName, password) {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeQuery, Op: op, Message: clean(err)}
+		}
+	}
+	u := url.URL{Scheme: "mysql", User: url.UserPassword(user, password), Host: cfg.Addr, Path: "/" + cfg.DBName}
+	return &Reader{Database: cfg.DBName, Host: host, DSN: u.String()}, nil
 }
 
 // checkGrants refuses a user that holds more than reading the evaluation databases:
@@ -144,5 +173,5 @@ func (e *Executor) checkGrants(ctx context.Context, db string) error {
 	return &qeval.Error{Code: qeval.CodeForbidden, Op: "open " + e.dsn,
 		Message: fmt.Sprintf("user %q holds %s: generated queries could change data, read server files or other databases", user, strings.Join(excess, ", ")),
 		Hint: "connect as a user that can only read the evaluation database (qeval db setup-role --dsn ADMIN_DSN --role qeval_reader, or: " +
-			strings.Join(ReaderSetupSQL("qeval_reader", db, "<password>"), "; ") + "), or pass --unsafe-allow-privileged"}
+			strings.Join(ReaderSetupSQL("qeval_reader", "%", db, "<password>"), "; ") + "), or pass --unsafe-allow-privileged"}
 }

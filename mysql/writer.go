@@ -177,7 +177,7 @@ func (w *Writer) Insert(ctx context.Context, t qeval.TableDef, rows [][]qeval.Va
 func (w *Writer) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, q := range ReaderSetupSQL(ReaderUser, w.database, "") {
+	for _, q := range ReaderSetupSQL(ReaderUser, "%", w.database, "") {
 		if _, err := w.db.ExecContext(ctx, q); err != nil {
 			w.Abort()
 			return &qeval.Error{Code: qeval.CodeInvalid, Op: "finish database " + w.database, Message: err.Error(), Err: err}

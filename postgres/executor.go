@@ -56,12 +56,17 @@ type Options struct {
 // privilegedRoles are the predefined roles that reach outside the database.
 var privilegedRoles = []string{"pg_read_server_files", "pg_write_server_files", "pg_execute_server_program", "pg_signal_backend"}
 
-// RoleSetupSQL returns the statements that create a role that can log in and only
-// read the tables of schema, for qeval to connect as (qeval db setup-role runs them).
-func RoleSetupSQL(role, schema string) []string {
+// RoleSetupSQL returns the statements that create a role that can log in (with
+// password, unless it is "") and only read the tables of schema, for qeval to connect as
+// (qeval db setup-role runs them).
+func RoleSetupSQL(role, schema, password string) []string {
 	r, s := pgx.Identifier{role}.Sanitize(), pgx.Identifier{schema}.Sanitize()
+	pw := ""
+	if password != "" {
+		pw = " PASSWORD " + quoteLiteral(password)
+	}
 	return []string{
-		"CREATE ROLE " + r + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS",
+		"CREATE ROLE " + r + " LOGIN" + pw + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS",
 		"GRANT USAGE ON SCHEMA " + s + " TO " + r,
 		"GRANT SELECT ON ALL TABLES IN SCHEMA " + s + " TO " + r,
 		"ALTER DEFAULT PRIVILEGES IN SCHEMA " + s + " GRANT SELECT ON TABLES TO " + r,
@@ -170,7 +175,7 @@ func (e *Executor) checkRole(ctx context.Context) error {
 	return &qeval.Error{Code: qeval.CodeForbidden, Op: "open " + e.dsn,
 		Message: fmt.Sprintf("role %q is %s: generated queries could read server files or signal other sessions", role, why),
 		Hint: "connect as a role that can only read the evaluation schema (qeval db setup-role --dsn ADMIN_DSN --role qeval_reader, or: " +
-			strings.Join(RoleSetupSQL("qeval_reader", "public"), "; ") + "), or pass --unsafe-allow-privileged"}
+			strings.Join(RoleSetupSQL("qeval_reader", "public", "<password>"), "; ") + "), or pass --unsafe-allow-privileged"}
 }
 
 // Opener is Open as a qeval.Opener: path is the DSN.

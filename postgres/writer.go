@@ -175,7 +175,7 @@ func (w *Writer) Close() error {
 	if err := w.tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", ReaderRole).Scan(&exists); err != nil {
 		return &qeval.Error{Code: qeval.CodeUnavailable, Op: op, Message: err.Error(), Err: err}
 	}
-	stmts := RoleSetupSQL(ReaderRole, w.schema)
+	stmts := RoleSetupSQL(ReaderRole, w.schema, "")
 	if exists {
 		stmts = stmts[1:] // the role is there: grant again
 	}

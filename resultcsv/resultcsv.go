@@ -145,10 +145,10 @@ func readRecord(cr *csv.Reader, data []byte) ([]string, error) {
 	}
 }
 
-// typeColumn types one column's cells as pandas' C parser does.
+// typeColumn types one column's cells as pandas' C parser does: integers, else
+// floats, else booleans, else text.
 func typeColumn(col []string) (string, []qeval.Value) {
 	vals := make([]qeval.Value, len(col))
-	isNA := func(s string) bool { return s == missing || NAValues[s] }
 	nulls, n := 0, len(col)
 	for _, s := range col {
 		if isNA(s) {
@@ -164,7 +164,28 @@ func typeColumn(col []string) (string, []qeval.Value) {
 		}
 		return Float64, vals
 	}
-	// integers, as pandas' int64 parser: the first cell that is not one decides how
+	if typ, ints, ok := intColumn(col, vals, nulls); ok {
+		return typ, ints
+	}
+	if floatColumn(col, vals) {
+		return Float64, vals
+	}
+	if boolColumn(col, vals) {
+		if nulls == 0 {
+			return Bool, vals
+		}
+		return Object, vals
+	}
+	return Object, textColumn(col, vals, isNA)
+}
+
+// isNA says whether a cell is NULL: a missing field or one of NAValues.
+func isNA(s string) bool { return s == missing || NAValues[s] }
+
+// intColumn types a column of integers (NULLs aside) as pandas' int64 parser, where the
+// first cell that is not one decides how: int64, or float64 when it has a NULL; past
+// int64, as bigIntColumn says. It reports false when the column is no integers.
+func intColumn(col []string, vals []qeval.Value, nulls int) (string, []qeval.Value, bool) {
 	ints := intOK
 	for i, s := range col {
 		if isNA(s) {
@@ -177,27 +198,30 @@ func typeColumn(col []string) (string, []qeval.Value) {
 		vals[i] = qeval.Int(v)
 	}
 	if ints == intOverflow {
-		if typ, vals, ok := bigIntColumn(col, vals, isNA); ok {
-			return typ, vals
+		return bigIntColumn(col, vals, isNA)
+	}
+	if ints != intOK {
+		return "", nil, false
+	}
+	if nulls == 0 {
+		return Int64, vals, true
+	}
+	for i, s := range col {
+		// pandas marks the NULLs of an integer column with -2^63, makes the column
+		// floats and then the floats equal to -2^63 NULL: so do the cells whose
+		// value rounds to it
+		if isNA(s) || float64(vals[i].Int) == -(1<<63) {
+			vals[i] = qeval.Null
+		} else {
+			vals[i] = qeval.Float(float64(vals[i].Int))
 		}
 	}
-	if ints == intOK {
-		if nulls == 0 {
-			return Int64, vals
-		}
-		for i, s := range col {
-			// pandas marks the NULLs of an integer column with -2^63, makes the column
-			// floats and then the floats equal to -2^63 NULL: so do the cells whose
-			// value rounds to it
-			if isNA(s) || float64(vals[i].Int) == -(1<<63) {
-				vals[i] = qeval.Null
-			} else {
-				vals[i] = qeval.Float(float64(vals[i].Int))
-			}
-		}
-		return Float64, vals
-	}
-	floats := true
+	return Float64, vals, true
+}
+
+// floatColumn reads every cell as a number or NULL into vals, and reports false at
+// the first that is neither.
+func floatColumn(col []string, vals []qeval.Value) bool {
 	for i, s := range col {
 		if isNA(s) {
 			vals[i] = qeval.Null
@@ -205,46 +229,29 @@ func typeColumn(col []string) (string, []qeval.Value) {
 		}
 		f, ok := parseFloat(s)
 		if !ok {
-			floats = false
-			break
+			return false
 		}
 		vals[i] = qeval.Float(f)
 	}
-	if floats {
-		return Float64, vals
-	}
-	bools := true
+	return true
+}
+
+// boolColumn reads every cell as true, false (in any case, as pandas compares them) or
+// NULL into vals, and reports false at the first that is none of these.
+func boolColumn(col []string, vals []qeval.Value) bool {
 	for i, s := range col {
-		if isNA(s) {
+		switch {
+		case isNA(s):
 			vals[i] = qeval.Null
-			continue
-		}
-		switch { // in any case, as pandas compares them
 		case strings.EqualFold(s, "true"):
 			vals[i] = qeval.Bool(true)
 		case strings.EqualFold(s, "false"):
 			vals[i] = qeval.Bool(false)
 		default:
-			bools = false
-		}
-		if !bools {
-			break
+			return false
 		}
 	}
-	if bools {
-		if nulls == 0 {
-			return Bool, vals
-		}
-		return Object, vals
-	}
-	for i, s := range col {
-		if isNA(s) {
-			vals[i] = qeval.Null
-		} else {
-			vals[i] = qeval.Text(s)
-		}
-	}
-	return Object, vals
+	return true
 }
 
 // intStatus is what pandas' integer parsers make of a cell.

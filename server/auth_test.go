@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qeval/qeval/server"
 )
@@ -64,7 +63,7 @@ func TestAuth_Token(t *testing.T) {
 		t.Errorf("?token= on /api/runs: %d, want 401", r.Status)
 	}
 	id := startRun(t, ts, readFile(t, liveSuite), "application/yaml", bearer)
-	evs := readEvents(t, ts.URL+"/api/runs/"+id+"/events?token="+testToken, 20*time.Second)
+	evs := readEvents(t, ts.URL+"/api/runs/"+id+"/events?token="+testToken)
 	if err := checkStream(evs, 8); err != nil {
 		t.Errorf("event stream with ?token=: %v", err)
 	}

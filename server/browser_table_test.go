@@ -69,7 +69,7 @@ func rowsShown(t *testing.T, b *browserSession, what string, n, of int) []string
 func TestBrowser_DeepLinkFiltersSearch(t *testing.T) {
 	ts := MustServer(t, nil)
 	id := startRun(t, ts, readFile(t, "../examples/chinook/suite.yaml"), "application/yaml")
-	waitRun(t, ts, id, 30*time.Second)
+	waitRun(t, ts, id)
 	var table server.Table
 	do(t, http.MethodGet, ts.URL+"/api/runs/"+id+"/rows", nil).json(t, &table)
 	var failed, search []string
@@ -245,7 +245,7 @@ func TestBrowser_Compare(t *testing.T) {
 func TestBrowser_LargeRun(t *testing.T) {
 	ts := MustServer(t, nil)
 	id := startRun(t, ts, bigSuite(t, 5000), "application/yaml")
-	waitRun(t, ts, id, 120*time.Second)
+	waitRun(t, ts, id)
 	b := MustBrowser(t)
 	if err := chromedp.Do(b.ctx, chromedp.Navigate(ts.URL+"/runs/"+id)); err != nil {
 		t.Fatal(err)

@@ -88,7 +88,7 @@ func TestServer_Chaos(t *testing.T) {
 		}()
 	}
 	for _, id := range ids {
-		v := waitRun(t, ts, id, 60*time.Second)
+		v := waitRun(t, ts, id)
 		switch kinds[id] {
 		case "healthy":
 			if v.Status != server.StatusFinished || v.Passed != 2 {

@@ -59,7 +59,7 @@ func TestEvents_200Clients(t *testing.T) {
 	ts := MustServer(t, func(c *server.Config) { c.Suites = map[string]string{"gated": suitePath} })
 	id := startRun(t, ts, []byte(`{"suite": "gated"}`), "application/json")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: clients}
 	defer tr.CloseIdleConnections()
@@ -129,15 +129,15 @@ func TestEvents_SlowClient(t *testing.T) {
 	fmt.Fprintf(conn, "GET /api/runs/%s/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", id)
 
 	openGate(t, gate)
-	fast := readEvents(t, ts.URL+"/api/runs/"+id+"/events", 20*time.Second)
+	fast := readEvents(t, ts.URL+"/api/runs/"+id+"/events")
 	if err := checkStream(fast, cases); err != nil {
 		t.Fatalf("fast client: %v", err)
 	}
-	if v := waitRun(t, ts, id, 30*time.Second); v.Status != server.StatusFinished {
+	if v := waitRun(t, ts, id); v.Status != server.StatusFinished {
 		t.Fatalf("run %s while a client was not reading, want finished", v.Status)
 	}
 
-	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	conn.SetReadDeadline(time.Now().Add(patience))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -154,9 +154,9 @@ func TestEvents_SlowClient(t *testing.T) {
 func TestEvents_Replay(t *testing.T) {
 	ts := MustServer(t, nil)
 	id := startRun(t, ts, readFile(t, liveSuite), "application/yaml")
-	waitRun(t, ts, id, 20*time.Second)
+	waitRun(t, ts, id)
 
-	evs := readEvents(t, ts.URL+"/api/runs/"+id+"/events", 5*time.Second)
+	evs := readEvents(t, ts.URL+"/api/runs/"+id+"/events")
 	if err := checkStream(evs, 8); err != nil {
 		t.Fatalf("replay of an ended run: %v", err)
 	}
@@ -167,7 +167,7 @@ func TestEvents_Replay(t *testing.T) {
 	}
 
 	// reconnecting with Last-Event-ID resumes after that case
-	evs = readEvents(t, ts.URL+"/api/runs/"+id+"/events", 5*time.Second, "Last-Event-ID: 5")
+	evs = readEvents(t, ts.URL+"/api/runs/"+id+"/events", "Last-Event-ID: 5")
 	if n := countEvents(evs, "case"); n != 3 || evs[0].ID != "6" {
 		t.Fatalf("after Last-Event-ID 5: %d cases starting at %q, want 3 from 6", n, evs[0].ID)
 	}
@@ -179,11 +179,11 @@ func TestEvents_LateSubscriber(t *testing.T) {
 	id := startRun(t, ts, []byte(`{"suite": "gated"}`), "application/json")
 	openGate(t, gate)
 	// whenever it joins (during the run or after), a subscriber gets everything
-	evs := readEvents(t, ts.URL+"/api/runs/"+id+"/events", 20*time.Second)
+	evs := readEvents(t, ts.URL+"/api/runs/"+id+"/events")
 	if err := checkStream(evs, 5); err != nil {
 		t.Fatal(err)
 	}
-	evs = readEvents(t, ts.URL+"/api/runs/"+id+"/events", 5*time.Second)
+	evs = readEvents(t, ts.URL+"/api/runs/"+id+"/events")
 	if err := checkStream(evs, 5); err != nil {
 		t.Fatalf("after the end: %v", err)
 	}
@@ -208,7 +208,7 @@ func TestEvents_OutlivesReadTimeout(t *testing.T) {
 	ts := &testServer{Server: s, URL: "http://" + ln.Addr().String()}
 	id := startRun(t, ts, []byte(`{"suite": "gated"}`), "application/json")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/runs/"+id+"/events", nil)
 	resp, err := http.DefaultClient.Do(req)

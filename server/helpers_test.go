@@ -97,10 +97,14 @@ func (r *reply) apiError(tb testing.TB) apiError {
 	return e
 }
 
+// patience is how long a test waits for the server before it fails: a guard against a
+// hang, long enough for a loaded machine. A passing test never waits it out.
+const patience = 2 * time.Minute
+
 // do sends one request; headers are "Name: value" strings.
 func do(tb testing.TB, method, url string, body io.Reader, headers ...string) *reply {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
@@ -162,10 +166,10 @@ type event struct {
 	Data     []byte
 }
 
-// readEvents reads an event stream until it ends or the deadline passes.
-func readEvents(tb testing.TB, url string, deadline time.Duration, headers ...string) []event {
+// readEvents reads an event stream until it ends (or patience runs out).
+func readEvents(tb testing.TB, url string, headers ...string) []event {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	for _, h := range headers {
@@ -183,7 +187,7 @@ func readEvents(tb testing.TB, url string, deadline time.Duration, headers ...st
 	}
 	evs, err := parseEvents(resp.Body)
 	if err != nil && ctx.Err() != nil {
-		tb.Fatalf("event stream %s did not end within %s (%d events so far)", url, deadline, len(evs))
+		tb.Fatalf("event stream %s did not end within %s (%d events so far)", url, patience, len(evs))
 	}
 	return evs
 }
@@ -226,9 +230,9 @@ func countEvents(evs []event, name string) int {
 
 // waitRun waits until a run has ended, which its event stream says by ending with the
 // summary, and returns the run.
-func waitRun(tb testing.TB, ts *testServer, id string, within time.Duration) *server.RunView {
+func waitRun(tb testing.TB, ts *testServer, id string) *server.RunView {
 	tb.Helper()
-	readEvents(tb, ts.URL+"/api/runs/"+id+"/events", within)
+	readEvents(tb, ts.URL+"/api/runs/"+id+"/events")
 	r := do(tb, http.MethodGet, ts.URL+"/api/runs/"+id, nil)
 	var v server.RunView
 	r.json(tb, &v)

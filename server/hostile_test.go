@@ -103,7 +103,7 @@ func rawRequest(t *testing.T, addr, line string) (int, string) {
 func TestHostile_Paths(t *testing.T) {
 	ts := MustServer(t, nil)
 	id := startRun(t, ts, readFile(t, liveSuite), "application/yaml")
-	waitRun(t, ts, id, 20*time.Second)
+	waitRun(t, ts, id)
 	addr := strings.TrimPrefix(ts.URL, "http://")
 	lines := []string{
 		"GET /api/runs/..%2f..%2fetc%2fpasswd",
@@ -215,7 +215,7 @@ func TestRuns_CorruptDatabaseKeepsServerUp(t *testing.T) {
 	}
 	bad := startRun(t, ts, []byte(`{"database": "shop", "cases": [{"id": "a", "expected_query": "SELECT 1", "generated_query": "SELECT 1"}]}`), "application/json")
 	good := startRun(t, ts, []byte(`{"database": "chinook", "cases": [{"id": "a", "expected_query": "SELECT 1", "generated_query": "SELECT 1"}]}`), "application/json")
-	b, g := waitRun(t, ts, bad, 30*time.Second), waitRun(t, ts, good, 30*time.Second)
+	b, g := waitRun(t, ts, bad), waitRun(t, ts, good)
 	if b.Errors != 1 || g.Passed != 1 {
 		t.Errorf("corrupt database run: %+v; healthy run: %+v", b, g)
 	}

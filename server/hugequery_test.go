@@ -53,7 +53,7 @@ func TestServer_HugeQueriesAnsweredServerStaysUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := startRun(t, ts, body, "application/json")
-	v := waitRun(t, ts, id, 60*time.Second)
+	v := waitRun(t, ts, id)
 	if v.Status != server.StatusFinished || v.Done != len(hugeQueries) {
 		t.Errorf("run %s: status %s, %d of %d cases done", id, v.Status, v.Done, len(hugeQueries))
 	}
@@ -74,7 +74,7 @@ func TestServer_RunsShareTheResultsBudget(t *testing.T) {
 	}{{8 << 20, "too_large"}, {0, "mismatch"}} {
 		ts := MustServer(t, func(c *server.Config) { c.MaxRunBytes = tc.budget })
 		id := startRun(t, ts, suite, "application/json")
-		waitRun(t, ts, id, 30*time.Second)
+		waitRun(t, ts, id)
 		r := do(t, http.MethodGet, ts.URL+"/api/runs/"+id+"/cases/wide", nil)
 		var c struct {
 			Execution struct {

@@ -71,7 +71,7 @@ func checkLive(t *testing.T, v *server.RunView) {
 func TestRuns_PostYAML(t *testing.T) {
 	ts := MustServer(t, nil)
 	id := startRun(t, ts, readFile(t, liveSuite), "application/yaml")
-	checkLive(t, waitRun(t, ts, id, 20*time.Second))
+	checkLive(t, waitRun(t, ts, id))
 }
 
 func TestRuns_PostJSON(t *testing.T) {
@@ -80,7 +80,7 @@ func TestRuns_PostJSON(t *testing.T) {
 		{"id": "a", "expected_query": "SELECT count(*) FROM Genre", "generated_query": "SELECT count(*) FROM Genre"},
 		{"id": "b", "expected_query": "SELECT Name FROM Genre", "generated_query": "SELECT Name FROM Genre WHERE GenreId < 3", "database": "chinook.sqlite"}]}`
 	id := startRun(t, ts, []byte(body), "application/json")
-	v := waitRun(t, ts, id, 10*time.Second)
+	v := waitRun(t, ts, id)
 	if v.Status != server.StatusFinished || v.Suite != "js" || v.Passed != 1 || v.Failed != 1 {
 		t.Fatalf("run: %+v, want finished js with 1 passed and 1 failed", v)
 	}
@@ -94,7 +94,7 @@ func TestRuns_Upload(t *testing.T) {
 	fw.Write(readFile(t, liveSuite))
 	mw.Close()
 	id := startRun(t, ts, buf.Bytes(), mw.FormDataContentType())
-	checkLive(t, waitRun(t, ts, id, 20*time.Second))
+	checkLive(t, waitRun(t, ts, id))
 }
 
 func TestRuns_Configured(t *testing.T) {
@@ -113,7 +113,7 @@ func TestRuns_Configured(t *testing.T) {
 		t.Errorf("databases %v, want chinook, its file name, and live (the suite names its default database)", suites.Databases)
 	}
 	id := startRun(t, ts, []byte(`{"suite": "live"}`), "application/json")
-	checkLive(t, waitRun(t, ts, id, 20*time.Second))
+	checkLive(t, waitRun(t, ts, id))
 
 	// a suite the server was started with, by name in a form
 	var buf bytes.Buffer
@@ -121,7 +121,7 @@ func TestRuns_Configured(t *testing.T) {
 	mw.WriteField("suite", "chinook")
 	mw.Close()
 	id = startRun(t, ts, buf.Bytes(), mw.FormDataContentType())
-	v := waitRun(t, ts, id, 20*time.Second)
+	v := waitRun(t, ts, id)
 	if v.Status != server.StatusFinished || v.Total != 56 || v.Done != 56 {
 		t.Fatalf("chinook run: %s %d/%d, want all 56 finished", v.Status, v.Done, v.Total)
 	}
@@ -135,7 +135,7 @@ func TestRuns_Configured(t *testing.T) {
 func TestRuns_Downloads(t *testing.T) {
 	ts := MustServer(t, nil)
 	id := startRun(t, ts, readFile(t, liveSuite), "application/yaml")
-	waitRun(t, ts, id, 20*time.Second)
+	waitRun(t, ts, id)
 	base := ts.URL + "/api/runs/" + id + "/"
 
 	r := do(t, http.MethodGet, base+"report.json", nil)
@@ -181,7 +181,7 @@ func TestRuns_Cancel(t *testing.T) {
 	if r.Status != http.StatusAccepted {
 		t.Fatalf("cancel: %d %s, want 202", r.Status, r.Body)
 	}
-	v := waitRun(t, ts, id, 10*time.Second)
+	v := waitRun(t, ts, id)
 	if v.Status != server.StatusCanceled || v.Done != 0 {
 		t.Fatalf("after cancel: %s with %d done, want canceled with none", v.Status, v.Done)
 	}
@@ -208,7 +208,7 @@ func TestRuns_CloseAndRestart(t *testing.T) {
 	h := httpServe(t, s)
 	ts.URL = h
 	done := startRun(t, ts, readFile(t, liveSuite), "application/yaml")
-	waitRun(t, ts, done, 20*time.Second)
+	waitRun(t, ts, done)
 	stuck := startRun(t, ts, []byte(`{"suite": "gated"}`), "application/json")
 
 	start := time.Now()
@@ -225,11 +225,11 @@ func TestRuns_CloseAndRestart(t *testing.T) {
 	if len(list.Runs) != 2 {
 		t.Fatalf("%d runs after restart, want 2", len(list.Runs))
 	}
-	v := waitRun(t, ts2, stuck, 20*time.Second)
+	v := waitRun(t, ts2, stuck)
 	if v.Status != server.StatusInterrupted || v.Error == "" {
 		t.Errorf("the run in progress at Close: %s %q, want interrupted with a reason", v.Status, v.Error)
 	}
-	checkLive(t, waitRun(t, ts2, done, 20*time.Second))
+	checkLive(t, waitRun(t, ts2, done))
 }
 
 // httpServe serves s on a loopback port until the test ends (without closing s).
@@ -251,7 +251,7 @@ func TestRuns_MaxActive(t *testing.T) {
 		t.Fatalf("second run: %d %s, want 503", r.Status, r.Body)
 	}
 	openGate(t, gate)
-	if v := waitRun(t, ts, id, 10*time.Second); v.Status != server.StatusFinished || v.Passed != 1 {
+	if v := waitRun(t, ts, id); v.Status != server.StatusFinished || v.Passed != 1 {
 		t.Fatalf("gated run: %s with %d passed, want finished with 1", v.Status, v.Passed)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qeval/qeval/server"
 	"github.com/qeval/qeval/sqlite"
@@ -38,7 +37,7 @@ func TestRuns_StoreRefuses(t *testing.T) {
 		{"id": "poison", "expected_query": "SELECT count(*) FROM Artist", "generated_query": "SELECT count(*) FROM Artist"},
 		{"id": "c", "expected_query": "SELECT count(*) FROM Album", "generated_query": "SELECT count(*) FROM Album"}]}`
 	id := startRun(t, ts, []byte(body), "application/json")
-	v := waitRun(t, ts, id, 10*time.Second)
+	v := waitRun(t, ts, id)
 	if v.Status != server.StatusFailed || !strings.Contains(v.Error, "the report could not be stored") {
 		t.Fatalf("run: status %s, error %q; want failed, saying the report could not be stored", v.Status, v.Error)
 	}

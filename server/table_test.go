@@ -73,16 +73,16 @@ func fixedBroken(base, head map[string]string) (fixed, broken int) {
 func twoChinookRuns(tb testing.TB, ts *testServer) (base, head string) {
 	tb.Helper()
 	base = startRun(tb, ts, readFile(tb, "../examples/chinook/suite.yaml"), "application/yaml")
-	waitRun(tb, ts, base, 30*time.Second)
+	waitRun(tb, ts, base)
 	head = startRun(tb, ts, chinookVariant(tb), "application/yaml")
-	waitRun(tb, ts, head, 30*time.Second)
+	waitRun(tb, ts, head)
 	return base, head
 }
 
 func TestTable_RowsAndCase(t *testing.T) {
 	ts := MustServer(t, nil)
 	id := startRun(t, ts, readFile(t, liveSuite), "application/yaml")
-	waitRun(t, ts, id, 20*time.Second)
+	waitRun(t, ts, id)
 	var tb server.Table
 	do(t, http.MethodGet, ts.URL+"/api/runs/"+id+"/rows", nil).json(t, &tb)
 	if len(tb.Rows) != 8 || strings.Join(tb.Components, ",") != "schema_match,semantic_similarity,results_match,llm_grading" {
@@ -189,7 +189,7 @@ func TestTable_LargeRun(t *testing.T) {
 	ts := MustServer(t, nil)
 	start := time.Now()
 	id := startRun(t, ts, bigSuite(t, 5000), "application/yaml")
-	v := waitRun(t, ts, id, 120*time.Second)
+	v := waitRun(t, ts, id)
 	t.Logf("5,000 cases ran in %s", time.Since(start).Round(time.Millisecond))
 	if v.Done != 5000 || v.Passed != 3333 {
 		t.Fatalf("run: %d done, %d passed; want 5000 and 3333", v.Done, v.Passed)
@@ -213,7 +213,7 @@ func TestTable_GoldAudit(t *testing.T) {
 		{"id": "b", "expected_query": "SELECT * FROM MediaType", "generated_query": "SELECT * FROM MediaType"},
 		{"id": "c", "expected_query": "SELECT nope FROM Genre", "generated_query": "SELECT Name FROM Genre"}]}`
 	id := startRun(t, ts, []byte(body), "application/json")
-	v := waitRun(t, ts, id, 20*time.Second)
+	v := waitRun(t, ts, id)
 	if v.Status != server.StatusFinished || v.Total != 2 || v.Passed != 2 {
 		t.Fatalf("run %s: %d cases, %d passed; want the two with working gold, both passing", v.Status, v.Total, v.Passed)
 	}

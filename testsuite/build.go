@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -184,241 +183,207 @@ type goldState struct {
 	tables  map[string]bool // lower-case names of the tables the gold reads
 }
 
-// maxAttempts bounds the candidates tried per usable one wanted.
-const maxAttempts = 3
-
-// maxRepairs bounds the row deletions tried to remove ties from one candidate.
-const maxRepairs = 30
+// dbBuild is the build of one database's part of the suite: the original, the states
+// of its gold queries, and the report.
+type dbBuild struct {
+	id        string
+	orig, dir string // the original database; the database's suite folder
+	opt       *Options
+	d         *Database
+	limits    qeval.Limits
+	tables    []*table
+	origCheck error // how the original fails its own checks, if it does
+	states    []*goldState
+	// noted says d.Notes already tells that generated databases fail the original's
+	// key check
+	noted bool
+}
 
 func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *Database {
-	d := &Database{DBID: id, Rejected: map[string]int{}}
-	orig := qeval.BenchmarkFile(opt.DBDir, id)
-	if golds[0].Database != "" {
-		orig = golds[0].Database
-	}
-	for _, g := range golds {
-		if g.Database != "" && !same(g.Database, orig) {
-			d.Error = fmt.Sprintf("gold %s names database %s, but %s names %s for the same id", g.Ref, g.Database, golds[0].Ref, orig)
-			return d
-		}
-	}
-	dir := filepath.Join(opt.Out, id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		d.Error = "create folder: " + err.Error()
+	b := &dbBuild{id: id, opt: opt, d: &Database{DBID: id, Rejected: map[string]int{}},
+		limits: qeval.Limits{Timeout: opt.Timeout, MaxRows: 100_000, MaxBytes: 256 << 20}}
+	d := b.d
+	if err := b.copyOriginal(golds); err != nil {
+		d.Error = err.Error()
 		return d
 	}
-	if err := copyFile(orig, qeval.BenchmarkFile(opt.Out, id)); err != nil {
-		d.Error = "copy the original database: " + err.Error()
-		return d
-	}
-	limits := qeval.Limits{Timeout: opt.Timeout, MaxRows: 100_000, MaxBytes: 256 << 20}
-	ex, err := opt.Open(orig, limits)
+	ex, err := opt.Open(b.orig, b.limits)
 	if err != nil {
 		d.Error = "open the original database: " + qeval.ErrorMessage(err)
 		return d
 	}
 	defer ex.Close()
-	tables, notes, err := readDatabase(ctx, ex)
-	d.Notes = append(d.Notes, notes...)
-	if err != nil {
+	if err := b.readOriginal(ctx, ex); err != nil {
 		d.Error = err.Error()
 		return d
 	}
-	origCheck := opt.Check(orig)
-	if origCheck != nil {
-		d.Notes = append(d.Notes, "the original database fails its checks: "+qeval.ErrorMessage(origCheck))
-	}
-	d.Notes = append(d.Notes, addSpiderKeys(tables, opt.ForeignKeys[id])...)
-	d.Notes = append(d.Notes, resolveKeys(tables)...)
-	alts, keys := columnAlternatives(tables), keysOf(tables)
-	lits := map[string][]qeval.Value{}
-	states := make([]*goldState, len(golds))
-	for i, g := range golds {
-		st := &goldState{report: &GoldReport{Ref: g.Ref}}
-		states[i] = st
-		d.Golds = append(d.Golds, st.report)
-		gq, _, ordered := opt.Mode.Prepare(g.SQL, g.SQL, compare.Options{})
-		st.gold, st.ordered = gq, ordered
-		rs, err := ex.Query(ctx, gq)
-		if err != nil {
-			st.report.Error = "gold query fails on the original database: " + qeval.ErrorMessage(err)
-			if qeval.ErrorCode(err) == qeval.CodeTimeout {
-				st.report.Error = fmt.Sprintf("gold query timed out on the original database (after %s)", opt.Timeout)
-			}
-			st.gold = ""
-			continue
-		}
-		st.result = rs
-		s, err := parseSelect(g.SQL)
-		if err != nil {
-			st.report.Error = "gold query not parsed, so it has no neighbours: " + err.Error()
-			continue
-		}
-		literals(s, lits)
-		markSortKeys(s, tables)
-		st.tables = tablesOf(s)
-		st.ties = newTieChecks(s)
-		_, base, _ := opt.Mode.Prepare(g.SQL, s.String(), compare.Options{})
-		brs, err := ex.Query(ctx, base)
-		if err != nil || !opt.Mode.Equal(rs, brs, ordered) {
-			st.report.Error = "gold query changes meaning when printed from its syntax tree, so it has no neighbours"
-			continue
-		}
-		for _, n := range neighboursOf(s, alts, keys, opt.MaxNeighbours) {
-			_, nq, _ := opt.Mode.Prepare(g.SQL, n.SQL, compare.Options{})
-			st.report.Neighbours++
-			if sameText(nq, base) {
-				st.report.Equivalent++
-				continue
-			}
-			nrs, err := ex.Query(ctx, nq)
-			if err != nil {
-				st.report.Broken++
-				continue
-			}
-			// an equivalence that rests on the keys holds on every generated database;
-			// the original may break its keys, and then tells the two apart
-			if n.Equivalent && opt.Mode.Equal(rs, nrs, ordered) {
-				st.report.Equivalent++
-				continue
-			}
-			st.nbrs = append(st.nbrs, n)
-			st.nsql = append(st.nsql, nq)
-			if !opt.Mode.Equal(rs, nrs, ordered) {
-				st.report.Killed++
-				continue
-			}
-			st.live = append(st.live, len(st.nsql)-1)
-		}
-	}
-	buildPools(tables, lits)
-	d.Files = append(d.Files, File{Name: id + ".sqlite", Rows: rowCounts(tables)})
-	for _, st := range states {
-		d.Files[0].Kills += st.report.Killed
-	}
+	b.runGolds(ctx, ex, golds)
 
-	// generate candidates and record which live neighbours each kills
-	type cand struct {
-		path  string
-		rows  map[string]int
-		kills map[[2]int]bool
-	}
-	work := filepath.Join(dir, ".work")
+	work := filepath.Join(b.dir, ".work")
 	os.RemoveAll(work)
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		d.Error = "create work folder: " + err.Error()
 		return d
 	}
 	defer os.RemoveAll(work)
-	var cands []*cand
-	noted := false
-	write := func(path string, rows map[string][][]qeval.Value) (map[string][][]qeval.Value, string) {
-		w, err := opt.Create(path, orig)
-		if err != nil {
-			return nil, "create failed: " + qeval.ErrorMessage(err)
-		}
-		kept, err := write(w, tables, rows)
-		if err != nil {
-			w.Abort()
-			return nil, "write failed: " + qeval.ErrorMessage(err)
-		}
-		if err := w.Close(); err != nil {
-			return nil, "write failed: " + qeval.ErrorMessage(err)
-		}
-		if err := opt.Check(path); err != nil {
-			if !schemaFault(err, origCheck) {
-				return nil, "integrity or foreign-key check failed: " + qeval.ErrorMessage(err)
-			}
-			if !noted {
-				noted = true
-				d.Notes = append(d.Notes, "generated databases fail PRAGMA foreign_key_check as the original does, because of its schema ("+qeval.ErrorHint(err)+"); their rows still satisfy the key")
-			}
-		}
-		return kept, ""
+	cands, err := b.candidates(ctx, work)
+	if err != nil {
+		d.Error = err.Error()
+		return d
 	}
-	for c := 0; len(cands) < opt.Candidates && c < maxAttempts*opt.Candidates && ctx.Err() == nil; c++ {
-		path := filepath.Join(work, fmt.Sprintf("%s_c%02d.sqlite", id, c))
-		rng := rand.New(rand.NewPCG(opt.Seed, seedOf(id, c)))
-		// rows are drawn against a scratch database that says which rows the
-		// constraints keep, then written once more as the candidate
-		scratch := path + ".draw"
-		w, err := opt.Create(scratch, orig)
-		if err != nil {
-			d.Error = "create a database like the original: " + qeval.ErrorMessage(err)
-			return d
-		}
-		rows, err := generate(w, tables, rng, profiles[c%len(profiles)])
-		if err != nil {
-			w.Abort()
-			d.Rejected["write failed: "+qeval.ErrorMessage(err)]++
-			continue
-		}
-		w.Abort()
-		rows, reason := write(path, rows)
-		if reason != "" {
-			d.Rejected[reason]++
-			continue
-		}
-		kills, tied, reason := runCandidate(ctx, path, states, opt, limits)
-		// repair ties at a LIMIT cut by deleting rows no other row refers to, from
-		// the tables of the tied gold queries, while the ties do not grow
-		for try := 0; reason == "" && len(tied) > 0 && try < maxRepairs && ctx.Err() == nil; try++ {
-			only := map[string]bool{}
-			for _, gi := range tied {
-				for t := range states[gi].tables {
-					only[t] = true
-				}
-			}
-			leaves := leafRows(tables, rows, only)
-			if len(leaves) == 0 {
-				break
-			}
-			l := leaves[rng.IntN(len(leaves))]
-			next := map[string][][]qeval.Value{}
-			for k, v := range rows {
-				next[k] = v
-			}
-			t, i := l[0].(string), l[1].(int)
-			next[t] = append(append([][]qeval.Value(nil), rows[t][:i]...), rows[t][i+1:]...)
-			trial := fmt.Sprintf("%s.r%02d", path, try)
-			kept, why := write(trial, next)
-			if why != "" {
-				os.Remove(trial)
-				continue
-			}
-			k2, tied2, why := runCandidate(ctx, trial, states, opt, limits)
-			if why != "" || len(tied2) > len(tied) {
-				os.Remove(trial)
-				continue
-			}
-			os.Rename(trial, path)
-			rows, kills, tied = kept, k2, tied2
-		}
-		if reason == "" && len(tied) > 0 {
-			reason = "tie at the ORDER BY … LIMIT cut of " + states[tied[0]].report.Ref
-		}
-		if reason != "" {
-			d.Rejected[reason]++
-			continue
-		}
-		cands = append(cands, &cand{path: path, rows: countRows(tables, rows), kills: kills})
+	alive, err := b.distil(cands)
+	if err != nil {
+		d.Error = err.Error()
+		return d
 	}
+	b.total(alive, cands)
+	if len(d.Rejected) == 0 {
+		d.Rejected = nil
+	}
+	return d
+}
 
-	// distil: greedily keep the candidate that kills the most neighbours still alive
+// copyOriginal finds the original database (the golds of one id must name the same
+// one) and copies it into the database's suite folder.
+func (b *dbBuild) copyOriginal(golds []Gold) error {
+	b.orig = qeval.BenchmarkFile(b.opt.DBDir, b.id)
+	if golds[0].Database != "" {
+		b.orig = golds[0].Database
+	}
+	for _, g := range golds {
+		if g.Database != "" && !same(g.Database, b.orig) {
+			return fmt.Errorf("gold %s names database %s, but %s names %s for the same id", g.Ref, g.Database, golds[0].Ref, b.orig)
+		}
+	}
+	b.dir = filepath.Join(b.opt.Out, b.id)
+	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+		return fmt.Errorf("create folder: %w", err)
+	}
+	if err := copyFile(b.orig, qeval.BenchmarkFile(b.opt.Out, b.id)); err != nil {
+		return fmt.Errorf("copy the original database: %w", err)
+	}
+	return nil
+}
+
+// readOriginal reads the original's tables and checks it, and completes its keys from
+// Options.ForeignKeys.
+func (b *dbBuild) readOriginal(ctx context.Context, ex qeval.Executor) error {
+	tables, notes, err := readDatabase(ctx, ex)
+	b.d.Notes = append(b.d.Notes, notes...)
+	if err != nil {
+		return err
+	}
+	b.tables = tables
+	b.origCheck = b.opt.Check(b.orig)
+	if b.origCheck != nil {
+		b.d.Notes = append(b.d.Notes, "the original database fails its checks: "+qeval.ErrorMessage(b.origCheck))
+	}
+	b.d.Notes = append(b.d.Notes, addSpiderKeys(tables, b.opt.ForeignKeys[b.id])...)
+	b.d.Notes = append(b.d.Notes, resolveKeys(tables)...)
+	return nil
+}
+
+// runGolds runs the gold queries and their neighbours on the original, fills the
+// value pools with the golds' literals, and lists the original as the first file.
+func (b *dbBuild) runGolds(ctx context.Context, ex qeval.Executor, golds []Gold) {
+	alts, keys := columnAlternatives(b.tables), keysOf(b.tables)
+	lits := map[string][]qeval.Value{}
+	b.states = make([]*goldState, len(golds))
+	for i, g := range golds {
+		st := &goldState{report: &GoldReport{Ref: g.Ref}}
+		b.states[i] = st
+		b.d.Golds = append(b.d.Golds, st.report)
+		b.runGold(ctx, ex, g, st, alts, keys, lits)
+	}
+	buildPools(b.tables, lits)
+	b.d.Files = append(b.d.Files, File{Name: b.id + ".sqlite", Rows: rowCounts(b.tables)})
+	for _, st := range b.states {
+		b.d.Files[0].Kills += st.report.Killed
+	}
+}
+
+// runGold runs one gold query on the original and, when its syntax tree prints back to
+// the same query, its neighbours; it adds the gold's literals to lits. A failure is
+// the gold report's Error.
+func (b *dbBuild) runGold(ctx context.Context, ex qeval.Executor, g Gold, st *goldState, alts map[string][]string, keys *keyInfo, lits map[string][]qeval.Value) {
+	opt := b.opt
+	gq, _, ordered := opt.Mode.Prepare(g.SQL, g.SQL, compare.Options{})
+	st.gold, st.ordered = gq, ordered
+	rs, err := ex.Query(ctx, gq)
+	if err != nil {
+		st.report.Error = "gold query fails on the original database: " + qeval.ErrorMessage(err)
+		if qeval.ErrorCode(err) == qeval.CodeTimeout {
+			st.report.Error = fmt.Sprintf("gold query timed out on the original database (after %s)", opt.Timeout)
+		}
+		st.gold = ""
+		return
+	}
+	st.result = rs
+	s, err := parseSelect(g.SQL)
+	if err != nil {
+		st.report.Error = "gold query not parsed, so it has no neighbours: " + err.Error()
+		return
+	}
+	literals(s, lits)
+	markSortKeys(s, b.tables)
+	st.tables = tablesOf(s)
+	st.ties = newTieChecks(s)
+	_, base, _ := opt.Mode.Prepare(g.SQL, s.String(), compare.Options{})
+	brs, err := ex.Query(ctx, base)
+	if err != nil || !opt.Mode.Equal(rs, brs, ordered) {
+		st.report.Error = "gold query changes meaning when printed from its syntax tree, so it has no neighbours"
+		return
+	}
+	b.runNeighbours(ctx, ex, g, st, neighboursOf(s, alts, keys, opt.MaxNeighbours), base)
+}
+
+// runNeighbours runs the neighbours of a gold query on the original, and counts each
+// as equivalent (the same text as base, the gold printed from its tree, or the same
+// result by the keys), broken (it fails), killed (the original tells it apart) or
+// live (left to the generated databases).
+func (b *dbBuild) runNeighbours(ctx context.Context, ex qeval.Executor, g Gold, st *goldState, nbrs []Neighbour, base string) {
+	opt, rs, ordered := b.opt, st.result, st.ordered
+	for _, n := range nbrs {
+		_, nq, _ := opt.Mode.Prepare(g.SQL, n.SQL, compare.Options{})
+		st.report.Neighbours++
+		if sameText(nq, base) {
+			st.report.Equivalent++
+			continue
+		}
+		nrs, err := ex.Query(ctx, nq)
+		if err != nil {
+			st.report.Broken++
+			continue
+		}
+		// an equivalence that rests on the keys holds on every generated database;
+		// the original may break its keys, and then tells the two apart
+		if n.Equivalent && opt.Mode.Equal(rs, nrs, ordered) {
+			st.report.Equivalent++
+			continue
+		}
+		st.nbrs = append(st.nbrs, n)
+		st.nsql = append(st.nsql, nq)
+		if !opt.Mode.Equal(rs, nrs, ordered) {
+			st.report.Killed++
+			continue
+		}
+		st.live = append(st.live, len(st.nsql)-1)
+	}
+}
+
+// distil greedily keeps the candidate that kills the most neighbours still alive (the
+// first one kept even if it kills none), up to opt.PerSchema, and moves it into the
+// suite folder. It returns the neighbours ({gold, neighbour}) left alive.
+func (b *dbBuild) distil(cands []*candidate) (map[[2]int]bool, error) {
+	d := b.d
 	alive := map[[2]int]bool{}
-	for gi, st := range states {
+	for gi, st := range b.states {
 		for _, ni := range st.live {
 			alive[[2]int{gi, ni}] = true
 		}
 	}
-	killable := map[[2]int]bool{}
-	for _, c := range cands {
-		for k := range c.kills {
-			killable[k] = true
-		}
-	}
 	used := map[int]bool{}
-	for len(d.Files)-1 < opt.PerSchema {
+	for len(d.Files)-1 < b.opt.PerSchema {
 		best, bestN := -1, 0
 		for ci, c := range cands {
 			if used[ci] {
@@ -439,20 +404,27 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 		}
 		used[best] = true
 		c := cands[best]
-		name := fmt.Sprintf("%s_ts%02d.sqlite", id, len(d.Files))
-		if err := os.Rename(c.path, filepath.Join(dir, name)); err != nil {
-			d.Error = "move a generated database: " + err.Error()
-			return d
+		name := fmt.Sprintf("%s_ts%02d.sqlite", b.id, len(d.Files))
+		if err := os.Rename(c.path, filepath.Join(b.dir, name)); err != nil {
+			return nil, fmt.Errorf("move a generated database: %w", err)
 		}
 		for k := range c.kills {
 			if alive[k] {
 				delete(alive, k)
-				states[k[0]].report.Killed++
+				b.states[k[0]].report.Killed++
 			}
 		}
 		d.Files = append(d.Files, File{Name: name, Generated: true, Rows: c.rows, Kills: bestN})
 	}
-	for gi, st := range states {
+	return alive, nil
+}
+
+// total lists the first surviving neighbours of each gold and adds the gold reports
+// up into d; a neighbour left alive counts as killable only if some candidate killed
+// it.
+func (b *dbBuild) total(alive map[[2]int]bool, cands []*candidate) {
+	d := b.d
+	for gi, st := range b.states {
 		for _, ni := range st.live {
 			if alive[[2]int{gi, ni}] && len(st.report.Survivors) < 5 {
 				st.report.Survivors = append(st.report.Survivors, st.nbrs[ni])
@@ -464,14 +436,15 @@ func buildDatabase(ctx context.Context, id string, golds []Gold, opt *Options) *
 		d.Killed += st.report.Killed
 		d.Killable += st.report.Killed
 	}
-	// neighbours no candidate told apart are not counted as killable
+	killable := map[[2]int]bool{}
+	for _, c := range cands {
+		for k := range c.kills {
+			killable[k] = true
+		}
+	}
 	for k := range alive {
 		if killable[k] {
 			d.Killable++
 		}
 	}
-	if len(d.Rejected) == 0 {
-		d.Rejected = nil
-	}
-	return d
 }

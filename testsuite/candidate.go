@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,142 @@ import (
 
 	"github.com/qeval/qeval"
 )
+
+// maxAttempts bounds the candidates tried per usable one wanted.
+const maxAttempts = 3
+
+// maxRepairs bounds the row deletions tried to remove ties from one candidate.
+const maxRepairs = 30
+
+// candidate is a generated database that passed its checks, with its row counts and
+// the live neighbours it kills ({gold, neighbour} indexes).
+type candidate struct {
+	path  string
+	rows  map[string]int
+	kills map[[2]int]bool
+}
+
+// candidates generates databases in work until opt.Candidates are usable or the
+// attempts run out, and records which live neighbours each kills; the rejected ones
+// are counted in d.Rejected by reason.
+func (b *dbBuild) candidates(ctx context.Context, work string) ([]*candidate, error) {
+	var cands []*candidate
+	for c := 0; len(cands) < b.opt.Candidates && c < maxAttempts*b.opt.Candidates && ctx.Err() == nil; c++ {
+		cand, reason, err := b.candidate(ctx, work, c)
+		if err != nil {
+			return nil, err
+		}
+		if reason != "" {
+			b.d.Rejected[reason]++
+			continue
+		}
+		cands = append(cands, cand)
+	}
+	return cands, nil
+}
+
+// candidate generates the database of attempt c, repairs its ties at a LIMIT cut, and
+// runs the neighbours on it; it returns the candidate, or why it is rejected. The
+// error is a fault of the whole database.
+func (b *dbBuild) candidate(ctx context.Context, work string, c int) (*candidate, string, error) {
+	path := filepath.Join(work, fmt.Sprintf("%s_c%02d.sqlite", b.id, c))
+	rng := rand.New(rand.NewPCG(b.opt.Seed, seedOf(b.id, c)))
+	// rows are drawn against a scratch database that says which rows the
+	// constraints keep, then written once more as the candidate
+	scratch := path + ".draw"
+	w, err := b.opt.Create(scratch, b.orig)
+	if err != nil {
+		return nil, "", fmt.Errorf("create a database like the original: %s", qeval.ErrorMessage(err))
+	}
+	rows, err := generate(w, b.tables, rng, profiles[c%len(profiles)])
+	w.Abort()
+	if err != nil {
+		return nil, "write failed: " + qeval.ErrorMessage(err), nil
+	}
+	rows, reason := b.writeChecked(path, rows)
+	if reason != "" {
+		return nil, reason, nil
+	}
+	kills, tied, reason := runCandidate(ctx, path, b.states, b.opt, b.limits)
+	if reason == "" {
+		rows, kills, tied = b.repairTies(ctx, path, rng, rows, kills, tied)
+	}
+	if reason == "" && len(tied) > 0 {
+		reason = "tie at the ORDER BY … LIMIT cut of " + b.states[tied[0]].report.Ref
+	}
+	if reason != "" {
+		return nil, reason, nil
+	}
+	return &candidate{path: path, rows: countRows(b.tables, rows), kills: kills}, "", nil
+}
+
+// repairTies removes ties at a LIMIT cut (the golds in tied) from the candidate at
+// path by deleting rows no other row refers to, from the tables of the tied gold
+// queries, while the ties do not grow. It returns the candidate's rows, kills and
+// ties after the repairs.
+func (b *dbBuild) repairTies(ctx context.Context, path string, rng *rand.Rand, rows map[string][][]qeval.Value, kills map[[2]int]bool, tied []int) (map[string][][]qeval.Value, map[[2]int]bool, []int) {
+	for try := 0; len(tied) > 0 && try < maxRepairs && ctx.Err() == nil; try++ {
+		only := map[string]bool{}
+		for _, gi := range tied {
+			for t := range b.states[gi].tables {
+				only[t] = true
+			}
+		}
+		leaves := leafRows(b.tables, rows, only)
+		if len(leaves) == 0 {
+			break
+		}
+		l := leaves[rng.IntN(len(leaves))]
+		next := map[string][][]qeval.Value{}
+		for k, v := range rows {
+			next[k] = v
+		}
+		t, i := l[0].(string), l[1].(int)
+		next[t] = append(append([][]qeval.Value(nil), rows[t][:i]...), rows[t][i+1:]...)
+		trial := fmt.Sprintf("%s.r%02d", path, try)
+		kept, why := b.writeChecked(trial, next)
+		if why != "" {
+			os.Remove(trial)
+			continue
+		}
+		k2, tied2, why := runCandidate(ctx, trial, b.states, b.opt, b.limits)
+		if why != "" || len(tied2) > len(tied) {
+			os.Remove(trial)
+			continue
+		}
+		os.Rename(trial, path)
+		rows, kills, tied = kept, k2, tied2
+	}
+	return rows, kills, tied
+}
+
+// writeChecked writes rows as a database at path, like the original, and checks it. It
+// returns the rows the constraints kept, or why the database is rejected. A failed
+// key check the original shares, because of its schema, is accepted (and noted once).
+func (b *dbBuild) writeChecked(path string, rows map[string][][]qeval.Value) (map[string][][]qeval.Value, string) {
+	w, err := b.opt.Create(path, b.orig)
+	if err != nil {
+		return nil, "create failed: " + qeval.ErrorMessage(err)
+	}
+	kept, err := write(w, b.tables, rows)
+	if err != nil {
+		w.Abort()
+		return nil, "write failed: " + qeval.ErrorMessage(err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, "write failed: " + qeval.ErrorMessage(err)
+	}
+	if err := b.opt.Check(path); err != nil {
+		if !schemaFault(err, b.origCheck) {
+			return nil, "integrity or foreign-key check failed: " + qeval.ErrorMessage(err)
+		}
+		if !b.noted {
+			b.noted = true
+			b.d.Notes = append(b.d.Notes, "generated databases fail PRAGMA foreign_key_check as the original does, because of its schema ("+qeval.ErrorHint(err)+"); their rows still satisfy the key")
+		}
+	}
+	return kept, ""
+}
 
 // runCandidate runs every gold query on a generated database and checks the ties at
 // the LIMIT cuts. With no tie it also runs the live neighbours and returns those it

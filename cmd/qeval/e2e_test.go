@@ -86,6 +86,8 @@ func runE2E(t *testing.T, dir string) {
 		for k, v := range vars {
 			if v != "" {
 				s = strings.ReplaceAll(s, v, k)
+				// a server DSN is printed with its password masked
+				s = strings.ReplaceAll(s, strings.ReplaceAll(v, readerPassword, "xxxxx"), k)
 			}
 		}
 		return s

@@ -135,23 +135,27 @@ cases:
 	}
 }
 
+// readerPassword is the password readerDSN gives its role.
+const readerPassword = "qeval-cli-reader-pw"
+
 // readerDSN creates (with qeval db setup-role, as the administrator adminDSN) a role that
-// can only read the public schema, and returns adminDSN with that role as its user.
+// can only read the public schema, and returns adminDSN with that role and its password.
 func readerDSN(t *testing.T, adminDSN string) string {
 	t.Helper()
 	const role = "qeval_cli_reader"
-	if code, _, stderr := runCLI(t, "", "db", "setup-role", "--dsn", adminDSN, "--role", role); code != exitOK {
+	pw := writeFile(t, t.TempDir(), "password", readerPassword+"\n")
+	if code, _, stderr := runCLI(t, "", "db", "setup-role", "--dsn", adminDSN, "--role", role, "--password-file", pw); code != exitOK {
 		t.Fatalf("db setup-role: %d %s", code, stderr)
 	}
 	if cfg, err := gomysql.ParseDSN(adminDSN); err == nil && !strings.Contains(adminDSN, "://") {
-		cfg.User, cfg.Passwd = role, ""
+		cfg.User, cfg.Passwd = role, readerPassword
 		return cfg.FormatDSN()
 	}
 	u, err := url.Parse(adminDSN)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.User = url.User(role)
+	u.User = url.UserPassword(role, readerPassword)
 	return u.String()
 }
 
