@@ -6,87 +6,19 @@ import (
 
 	"github.com/golang/geo/s2"
 	"github.com/uber/h3-go/v4"
+
+	"github.com/qeval/qeval/kqlexec/internal/geom"
 )
 
 // Geohash, S2 and H3 cells.
 
-const geohashAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
-
-func geohashEncode(p lonLat, n int) string {
-	latLo, latHi, lonLo, lonHi := -90.0, 90.0, -180.0, 180.0
-	var b strings.Builder
-	bit, ch, even := 0, 0, true
-	for b.Len() < n {
-		if even {
-			mid := (lonLo + lonHi) / 2
-			if p[0] >= mid {
-				ch = ch<<1 | 1
-				lonLo = mid
-			} else {
-				ch <<= 1
-				lonHi = mid
-			}
-		} else {
-			mid := (latLo + latHi) / 2
-			if p[1] >= mid {
-				ch = ch<<1 | 1
-				latLo = mid
-			} else {
-				ch <<= 1
-				latHi = mid
-			}
-		}
-		even = !even
-		if bit++; bit == 5 {
-			b.WriteByte(geohashAlphabet[ch])
-			bit, ch = 0, 0
-		}
-	}
-	return b.String()
-}
-
-// geohashBox decodes a geohash to its cell: west, south, east, north.
-func geohashBox(h string) (w, s, e, n float64, ok bool) {
-	if h == "" || len(h) > 18 {
-		return 0, 0, 0, 0, false
-	}
-	s, n, w, e = -90, 90, -180, 180
-	even := true
-	for _, c := range strings.ToLower(h) {
-		v := strings.IndexRune(geohashAlphabet, c)
-		if v < 0 {
-			return 0, 0, 0, 0, false
-		}
-		for k := 4; k >= 0; k-- {
-			one := v>>k&1 == 1
-			if even {
-				mid := (w + e) / 2
-				if one {
-					w = mid
-				} else {
-					e = mid
-				}
-			} else {
-				mid := (s + n) / 2
-				if one {
-					s = mid
-				} else {
-					n = mid
-				}
-			}
-			even = !even
-		}
-	}
-	return w, s, e, n, true
-}
-
 func boxPolygon(w, s, e, n float64) Dyn {
-	ring := []lonLat{{w, s}, {e, s}, {e, n}, {w, n}, {w, s}}
+	ring := []geom.LonLat{{w, s}, {e, s}, {e, n}, {w, n}, {w, s}}
 	return Dyn{geoObj("Polygon", []any{coordsJSON(ring)})}
 }
 
-func ringPolygon(ps []lonLat) Dyn {
-	ring := append(append([]lonLat{}, ps...), ps[0])
+func ringPolygon(ps []geom.LonLat) Dyn {
+	ring := append(append([]geom.LonLat{}, ps...), ps[0])
 	return Dyn{geoObj("Polygon", []any{coordsJSON(ring)})}
 }
 
@@ -138,17 +70,17 @@ func cellFuncs(def func(string, *fnDef)) {
 		if !ok || n < 1 || n > 18 {
 			return ""
 		}
-		return geohashEncode(p, int(n))
+		return geom.GeohashEncode(p, int(n))
 	}})
 	def("geo_geohash_to_central_point", fixed(TDynamic, func(a []any) any {
-		w, s, e, n, ok := geohashBox(str(a, 0))
+		w, s, e, n, ok := geom.GeohashBox(str(a, 0))
 		if !ok {
 			return nil
 		}
-		return geoPoint(lonLat{(w + e) / 2, (s + n) / 2})
+		return geoPoint(geom.LonLat{(w + e) / 2, (s + n) / 2})
 	}, TString))
 	def("geo_geohash_to_polygon", fixed(TDynamic, func(a []any) any {
-		w, s, e, n, ok := geohashBox(str(a, 0))
+		w, s, e, n, ok := geom.GeohashBox(str(a, 0))
 		if !ok {
 			return nil
 		}
@@ -156,7 +88,7 @@ func cellFuncs(def func(string, *fnDef)) {
 	}, TString))
 	def("geo_geohash_neighbors", fixed(TDynamic, func(a []any) any {
 		h := strings.ToLower(str(a, 0))
-		w, s, e, n, ok := geohashBox(h)
+		w, s, e, n, ok := geom.GeohashBox(h)
 		if !ok {
 			return nil
 		}
@@ -171,7 +103,7 @@ func cellFuncs(def func(string, *fnDef)) {
 				continue
 			}
 			lon := math.Mod(cx+st[0]*dx+540, 360) - 180
-			out = append(out, geohashEncode(lonLat{lon, lat}, len(h)))
+			out = append(out, geom.GeohashEncode(geom.LonLat{lon, lat}, len(h)))
 		}
 		return Dyn{out}
 	}, TString))
@@ -188,7 +120,7 @@ func cellFuncs(def func(string, *fnDef)) {
 		if !ok {
 			return nil
 		}
-		return geoPoint(pointFromS2(id.Point()))
+		return geoPoint(geom.PointFromS2(id.Point()))
 	}, TString))
 	def("geo_s2cell_to_polygon", fixed(TDynamic, func(a []any) any {
 		id, ok := s2Cell(a[0])
@@ -196,9 +128,9 @@ func cellFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		c := s2.CellFromCellID(id)
-		var ps []lonLat
+		var ps []geom.LonLat
 		for k := 0; k < 4; k++ {
-			ps = append(ps, pointFromS2(c.Vertex(k)))
+			ps = append(ps, geom.PointFromS2(c.Vertex(k)))
 		}
 		return ringPolygon(ps)
 	}, TString))
@@ -227,16 +159,16 @@ func cellFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		ll := c.LatLng()
-		return geoPoint(lonLat{ll.Lng, ll.Lat})
+		return geoPoint(geom.LonLat{ll.Lng, ll.Lat})
 	}, TString))
 	def("geo_h3cell_to_polygon", fixed(TDynamic, func(a []any) any {
 		c, ok := h3Cell(a[0])
 		if !ok {
 			return nil
 		}
-		var ps []lonLat
+		var ps []geom.LonLat
 		for _, ll := range c.Boundary() {
-			ps = append(ps, lonLat{ll.Lng, ll.Lat})
+			ps = append(ps, geom.LonLat{ll.Lng, ll.Lat})
 		}
 		return ringPolygon(ps)
 	}, TString))

@@ -4,69 +4,36 @@ import (
 	"math"
 
 	"github.com/golang/geo/s2"
+
+	"github.com/qeval/qeval/kqlexec/internal/geom"
 )
 
 // Geospatial functions. Points are (longitude, latitude) in degrees on WGS-84, shapes
 // are GeoJSON. Spherical geometry uses S2 (github.com/golang/geo), as Kusto's own
 // geospatial functions do; H3 cells use Uber's H3 library (funcs_cells.go).
 
-// earthRadius is the Earth's radius in meters as S2 (S2Earth) and so Kusto use it.
-const earthRadius = 6371010.0
-
-type lonLat [2]float64
-
-func validLonLat(lon, lat float64) bool {
-	return lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90 && !math.IsNaN(lon) && !math.IsNaN(lat)
-}
-
-func argLonLat(a []any, i int) (lonLat, bool) {
+func argLonLat(a []any, i int) (geom.LonLat, bool) {
 	if i+1 >= len(a) || a[i] == nil || a[i+1] == nil {
-		return lonLat{}, false
+		return geom.LonLat{}, false
 	}
 	lon, ok1 := toReal(a[i])
 	lat, ok2 := toReal(a[i+1])
-	if !ok1 || !ok2 || !validLonLat(lon, lat) {
-		return lonLat{}, false
+	if !ok1 || !ok2 || !geom.ValidLonLat(lon, lat) {
+		return geom.LonLat{}, false
 	}
-	return lonLat{lon, lat}, true
+	return geom.LonLat{lon, lat}, true
 }
 
-func geoPoint(p lonLat) Dyn {
+func geoPoint(p geom.LonLat) Dyn {
 	return Dyn{geoObj("Point", []any{toJSONValue(p[0]), toJSONValue(p[1])})}
 }
 
-func coordsJSON(ps []lonLat) []any {
+func coordsJSON(ps []geom.LonLat) []any {
 	out := make([]any, len(ps))
 	for i, p := range ps {
 		out[i] = []any{toJSONValue(p[0]), toJSONValue(p[1])}
 	}
 	return out
-}
-
-// loop builds an S2 loop from a ring (the last position repeats the first). A ring
-// wound clockwise is reversed: Kusto takes the smaller of the two regions.
-func loop(ring []lonLat) *s2.Loop {
-	pts := make([]s2.Point, 0, len(ring)-1)
-	for _, p := range ring[:len(ring)-1] {
-		pts = append(pts, p.s2())
-	}
-	l := s2.LoopFromPoints(pts)
-	if l.Area() > 2*math.Pi {
-		l.Invert()
-	}
-	return l
-}
-
-func polygonOf(rings [][]lonLat) *s2.Polygon {
-	loops := make([]*s2.Loop, len(rings))
-	for i, r := range rings {
-		loops[i] = loop(r)
-	}
-	return s2.PolygonFromLoops(loops)
-}
-
-func distance(a, b lonLat) float64 {
-	return float64(a.s2().Distance(b.s2())) * earthRadius
 }
 
 // geoFuncs defines this file's functions (see library in funcs.go).
@@ -77,7 +44,7 @@ func geoFuncs(def func(string, *fnDef)) {
 		if !ok1 || !ok2 {
 			return nil
 		}
-		return distance(p, q)
+		return geom.Distance(p, q)
 	}, TReal, TReal, TReal, TReal))
 	def("geo_point_in_circle", fixed(TBool, func(a []any) any {
 		p, ok1 := argLonLat(a, 0)
@@ -86,7 +53,7 @@ func geoFuncs(def func(string, *fnDef)) {
 		if !ok1 || !ok2 || !ok3 || r < 0 || a[4] == nil {
 			return nil
 		}
-		return distance(p, c) <= r
+		return geom.Distance(p, c) <= r
 	}, TReal, TReal, TReal, TReal, TReal))
 	def("geo_point_in_polygon", fixed(TBool, func(a []any) any {
 		p, ok1 := argLonLat(a, 0)
@@ -94,9 +61,9 @@ func geoFuncs(def func(string, *fnDef)) {
 		if !ok1 || !ok2 || s.polys == nil {
 			return nil
 		}
-		pt := p.s2()
+		pt := p.S2()
 		for _, rings := range s.polys {
-			if polygonOf(rings).ContainsPoint(pt) {
+			if geom.PolygonOf(rings).ContainsPoint(pt) {
 				return true
 			}
 		}
@@ -107,41 +74,41 @@ func geoFuncs(def func(string, *fnDef)) {
 		if !ok || s.polys == nil {
 			return nil
 		}
-		if overlapping(s.polys) {
-			if n := edgeCount(s.polys, nil); !pairsOK(n, n) {
+		if geom.Overlapping(s.polys) {
+			if n := geom.EdgeCount(s.polys, nil); !geom.PairsOK(n, n) {
 				return tooLargeError("geo_polygon_area() of overlapping polygons with more edges than it compares")
 			}
-			area, _, ok := unionMeasures(s.polys)
+			area, _, ok := geom.UnionMeasures(s.polys)
 			if !ok {
 				// polygons with holes, or two not convex: the area of their drawn union
 				area = 0
-				for _, rings := range unionPolygons(s.polys) {
-					area += polygonOf(rings).Area()
+				for _, rings := range geom.UnionPolygons(s.polys) {
+					area += geom.PolygonOf(rings).Area()
 				}
 			}
-			return area * earthRadius * earthRadius
+			return area * geom.EarthRadius * geom.EarthRadius
 		}
 		var area float64
 		for _, rings := range s.polys {
-			area += polygonOf(rings).Area()
+			area += geom.PolygonOf(rings).Area()
 		}
-		return area * earthRadius * earthRadius
+		return area * geom.EarthRadius * geom.EarthRadius
 	}, TDynamic))
 	def("geo_polygon_perimeter", fixed(TReal, func(a []any) any {
 		s, ok := parseShape(a[0])
 		if !ok || s.polys == nil {
 			return nil
 		}
-		if overlapping(s.polys) {
-			if n := edgeCount(s.polys, nil); !pairsOK(n, n) {
+		if geom.Overlapping(s.polys) {
+			if n := geom.EdgeCount(s.polys, nil); !geom.PairsOK(n, n) {
 				return tooLargeError("geo_polygon_perimeter() of overlapping polygons with more edges than it compares")
 			}
-			return unionPerimeter(s.polys)
+			return geom.UnionPerimeter(s.polys)
 		}
 		var per float64
 		for _, rings := range s.polys {
 			for _, r := range rings {
-				per += lineLength(r)
+				per += geom.LineLength(r)
 			}
 		}
 		return per
@@ -153,7 +120,7 @@ func geoFuncs(def func(string, *fnDef)) {
 		}
 		var l float64
 		for _, line := range s.lines {
-			l += lineLength(line)
+			l += geom.LineLength(line)
 		}
 		return l
 	}, TDynamic))
@@ -170,26 +137,26 @@ func geoFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		var c s2.Point
-		if overlapping(s.polys) {
-			if n := edgeCount(s.polys, nil); !pairsOK(n, n) {
+		if geom.Overlapping(s.polys) {
+			if n := geom.EdgeCount(s.polys, nil); !geom.PairsOK(n, n) {
 				return tooLargeError("geo_polygon_centroid() of overlapping polygons with more edges than it compares")
 			}
-			_, v, ok := unionMeasures(s.polys)
+			_, v, ok := geom.UnionMeasures(s.polys)
 			if !ok {
-				for _, rings := range unionPolygons(s.polys) {
-					v = v.Add(polygonOf(rings).Centroid().Vector)
+				for _, rings := range geom.UnionPolygons(s.polys) {
+					v = v.Add(geom.PolygonOf(rings).Centroid().Vector)
 				}
 			}
 			c = s2.Point{Vector: v}
 		} else {
 			for _, rings := range s.polys {
-				c = s2.Point{Vector: c.Add(polygonOf(rings).Centroid().Vector)}
+				c = s2.Point{Vector: c.Add(geom.PolygonOf(rings).Centroid().Vector)}
 			}
 		}
 		if c.Norm() == 0 {
 			return nil
 		}
-		return geoPoint(pointFromS2(s2.Point{Vector: c.Normalize()}))
+		return geoPoint(geom.PointFromS2(s2.Point{Vector: c.Normalize()}))
 	}, TDynamic))
 	def("geo_angle", fixed(TReal, func(a []any) any {
 		p1, ok1 := argLonLat(a, 0)
@@ -198,7 +165,7 @@ func geoFuncs(def func(string, *fnDef)) {
 		if !ok1 || !ok2 || !ok3 || p1 == p2 || p2 == p3 {
 			return nil
 		}
-		ang := float64(s2.TurnAngle(p1.s2(), p2.s2(), p3.s2()))
+		ang := float64(s2.TurnAngle(p1.S2(), p2.S2(), p3.S2()))
 		return math.Pi - math.Abs(ang)
 	}, TReal, TReal, TReal, TReal, TReal, TReal))
 	def("geo_azimuth", fixed(TReal, func(a []any) any {
@@ -225,8 +192,8 @@ func geoFuncs(def func(string, *fnDef)) {
 		}
 		for i := 1; i < len(x.lines[0]); i++ {
 			for j := 1; j < len(y.lines[0]); j++ {
-				if s2.CrossingSign(x.lines[0][i-1].s2(), x.lines[0][i].s2(), y.lines[0][j-1].s2(), y.lines[0][j].s2()) != s2.DoNotCross ||
-					s2.VertexCrossing(x.lines[0][i-1].s2(), x.lines[0][i].s2(), y.lines[0][j-1].s2(), y.lines[0][j].s2()) {
+				if s2.CrossingSign(x.lines[0][i-1].S2(), x.lines[0][i].S2(), y.lines[0][j-1].S2(), y.lines[0][j].S2()) != s2.DoNotCross ||
+					s2.VertexCrossing(x.lines[0][i-1].S2(), x.lines[0][i].S2(), y.lines[0][j-1].S2(), y.lines[0][j].S2()) {
 					return true
 				}
 			}
@@ -248,10 +215,10 @@ func geoFuncs(def func(string, *fnDef)) {
 			}
 		}
 		for _, p := range y.polys {
-			poly := polygonOf(p)
+			poly := geom.PolygonOf(p)
 			for _, l := range x.lines {
 				for i, v := range l {
-					if poly.ContainsPoint(v.s2()) {
+					if poly.ContainsPoint(v.S2()) {
 						return true
 					}
 					if i == 0 {
@@ -259,8 +226,8 @@ func geoFuncs(def func(string, *fnDef)) {
 					}
 					for _, ring := range p {
 						for j := 1; j < len(ring); j++ {
-							if s2.CrossingSign(l[i-1].s2(), v.s2(), ring[j-1].s2(), ring[j].s2()) != s2.DoNotCross ||
-								s2.VertexCrossing(l[i-1].s2(), v.s2(), ring[j-1].s2(), ring[j].s2()) {
+							if s2.CrossingSign(l[i-1].S2(), v.S2(), ring[j-1].S2(), ring[j].S2()) != s2.DoNotCross ||
+								s2.VertexCrossing(l[i-1].S2(), v.S2(), ring[j-1].S2(), ring[j].S2()) {
 								return true
 							}
 						}
@@ -278,7 +245,7 @@ func geoFuncs(def func(string, *fnDef)) {
 		}
 		for _, p := range x.polys {
 			for _, q := range y.polys {
-				if polygonOf(p).Intersects(polygonOf(q)) {
+				if geom.PolygonOf(p).Intersects(geom.PolygonOf(q)) {
 					return true
 				}
 			}
@@ -297,7 +264,7 @@ func geoFuncs(def func(string, *fnDef)) {
 		}
 		lines := make([]any, len(s.lines))
 		for i, l := range s.lines {
-			lines[i] = coordsJSON(densify(l, tol))
+			lines[i] = coordsJSON(geom.Densify(l, tol))
 		}
 		if s.kind == "LineString" {
 			return Dyn{geoObj("LineString", lines[0])}
@@ -313,14 +280,14 @@ func geoFuncs(def func(string, *fnDef)) {
 		if tol == 0 {
 			return err
 		}
-		out := make([][][]lonLat, len(s.polys))
+		out := make([][][]geom.LonLat, len(s.polys))
 		for i, p := range s.polys {
 			for _, r := range p {
 				// each ring as S2 holds it (a clockwise ring reversed), densified
-				if v := loop(r).Vertex(0); v != r[0].s2() {
-					r = reversedRing(r)
+				if v := geom.Loop(r).Vertex(0); v != r[0].S2() {
+					r = geom.ReversedRing(r)
 				}
-				out[i] = append(out[i], densify(r, tol))
+				out[i] = append(out[i], geom.Densify(r, tol))
 			}
 		}
 		return polygonsJSON(out)
@@ -341,7 +308,7 @@ func geoFuncs(def func(string, *fnDef)) {
 			if tol < r*1e-6 {
 				return nil
 			}
-			return Dyn{geoObj("Polygon", []any{coordsJSON(circleRing(p, r, min(tol, r*0.999)))})}
+			return Dyn{geoObj("Polygon", []any{coordsJSON(geom.CircleRing(p, r, min(tol, r*0.999)))})}
 		}})
 	// Functions computed only for invalid input (null), as Kusto returns; valid input
 	// needs geometry the local engine does not have, so it is refused.
@@ -362,86 +329,19 @@ func geoFuncs(def func(string, *fnDef)) {
 	}
 }
 
-// densify turns a line's planar edges (straight in longitude and latitude) into
-// chains of geodesic edges: each edge is cut into 2^k equal planar parts, the fewest
-// for which the geodesic of every part strays at most tol meters from its planar
-// midpoint.
-func densify(l []lonLat, tol float64) []lonLat {
-	out := []lonLat{l[0]}
-	for i := 1; i < len(l); i++ {
-		a, b := l[i-1], l[i]
-		at := func(f float64) lonLat { return lonLat{a[0] + (b[0]-a[0])*f, a[1] + (b[1]-a[1])*f} }
-		n := 1
-		for ; n < 1<<20; n *= 2 {
-			worst := 0.0
-			for j := 0; j < n && worst <= tol; j++ {
-				p, q := at(float64(j)/float64(n)), at(float64(j+1)/float64(n))
-				m := at((float64(j) + 0.5) / float64(n))
-				worst = max(worst, float64(m.s2().Distance(s2.Interpolate(0.5, p.s2(), q.s2())))*earthRadius)
-			}
-			if worst <= tol {
-				break
-			}
-		}
-		for j := 1; j < n; j++ {
-			out = append(out, at(float64(j)/float64(n)))
-		}
-		out = append(out, b)
-	}
-	return viaS2(out)
-}
-
-// viaS2 is each vertex written back from its S2 point, as Kusto writes the geometries
-// S2 returns (their last digits included).
-func viaS2(l []lonLat) []lonLat {
-	out := make([]lonLat, len(l))
-	for i, p := range l {
-		out[i] = pointFromS2(p.s2())
-	}
-	return out
-}
-
-func lineLength(l []lonLat) float64 {
-	var d float64
-	for i := 1; i < len(l); i++ {
-		d += distance(l[i-1], l[i])
-	}
-	return d
-}
-
 // lineCentroid is the length-weighted centroid of the lines' geodesic edges.
-func lineCentroid(lines [][]lonLat) any {
+func lineCentroid(lines [][]geom.LonLat) any {
 	var c s2.Point
 	for _, l := range lines {
 		for i := 1; i < len(l); i++ {
-			a, b := l[i-1].s2(), l[i].s2()
+			a, b := l[i-1].S2(), l[i].S2()
 			c = s2.Point{Vector: c.Add(s2.EdgeTrueCentroid(a, b).Vector)}
 		}
 	}
 	if c.Norm() == 0 {
 		return nil
 	}
-	return geoPoint(pointFromS2(s2.Point{Vector: c.Normalize()}))
-}
-
-// overlapping reports whether two polygons of a multipolygon intersect: Kusto then
-// measures their union, which the local engine does not compute.
-func overlapping(polys [][][]lonLat) bool {
-	if len(polys) < 2 {
-		return false
-	}
-	ps := make([]*s2.Polygon, len(polys))
-	for i, p := range polys {
-		ps[i] = polygonOf(p)
-	}
-	for i := range ps {
-		for j := i + 1; j < len(ps); j++ {
-			if ps[i].Intersects(ps[j]) {
-				return true
-			}
-		}
-	}
-	return false
+	return geoPoint(geom.PointFromS2(s2.Point{Vector: c.Normalize()}))
 }
 
 // densifyArgs reads a densify call's tolerance (meters, default 10) and
@@ -459,34 +359,4 @@ func densifyArgs(a []any, name string) (float64, any) {
 		return 0, unsupportedError(name + "() with preserve_crossing")
 	}
 	return tol, nil
-}
-
-// reversedRing is a closed ring walked the other way, from its last distinct vertex:
-// a b c d a becomes d c b a d, as S2 inverts a loop.
-func reversedRing(r []lonLat) []lonLat {
-	n := len(r) - 1
-	out := make([]lonLat, 0, len(r))
-	for i := n - 1; i >= 0; i-- {
-		out = append(out, r[i])
-	}
-	return append(out, out[0])
-}
-
-// circleRing is a closed counter-clockwise ring of points at distance r (meters) from
-// c: as many as keep each edge within tol of the circle (at most 10,000), from north
-// turning west.
-func circleRing(c lonLat, r, tol float64) []lonLat {
-	n := int(math.Ceil(math.Pi / math.Acos(1-tol/r)))
-	n = min(max(n, 4), 10000)
-	d := r / earthRadius
-	lat1, lng1 := c[1]*math.Pi/180, c[0]*math.Pi/180
-	out := make([]lonLat, 0, n+1)
-	for k := 0; k < n; k++ {
-		th := -2 * math.Pi * float64(k) / float64(n) // bearing: north, then west (counter-clockwise)
-		lat2 := math.Asin(math.Sin(lat1)*math.Cos(d) + math.Cos(lat1)*math.Sin(d)*math.Cos(th))
-		lng2 := lng1 + math.Atan2(math.Sin(th)*math.Sin(d)*math.Cos(lat1), math.Cos(d)-math.Sin(lat1)*math.Sin(lat2))
-		lng := math.Remainder(lng2*180/math.Pi, 360)
-		out = append(out, lonLat{lng, lat2 * 180 / math.Pi})
-	}
-	return append(out, out[0])
 }

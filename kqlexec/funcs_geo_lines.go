@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/golang/geo/s2"
+
+	"github.com/qeval/qeval/kqlexec/internal/geom"
 )
 
 // Points, lines and polygons: the distance from a point to a line or polygon, their
@@ -20,24 +22,12 @@ func polylines(v any) ([]*s2.Polyline, bool) {
 	for _, l := range s.lines {
 		pts := make([]s2.Point, len(l))
 		for i, p := range l {
-			pts[i] = p.s2()
+			pts[i] = p.S2()
 		}
 		pl := s2.Polyline(pts)
 		out = append(out, &pl)
 	}
 	return out, len(out) > 0
-}
-
-// closestOnLines is the point of the lines nearest to p, and its distance in meters.
-func closestOnLines(p s2.Point, lines []*s2.Polyline) (s2.Point, float64) {
-	best, bestD := s2.Point{}, math.Inf(1)
-	for _, l := range lines {
-		q, _ := l.Project(p)
-		if d := float64(p.Distance(q)) * earthRadius; d < bestD {
-			best, bestD = q, d
-		}
-	}
-	return best, bestD
 }
 
 // polygonEdges reads a Polygon or MultiPolygon argument: its S2 polygons (for
@@ -47,35 +37,8 @@ func polygonEdges(v any) ([]*s2.Polygon, []*s2.Polyline, bool) {
 	if !ok || (s.kind != "Polygon" && s.kind != "MultiPolygon") {
 		return nil, nil, false
 	}
-	polys, rings := polygonEdgesOf(s.polys)
+	polys, rings := geom.PolygonEdgesOf(s.polys)
 	return polys, rings, len(polys) > 0
-}
-
-// polygonEdgesOf is polygonEdges of polygons already read.
-func polygonEdgesOf(ps [][][]lonLat) (polys []*s2.Polygon, rings []*s2.Polyline) {
-	for _, p := range ps {
-		polys = append(polys, polygonOf(p))
-		for _, r := range p {
-			pts := make([]s2.Point, len(r))
-			for i, q := range r {
-				pts[i] = q.s2()
-			}
-			pl := s2.Polyline(pts)
-			rings = append(rings, &pl)
-		}
-	}
-	return polys, rings
-}
-
-// closestOnPolygons is the point of the polygons nearest to p (p itself inside one)
-// and its distance in meters.
-func closestOnPolygons(p s2.Point, polys []*s2.Polygon, rings []*s2.Polyline) (s2.Point, float64) {
-	for _, poly := range polys {
-		if poly.ContainsPoint(p) {
-			return p, 0
-		}
-	}
-	return closestOnLines(p, rings)
 }
 
 // geoLineFuncs defines this file's functions (see library in funcs.go).
@@ -86,7 +49,7 @@ func geoLineFuncs(def func(string, *fnDef)) {
 		if !ok || !ok2 {
 			return nil
 		}
-		_, d := closestOnLines(p.s2(), lines)
+		_, d := geom.ClosestOnLines(p.S2(), lines)
 		return d
 	}})
 	def("geo_closest_point_on_line", &fnDef{min: 3, max: 4, ret: TDynamic, fn: func(a []any) any {
@@ -95,8 +58,8 @@ func geoLineFuncs(def func(string, *fnDef)) {
 		if !ok || !ok2 {
 			return nil
 		}
-		q, _ := closestOnLines(p.s2(), lines)
-		return geoPoint(pointFromS2(q))
+		q, _ := geom.ClosestOnLines(p.S2(), lines)
+		return geoPoint(geom.PointFromS2(q))
 	}})
 	def("geo_distance_point_to_polygon", &fnDef{min: 3, max: 3, ret: TReal, fn: func(a []any) any {
 		p, ok := argLonLat(a, 0)
@@ -104,7 +67,7 @@ func geoLineFuncs(def func(string, *fnDef)) {
 		if !ok || !ok2 {
 			return nil
 		}
-		_, d := closestOnPolygons(p.s2(), polys, rings)
+		_, d := geom.ClosestOnPolygons(p.S2(), polys, rings)
 		return d
 	}})
 	def("geo_closest_point_on_polygon", &fnDef{min: 3, max: 3, ret: TDynamic, fn: func(a []any) any {
@@ -113,11 +76,11 @@ func geoLineFuncs(def func(string, *fnDef)) {
 		if !ok || !ok2 {
 			return nil
 		}
-		q, d := closestOnPolygons(p.s2(), polys, rings)
+		q, d := geom.ClosestOnPolygons(p.S2(), polys, rings)
 		if d == 0 {
 			return geoPoint(p)
 		}
-		return geoPoint(pointFromS2(q))
+		return geoPoint(geom.PointFromS2(q))
 	}})
 	def("geo_line_interpolate_point", &fnDef{min: 2, max: 3, ret: TDynamic, fn: func(a []any) any {
 		lines, ok := polylines(a[0])
@@ -126,7 +89,7 @@ func geoLineFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		q, _ := lines[0].Interpolate(f)
-		return geoPoint(pointFromS2(q))
+		return geoPoint(geom.PointFromS2(q))
 	}})
 	// geo_line_locate_point(line, lon, lat): the fraction of the line from its start to
 	// the line's point closest to (lon, lat)
@@ -143,7 +106,7 @@ func geoLineFuncs(def func(string, *fnDef)) {
 				}
 			}
 			l := lines[0]
-			q, next := l.Project(p.s2())
+			q, next := l.Project(p.S2())
 			return l.Uninterpolate(q, next)
 		}})
 }

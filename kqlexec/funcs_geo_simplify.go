@@ -2,30 +2,16 @@ package kqlexec
 
 import (
 	"math"
-	"sort"
 
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
 	"github.com/uber/h3-go/v4"
+
+	"github.com/qeval/qeval/kqlexec/internal/geom"
 )
 
-// Simplifying lines and polygons on the sphere, and covering polygons with S2 cells.
-//
-// Kusto simplifies with S2's builder: no two vertices of the result are closer than the
-// tolerance, and a chain of short edges that stays within the tolerance of one long
-// edge becomes that edge. Here a chain is simplified by Douglas–Peucker on geodesic
-// edges (a vertex is kept while it strays more than the tolerance from the edge
-// between the kept ones), then vertices closer than the tolerance to the previous kept
-// one are merged; a line or ring that collapses disappears, and a shape of which
-// nothing is left is null (the reference's "high tolerance may cause small lines to
-// disappear").
-
-// maxS2Cells and maxH3Cells are the most cells geo_polygon_to_s2cells and
-// geo_polygon_to_h3cells return (Kusto's limits).
-const (
-	maxS2Cells = 65536
-	maxH3Cells = 61680
-)
+// Simplifying lines and polygons on the sphere (geom.SimplifyLine and kin say how), and
+// covering polygons with S2 and H3 cells.
 
 // geoSimplifyFuncs defines this file's functions (see library in funcs.go).
 func geoSimplifyFuncs(def func(string, *fnDef)) {
@@ -46,15 +32,15 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			src := s.lines
 			if len(src) > 1 {
 				// the lines' union is simplified (shared and chained edges once)
-				if n := edgeCount(nil, src); !pairsOK(n, n) {
+				if n := geom.EdgeCount(nil, src); !geom.PairsOK(n, n) {
 					return tooLargeError("geo_line_simplify() of lines with more edges than it compares")
 				}
-				src = unionLines(src)
+				src = geom.UnionLines(src)
 			}
-			var lines [][]lonLat
+			var lines [][]geom.LonLat
 			for _, l := range src {
-				if out := simplifyLine(l, tol); out != nil {
-					lines = append(lines, viaS2(out))
+				if out := geom.SimplifyLine(l, tol); out != nil {
+					lines = append(lines, geom.ViaS2(out))
 				}
 			}
 			return linesJSON(lines)
@@ -75,7 +61,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			if !ok || !tok || len(xs) == 0 {
 				return nil
 			}
-			var polys [][][]lonLat
+			var polys [][][]geom.LonLat
 			for _, x := range xs {
 				s, ok := parseShape(Dyn{x})
 				if !ok || s.polys == nil {
@@ -83,17 +69,17 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 				}
 				polys = append(polys, s.polys...)
 			}
-			var kept [][][]lonLat
+			var kept [][][]geom.LonLat
 			for _, p := range polys {
-				if q := simplifyPolygon(p, tol); q != nil {
+				if q := geom.SimplifyPolygon(p, tol); q != nil {
 					kept = append(kept, q)
 				}
 			}
-			if overlapping(kept) {
-				if n := edgeCount(kept, nil); !pairsOK(n, n) {
+			if geom.Overlapping(kept) {
+				if n := geom.EdgeCount(kept, nil); !geom.PairsOK(n, n) {
 					return tooLargeError("geo_simplify_polygons_array() of overlapping polygons with more edges than it compares")
 				}
-				kept = unionPolygons(kept) // polygons that still overlap are returned as their union
+				kept = geom.UnionPolygons(kept) // polygons that still overlap are returned as their union
 			}
 			return polygonsJSON(kept)
 		}})
@@ -103,7 +89,7 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 			if !ok || len(xs) == 0 {
 				return nil
 			}
-			var lines [][]lonLat
+			var lines [][]geom.LonLat
 			for _, x := range xs {
 				s, ok := parseShape(Dyn{x})
 				if !ok || (s.kind != "LineString" && s.kind != "MultiLineString") {
@@ -111,10 +97,10 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 				}
 				lines = append(lines, s.lines...)
 			}
-			if n := edgeCount(nil, lines); !pairsOK(n, n) {
+			if n := geom.EdgeCount(nil, lines); !geom.PairsOK(n, n) {
 				return tooLargeError("geo_union_lines_array() of lines with more edges than it compares")
 			}
-			return linesJSON(unionLines(lines))
+			return linesJSON(geom.UnionLines(lines))
 		}})
 	// coverings: the shape, a level (resolution) with its default and its largest, a
 	// radius (a buffer around the shape; cover refuses one it cannot draw)
@@ -150,84 +136,12 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 	def("geo_polygon_to_s2cells", covering("geo_polygon_to_s2cells", false, 11, 30, s2Covering))
 }
 
-// simplifyLine simplifies one line; nil when it collapses to a point.
-func simplifyLine(l []lonLat, tol float64) []lonLat {
-	keep := make([]bool, len(l))
-	keep[0], keep[len(l)-1] = true, true
-	douglasPeucker(l, 0, len(l)-1, tol, keep)
-	var out []lonLat
-	for i, p := range l {
-		if !keep[i] {
-			continue
-		}
-		switch {
-		case len(out) == 0 || distance(out[len(out)-1], p) >= tol && p != out[len(out)-1]:
-			out = append(out, p)
-		case i == len(l)-1 && len(out) > 1:
-			out[len(out)-1] = p // the line ends where it ends
-		}
-	}
-	if len(out) < 2 {
-		return nil
-	}
-	return out
-}
-
-// simplifyRing simplifies a closed ring (its last position repeats the first); nil
-// when fewer than three vertices are left.
-func simplifyRing(r []lonLat, tol float64) []lonLat {
-	n := len(r) - 1 // distinct positions
-	if n < 3 {
-		return nil
-	}
-	// split the ring at its first vertex and the vertex farthest from it
-	far, best := 0, -1.0
-	for i := 1; i < n; i++ {
-		if d := distance(r[0], r[i]); d > best {
-			far, best = i, d
-		}
-	}
-	keep := make([]bool, n+1)
-	keep[0], keep[far], keep[n] = true, true, true
-	douglasPeucker(r, 0, far, tol, keep)
-	douglasPeucker(r, far, n, tol, keep)
-	var out []lonLat
-	for i := 0; i < n; i++ {
-		if keep[i] && (len(out) == 0 || distance(out[len(out)-1], r[i]) >= tol && r[i] != out[len(out)-1]) {
-			out = append(out, r[i])
-		}
-	}
-	for len(out) > 1 && (distance(out[len(out)-1], out[0]) < tol || out[len(out)-1] == out[0]) {
-		out = out[:len(out)-1]
-	}
-	if len(out) < 3 {
-		return nil
-	}
-	return append(out, out[0])
-}
-
-// simplifyPolygon simplifies a polygon's rings; nil when its shell collapses (a hole
-// that collapses is dropped).
-func simplifyPolygon(rings [][]lonLat, tol float64) [][]lonLat {
-	shell := simplifyRing(s2Order(rings[0]), tol)
-	if shell == nil {
-		return nil
-	}
-	out := [][]lonLat{shell}
-	for _, h := range rings[1:] {
-		if q := simplifyRing(s2Order(h), tol); q != nil {
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
-func simplifiedPolygons(polys [][][]lonLat, tol float64) any {
-	var kept [][][]lonLat
+func simplifiedPolygons(polys [][][]geom.LonLat, tol float64) any {
+	var kept [][][]geom.LonLat
 	for _, p := range polys {
-		if q := simplifyPolygon(p, tol); q != nil {
+		if q := geom.SimplifyPolygon(p, tol); q != nil {
 			for i, r := range q {
-				q[i] = viaS2(r)
+				q[i] = geom.ViaS2(r)
 			}
 			kept = append(kept, q)
 		}
@@ -236,7 +150,7 @@ func simplifiedPolygons(polys [][][]lonLat, tol float64) any {
 }
 
 // linesJSON is a LineString (one) or MultiLineString (several); null for none.
-func linesJSON(lines [][]lonLat) any {
+func linesJSON(lines [][]geom.LonLat) any {
 	items := make([]any, len(lines))
 	for i, l := range lines {
 		items[i] = coordsJSON(l)
@@ -245,7 +159,7 @@ func linesJSON(lines [][]lonLat) any {
 }
 
 // polygonsJSON is a Polygon (one) or MultiPolygon (several); null for none.
-func polygonsJSON(polys [][][]lonLat) any {
+func polygonsJSON(polys [][][]geom.LonLat) any {
 	items := make([]any, len(polys))
 	for i, p := range polys {
 		rings := make([]any, len(p))
@@ -269,39 +183,18 @@ func oneOrMany(one, many string, items []any) any {
 	return Dyn{geoObj(many, items)}
 }
 
-// douglasPeucker marks in keep the vertices of l[i..j] to keep: the one farthest from
-// the geodesic l[i]–l[j], when farther than tol meters, and so on in both halves.
-func douglasPeucker(l []lonLat, i, j int, tol float64, keep []bool) {
-	for j > i+1 {
-		a, b := l[i].s2(), l[j].s2()
-		far, best := -1, -1.0
-		for k := i + 1; k < j; k++ {
-			d := float64(s2.DistanceFromSegment(l[k].s2(), a, b)) * earthRadius
-			if d > best {
-				far, best = k, d
-			}
-		}
-		if best <= tol {
-			return
-		}
-		keep[far] = true
-		douglasPeucker(l, i, far, tol, keep)
-		i = far
-	}
-}
-
 // h3Covering is the H3 cells of one resolution whose centres lie in the polygons (edges
 // straight in longitude and latitude, as Kusto and H3 take them), in H3's order; null
 // past maxH3Cells. The count is bounded from the area first (H3 would allocate for
 // the polygon's bounding box), and a polygon whose bounding box is far larger than its
 // area at a fine resolution is refused rather than enumerated.
-func h3Covering(polys [][][]lonLat, res int) any {
+func h3Covering(polys [][][]geom.LonLat, res int) any {
 	cellKm2 := h3.HexagonAreaAvgKm2(res)
 	var out []any
 	seen := map[h3.Cell]bool{}
 	for _, p := range polys {
-		km2 := polygonOf(p).Area() * earthRadius * earthRadius / 1e6
-		if km2/cellKm2 > 2*maxH3Cells {
+		km2 := geom.PolygonOf(p).Area() * geom.EarthRadius * geom.EarthRadius / 1e6
+		if km2/cellKm2 > 2*geom.MaxH3Cells {
 			return nil
 		}
 		minLon, maxLon, minLat, maxLat := 180.0, -180.0, 90.0, -90.0
@@ -309,12 +202,12 @@ func h3Covering(polys [][][]lonLat, res int) any {
 			minLon, maxLon, minLat, maxLat = min(minLon, q[0]), max(maxLon, q[0]), min(minLat, q[1]), max(maxLat, q[1])
 		}
 		box := (maxLon - minLon) * (maxLat - minLat) * 111.32 * 111.32 // km², an overestimate away from the equator
-		if box/cellKm2 > 64*maxH3Cells {
+		if box/cellKm2 > 64*geom.MaxH3Cells {
 			return unsupportedError("geo_polygon_to_h3cells() of a polygon this thin at this resolution")
 		}
-		gp := h3.GeoPolygon{GeoLoop: h3Loop(p[0])}
+		gp := h3.GeoPolygon{GeoLoop: geom.H3Loop(p[0])}
 		for _, h := range p[1:] {
-			gp.Holes = append(gp.Holes, h3Loop(h))
+			gp.Holes = append(gp.Holes, geom.H3Loop(h))
 		}
 		for _, c := range h3.PolygonToCells(gp, res) {
 			if !seen[c] {
@@ -322,20 +215,11 @@ func h3Covering(polys [][][]lonLat, res int) any {
 				out = append(out, c.String())
 			}
 		}
-		if len(out) > maxH3Cells {
+		if len(out) > geom.MaxH3Cells {
 			return nil
 		}
 	}
 	return Dyn{nonNil(out)}
-}
-
-// h3Loop is a ring as H3 takes it: its positions without the closing repeat.
-func h3Loop(r []lonLat) h3.GeoLoop {
-	out := make(h3.GeoLoop, 0, len(r)-1)
-	for _, q := range r[:len(r)-1] {
-		out = append(out, h3.NewLatLng(q[1], q[0]))
-	}
-	return out
 }
 
 // s2Covering is the tokens of the S2 cells of one level that cover the polygons, in
@@ -346,12 +230,12 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 	var edges [][2]s2.Point
 	var area float64
 	for _, p := range shape.polys {
-		poly := polygonOf(p)
+		poly := geom.PolygonOf(p)
 		regions = append(regions, poly)
 		area += poly.Area()
 		for _, ring := range p {
 			for i := 1; i < len(ring); i++ {
-				edges = append(edges, [2]s2.Point{ring[i-1].s2(), ring[i].s2()})
+				edges = append(edges, [2]s2.Point{ring[i-1].S2(), ring[i].S2()})
 			}
 		}
 	}
@@ -359,7 +243,7 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 		for _, l := range shape.lines {
 			pts := make(s2.Polyline, len(l))
 			for i, q := range l {
-				pts[i] = q.s2()
+				pts[i] = q.S2()
 			}
 			regions = append(regions, &pts)
 			for i := 1; i < len(pts); i++ {
@@ -367,10 +251,10 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 			}
 		}
 	}
-	if area/s2.MaxAreaMetric.Value(level) > maxS2Cells {
+	if area/s2.MaxAreaMetric.Value(level) > geom.MaxS2Cells {
 		return nil
 	}
-	rc := &s2.RegionCoverer{MinLevel: level, MaxLevel: level, LevelMod: 1, MaxCells: maxS2Cells}
+	rc := &s2.RegionCoverer{MinLevel: level, MaxLevel: level, LevelMod: 1, MaxCells: geom.MaxS2Cells}
 	var union s2.CellUnion
 	for _, r := range regions {
 		union = append(union, rc.Covering(r)...)
@@ -380,7 +264,7 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 	if radius > 0 {
 		// the buffer: every cell within radius of the shape, reached from the cells
 		// that touch it through neighbours that are themselves within radius
-		limit := s1.ChordAngleFromAngle(s1.Angle(radius / earthRadius))
+		limit := s1.ChordAngleFromAngle(s1.Angle(radius / geom.EarthRadius))
 		checked := 0
 		near := func(id s2.CellID) bool {
 			checked += len(edges)
@@ -405,13 +289,13 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 					continue
 				}
 				seen[n] = true
-				if checked > maxEdgePairs {
+				if checked > geom.MaxEdgePairs {
 					return tooLargeError("an S2 covering with a radius of a shape with this many edges at this level")
 				}
 				if near(n) {
 					union = append(union, n)
 					queue = append(queue, n)
-					if len(union) > maxS2Cells {
+					if len(union) > geom.MaxS2Cells {
 						return nil
 					}
 				}
@@ -420,7 +304,7 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 		union.Normalize()
 		union.Denormalize(level, 1)
 	}
-	if len(union) > maxS2Cells {
+	if len(union) > geom.MaxS2Cells {
 		return nil
 	}
 	out := make([]any, len(union))
@@ -430,109 +314,19 @@ func s2Covering(shape *geoShape, level int, radius float64) any {
 	return Dyn{out}
 }
 
-// unionLines joins lines into the fewest chains: each edge once (an edge that two
-// lines share, in the same direction, counts once), chained where one edge ends and
-// only one starts; edges that cross away from their vertices are cut at the crossing,
-// where chains then meet, as Kusto splits them.
-func unionLines(lines [][]lonLat) (chains [][]lonLat) {
-	type edge struct{ a, b lonLat }
-	seen := map[edge]bool{}
-	var raw []edge
-	for _, l := range lines {
-		for i := 1; i < len(l); i++ {
-			e := edge{l[i-1], l[i]}
-			if e.a == e.b || seen[e] {
-				continue
-			}
-			seen[e] = true
-			raw = append(raw, e)
-		}
-	}
-	// edges that cross away from their vertices are cut at the crossing (one point for
-	// both, so the pieces meet)
-	cuts := make([][]lonLat, len(raw))
-	for i := range raw {
-		for j := i + 1; j < len(raw); j++ {
-			a, b, c, d := raw[i].a.s2(), raw[i].b.s2(), raw[j].a.s2(), raw[j].b.s2()
-			if s2.CrossingSign(a, b, c, d) == s2.Cross {
-				p := pointFromS2(s2.Intersection(a, b, c, d))
-				cuts[i] = append(cuts[i], p)
-				cuts[j] = append(cuts[j], p)
-			}
-		}
-	}
-	var edges []edge
-	out := map[lonLat][]int{}
-	in := map[lonLat]int{}
-	add := func(e edge) {
-		if e.a == e.b {
-			return
-		}
-		out[e.a] = append(out[e.a], len(edges))
-		in[e.b]++
-		edges = append(edges, e)
-	}
-	for i, e := range raw {
-		ps := cuts[i]
-		a := e.a.s2()
-		sort.Slice(ps, func(x, y int) bool { return a.Distance(ps[x].s2()) < a.Distance(ps[y].s2()) })
-		from := e.a
-		for _, p := range ps {
-			add(edge{from, p})
-			from = p
-		}
-		add(edge{from, e.b})
-	}
-	used := make([]bool, len(edges))
-	// a chain goes on through a vertex one edge enters and one leaves
-	through := func(p lonLat) bool { return in[p] == 1 && len(out[p]) == 1 }
-	walk := func(start int) []lonLat {
-		chain := []lonLat{edges[start].a}
-		for k := start; ; {
-			used[k] = true
-			p := edges[k].b
-			chain = append(chain, p)
-			if !through(p) || used[out[p][0]] {
-				return chain
-			}
-			k = out[p][0]
-		}
-	}
-	for i, e := range edges { // chains that start where no single chain passes through
-		if !used[i] && !through(e.a) {
-			chains = append(chains, walk(i))
-		}
-	}
-	for i := range edges { // what is left are closed loops
-		if !used[i] {
-			chains = append(chains, walk(i))
-		}
-	}
-	return chains
-}
-
-// s2Order is a ring in the order S2 holds it: a ring S2 inverts (clockwise around its
-// smaller side) reversed.
-func s2Order(r []lonLat) []lonLat {
-	if loop(r).Vertex(0) != r[0].s2() {
-		return reversedRing(r)
-	}
-	return r
-}
-
 // h3Buffered widens an H3 covering by a radius (meters), as Kusto converts the
 // polygon enlarged by it: every cell whose center lies within the radius of the
 // polygons, reached from the covering (or the cell of the first vertex) through
 // neighbours that are themselves within it.
-func h3Buffered(covering any, polys [][][]lonLat, res int, radius float64) any {
+func h3Buffered(covering any, polys [][][]geom.LonLat, res int, radius float64) any {
 	d, ok := covering.(Dyn)
 	if !ok {
 		return covering // null or an error
 	}
-	ps, rings := polygonEdgesOf(polys)
+	ps, rings := geom.PolygonEdgesOf(polys)
 	near := func(c h3.Cell) bool {
 		ll := c.LatLng()
-		_, dist := closestOnPolygons(lonLat{ll.Lng, ll.Lat}.s2(), ps, rings)
+		_, dist := geom.ClosestOnPolygons(geom.LonLat{ll.Lng, ll.Lat}.S2(), ps, rings)
 		return dist <= radius
 	}
 	seen := map[h3.Cell]bool{}
@@ -553,7 +347,7 @@ func h3Buffered(covering any, polys [][][]lonLat, res int, radius float64) any {
 			out = append(out, c.String())
 		}
 	}
-	edges := edgeCount(polys, nil)
+	edges := geom.EdgeCount(polys, nil)
 	for checked := 0; len(queue) > 0; {
 		c := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
@@ -562,13 +356,13 @@ func h3Buffered(covering any, polys [][][]lonLat, res int, radius float64) any {
 				continue
 			}
 			seen[n] = true
-			if checked += edges; checked > maxEdgePairs {
+			if checked += edges; checked > geom.MaxEdgePairs {
 				return tooLargeError("an H3 covering with a radius of a polygon with this many edges at this resolution")
 			}
 			if near(n) {
 				out = append(out, n.String())
 				queue = append(queue, n)
-				if len(out) > maxH3Cells {
+				if len(out) > geom.MaxH3Cells {
 					return nil
 				}
 			}

@@ -4,36 +4,38 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+
+	"github.com/qeval/qeval/kqlexec/internal/geom"
 )
 
 // GeoJSON and WKT shapes: reading and validating them.
 
 // geoShape is a parsed GeoJSON geometry.
 type geoShape struct {
-	kind  string       // Point, LineString, Polygon, MultiPoint, MultiLineString, MultiPolygon
-	lines [][]lonLat   // LineString (one) / MultiLineString / MultiPoint (each point a line of one)
-	polys [][][]lonLat // Polygon (one) / MultiPolygon: rings, the first the shell
+	kind  string            // Point, LineString, Polygon, MultiPoint, MultiLineString, MultiPolygon
+	lines [][]geom.LonLat   // LineString (one) / MultiLineString / MultiPoint (each point a line of one)
+	polys [][][]geom.LonLat // Polygon (one) / MultiPolygon: rings, the first the shell
 }
 
-func readPos(v any) (lonLat, bool) {
+func readPos(v any) (geom.LonLat, bool) {
 	xs, ok := v.([]any)
 	if !ok || len(xs) < 2 {
-		return lonLat{}, false
+		return geom.LonLat{}, false
 	}
 	lon, ok1 := toReal(Dyn{xs[0]})
 	lat, ok2 := toReal(Dyn{xs[1]})
-	if !ok1 || !ok2 || !validLonLat(lon, lat) {
-		return lonLat{}, false
+	if !ok1 || !ok2 || !geom.ValidLonLat(lon, lat) {
+		return geom.LonLat{}, false
 	}
-	return lonLat{lon, lat}, true
+	return geom.LonLat{lon, lat}, true
 }
 
-func readLine(v any, min int) ([]lonLat, bool) {
+func readLine(v any, min int) ([]geom.LonLat, bool) {
 	xs, ok := v.([]any)
 	if !ok || len(xs) < min {
 		return nil, false
 	}
-	out := make([]lonLat, len(xs))
+	out := make([]geom.LonLat, len(xs))
 	for i, x := range xs {
 		p, ok := readPos(x)
 		if !ok {
@@ -46,24 +48,24 @@ func readLine(v any, min int) ([]lonLat, bool) {
 
 // readRing reads a closed ring of at least four positions with at least three
 // distinct vertices.
-func readRing(v any) ([]lonLat, bool) {
+func readRing(v any) ([]geom.LonLat, bool) {
 	r, ok := readLine(v, 4)
 	if !ok || r[0] != r[len(r)-1] {
 		return nil, false
 	}
-	distinct := map[lonLat]bool{}
+	distinct := map[geom.LonLat]bool{}
 	for _, p := range r[:len(r)-1] {
 		distinct[p] = true
 	}
 	return r, len(distinct) >= 3
 }
 
-func readPolygon(v any) ([][]lonLat, bool) {
+func readPolygon(v any) ([][]geom.LonLat, bool) {
 	xs, ok := v.([]any)
 	if !ok || len(xs) == 0 {
 		return nil, false
 	}
-	var rings [][]lonLat
+	var rings [][]geom.LonLat
 	for _, x := range xs {
 		r, ok := readRing(x)
 		if !ok {
@@ -100,21 +102,21 @@ func parseShape(v any) (*geoShape, bool) {
 		if !ok {
 			return nil, false
 		}
-		s.lines = [][]lonLat{{p}}
+		s.lines = [][]geom.LonLat{{p}}
 	case "MultiPoint":
 		l, ok := readLine(c, 1)
 		if !ok {
 			return nil, false
 		}
 		for _, p := range l {
-			s.lines = append(s.lines, []lonLat{p})
+			s.lines = append(s.lines, []geom.LonLat{p})
 		}
 	case "LineString":
 		l, ok := readLine(c, 2)
-		if !ok || !distinctPoints(l) {
+		if !ok || !geom.DistinctPoints(l) {
 			return nil, false
 		}
-		s.lines = [][]lonLat{l}
+		s.lines = [][]geom.LonLat{l}
 	case "MultiLineString":
 		xs, ok := c.([]any)
 		if !ok || len(xs) == 0 {
@@ -122,7 +124,7 @@ func parseShape(v any) (*geoShape, bool) {
 		}
 		for _, x := range xs {
 			l, ok := readLine(x, 2)
-			if !ok || !distinctPoints(l) {
+			if !ok || !geom.DistinctPoints(l) {
 				return nil, false
 			}
 			s.lines = append(s.lines, l)
@@ -132,7 +134,7 @@ func parseShape(v any) (*geoShape, bool) {
 		if !ok {
 			return nil, false
 		}
-		s.polys = [][][]lonLat{p}
+		s.polys = [][][]geom.LonLat{p}
 	case "MultiPolygon":
 		xs, ok := c.([]any)
 		if !ok || len(xs) == 0 {
@@ -149,15 +151,6 @@ func parseShape(v any) (*geoShape, bool) {
 		return nil, false
 	}
 	return s, true
-}
-
-func distinctPoints(l []lonLat) bool {
-	for _, p := range l[1:] {
-		if p != l[0] {
-			return true
-		}
-	}
-	return false
 }
 
 func shapesOK(a []any, kinds ...string) bool {

@@ -1,4 +1,4 @@
-package kqlexec
+package geom
 
 /*
 #cgo LDFLAGS: -lm
@@ -20,7 +20,8 @@ import (
 // other digits on other vertices). The formulas are S2's: radians = degrees × (π/180),
 // degrees = radians × (180/π).
 
-func (p lonLat) s2() s2.Point {
+// S2 is the point on the unit sphere at p.
+func (p LonLat) S2() s2.Point {
 	phi, theta := p[1]*(math.Pi/180), p[0]*(math.Pi/180)
 	cosphi := float64(C.cos(C.double(phi)))
 	return s2.Point{Vector: r3.Vector{
@@ -30,8 +31,9 @@ func (p lonLat) s2() s2.Point {
 	}}
 }
 
-func pointFromS2(p s2.Point) lonLat {
+// PointFromS2 is the longitude and latitude of a point on the unit sphere.
+func PointFromS2(p s2.Point) LonLat {
 	lat := float64(C.atan2(C.double(p.Z), C.double(math.Sqrt(p.X*p.X+p.Y*p.Y))))
 	lng := float64(C.atan2(C.double(p.Y), C.double(p.X)))
-	return lonLat{lng * (180 / math.Pi), lat * (180 / math.Pi)}
+	return LonLat{lng * (180 / math.Pi), lat * (180 / math.Pi)}
 }

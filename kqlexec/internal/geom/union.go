@@ -1,4 +1,4 @@
-package kqlexec
+package geom
 
 import (
 	"sort"
@@ -20,9 +20,9 @@ import (
 // maxUnionPolygons bounds the subsets inclusion–exclusion walks (2^n).
 const maxUnionPolygons = 12
 
-// unionMeasures returns the union's area (steradians) and area-weighted centroid.
-func unionMeasures(polys [][][]lonLat) (area float64, centroid r3.Vector, ok bool) {
-	if n := edgeCount(polys, nil); len(polys) > maxUnionPolygons || !pairsOK(n<<len(polys), n) {
+// UnionMeasures returns the union's area (steradians) and area-weighted centroid.
+func UnionMeasures(polys [][][]LonLat) (area float64, centroid r3.Vector, ok bool) {
+	if n := EdgeCount(polys, nil); len(polys) > maxUnionPolygons || !PairsOK(n<<len(polys), n) {
 		return 0, r3.Vector{}, false // the drawn union is cheaper
 	}
 	loops := make([]*s2.Loop, len(polys))
@@ -31,7 +31,7 @@ func unionMeasures(polys [][][]lonLat) (area float64, centroid r3.Vector, ok boo
 		if len(p) != 1 {
 			return 0, r3.Vector{}, false // holes
 		}
-		loops[i] = polygonOf(p).Loop(0)
+		loops[i] = PolygonOf(p).Loop(0)
 		convex[i] = isConvex(loops[i])
 	}
 	for mask := 1; mask < 1<<len(polys); mask++ {
@@ -134,17 +134,17 @@ func crossing(a, b s2.Point, da, db float64) s2.Point {
 	return s2.Point{Vector: a.Mul(abs(db)).Add(b.Mul(abs(da))).Normalize()}
 }
 
-// unionPerimeter is the length (meters) of each polygon's boundary outside the others.
-func unionPerimeter(polys [][][]lonLat) float64 {
+// UnionPerimeter is the length (meters) of each polygon's boundary outside the others.
+func UnionPerimeter(polys [][][]LonLat) float64 {
 	ps := make([]*s2.Polygon, len(polys))
 	for i, p := range polys {
-		ps[i] = polygonOf(p)
+		ps[i] = PolygonOf(p)
 	}
 	var per float64
 	for i, p := range polys {
 		for _, ring := range p {
 			for k := 1; k < len(ring); k++ {
-				a, b := ring[k-1].s2(), ring[k].s2()
+				a, b := ring[k-1].S2(), ring[k].S2()
 				// the edge cut where it crosses the other polygons' edges
 				cuts := []s2.Point{a, b}
 				for j, q := range polys {
@@ -153,7 +153,7 @@ func unionPerimeter(polys [][][]lonLat) float64 {
 					}
 					for _, r := range q {
 						for m := 1; m < len(r); m++ {
-							c, d := r[m-1].s2(), r[m].s2()
+							c, d := r[m-1].S2(), r[m].S2()
 							if s2.CrossingSign(a, b, c, d) == s2.Cross {
 								cuts = append(cuts, s2.Intersection(a, b, c, d))
 							}
@@ -168,7 +168,7 @@ func unionPerimeter(polys [][][]lonLat) float64 {
 						inside = inside || j != i && ps[j].ContainsPoint(mid)
 					}
 					if !inside {
-						per += float64(cuts[c-1].Distance(cuts[c])) * earthRadius
+						per += float64(cuts[c-1].Distance(cuts[c])) * EarthRadius
 					}
 				}
 			}

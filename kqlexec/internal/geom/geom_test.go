@@ -1,0 +1,39 @@
+package geom_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/qeval/qeval/kqlexec/internal/geom"
+)
+
+func TestDistance(t *testing.T) {
+	// one degree of latitude on the S2 Earth: 6371010 m × π/180
+	want := 6371010.0 * math.Pi / 180
+	if got := geom.Distance(geom.LonLat{0, 0}, geom.LonLat{0, 1}); math.Abs(got-want) > 1e-6 {
+		t.Errorf("Distance(0 0, 0 1)=%v, want %v", got, want)
+	}
+	if got := geom.LineLength([]geom.LonLat{{0, 0}, {0, 1}, {0, 2}}); math.Abs(got-2*want) > 1e-6 {
+		t.Errorf("LineLength=%v, want %v", got, 2*want)
+	}
+}
+
+func TestGeohash(t *testing.T) {
+	// the example of the geohash article: 42.6 N, 5.6 W is ezs42
+	if got := geom.GeohashEncode(geom.LonLat{-5.6, 42.6}, 5); got != "ezs42" {
+		t.Errorf("GeohashEncode=%q, want ezs42", got)
+	}
+	w, s, e, n, ok := geom.GeohashBox("ezs42")
+	if !ok || !(w <= -5.6 && -5.6 <= e && s <= 42.6 && 42.6 <= n) {
+		t.Errorf("GeohashBox(ezs42)=%v %v %v %v %v, want a cell around 42.6 N 5.6 W", w, s, e, n, ok)
+	}
+}
+
+func TestS2RoundTrip(t *testing.T) {
+	for _, p := range []geom.LonLat{{0, 0}, {-73.985, 40.758}, {179.5, -89.5}} {
+		q := geom.PointFromS2(p.S2())
+		if math.Abs(q[0]-p[0]) > 1e-9 || math.Abs(q[1]-p[1]) > 1e-9 {
+			t.Errorf("PointFromS2(%v.S2())=%v", p, q)
+		}
+	}
+}
