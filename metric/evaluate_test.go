@@ -160,10 +160,11 @@ func TestEvaluate_AllMetrics(t *testing.T) {
 	if len(rs) != len(metric.Names()) {
 		t.Fatalf("got %d results, want one per metric (%v)", len(rs), metric.Names())
 	}
-	for _, n := range []string{metric.NameQueryCorrectness, metric.NameLLMGrading} {
-		if r := rs[n]; r.Skipped == nil || *r.Skipped != "no LLM judge configured (set --judge and an API key)" {
-			t.Errorf("%s=%+v, want skipped for want of a judge", n, r)
-		}
+	if r := rs[metric.NameLLMGrading]; r.Skipped == nil || *r.Skipped != "no LLM judge configured (set --judge and an API key)" {
+		t.Errorf("llm_grading=%+v, want skipped for want of a judge", r)
+	}
+	if r := rs[metric.NameQueryCorrectness]; r.Score == nil || *r.Score != 1 || r.Details["shortcut"] != "identical" {
+		t.Errorf("query_correctness=%+v, want 1 for identical queries without a judge", r)
 	}
 	for _, n := range []string{metric.NameExecutionMatch, metric.NameSafetyValidation, metric.NameValidationAccuracy, metric.NameResultsMatch} {
 		if r := rs[n]; r.Skipped == nil || r.Score != nil || r.Details == nil {

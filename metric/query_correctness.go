@@ -37,10 +37,10 @@ const (
 // does: correct 1, partially_correct 0.5, incorrect 0, with the model's reasoning.
 //
 // Queries that are the same after normalising whitespace, keyword case and a trailing
-// semicolon score 1 without a call, as does an execution match (unless
-// opt.JudgeExecMatch). With no judge the metric is skipped, identical queries included,
-// so that a mean over the scored cases is never a mean over the easy ones. A judge
-// failure (timeout, provider gave up, malformed reply) scores 0 with the error.
+// semicolon score 1 without a call, with or without a judge: the seed's answer, and
+// one no model is needed for. An execution match also scores 1 without a call (unless
+// opt.JudgeExecMatch). With no judge everything else is skipped, with the reason. A
+// judge failure (timeout, provider gave up, malformed reply) scores 0 with the error.
 //
 // Details: verdict, reasoning, llm_called, cached, shortcut ("identical",
 // "execution_match"), provider, model, prompt_version, latency_ms, attempts,
@@ -57,15 +57,18 @@ func QueryCorrectness(ctx context.Context, j qeval.Judge, in qeval.JudgeInput, o
 	return askJudge(ctx, NameQueryCorrectness, j, in, opt)
 }
 
-// judgeShortcut answers without the model: skipped without a judge, 1 for identical
-// queries.
+// judgeShortcut answers without the model: 1 for identical queries (query
+// correctness: with or without a judge), skipped without a judge.
 func judgeShortcut(j qeval.Judge, in qeval.JudgeInput, opt JudgeOptions) (Result, bool) {
-	if j == nil {
+	noJudge := func() (Result, bool) {
 		reason := opt.NoJudgeReason
 		if reason == "" {
 			reason = NoJudgeReason
 		}
 		return Skip(reason), true
+	}
+	if j == nil && in.Task != qeval.TaskQueryCorrectness {
+		return noJudge()
 	}
 	if strings.TrimSpace(in.Generated) == "" {
 		return Skip("no generated query"), true
@@ -79,6 +82,9 @@ func judgeShortcut(j qeval.Judge, in qeval.JudgeInput, opt JudgeOptions) (Result
 			d["verdict"] = qeval.JudgeCorrect
 		}
 		return Scored(1, d), true
+	}
+	if j == nil {
+		return noJudge()
 	}
 	return Result{}, false
 }

@@ -109,11 +109,16 @@ func TestQueryCorrectness_ExecMatch(t *testing.T) {
 	})
 }
 
-// No judge: every case is skipped with the reason, identical queries included, so a
-// mean over the scored cases is not a mean over the easy ones.
+// No judge: identical queries (after normalising) still score 1 without a call, as the
+// seed scores them; every other case is skipped with the reason.
 func TestQueryCorrectness_NoJudge(t *testing.T) {
-	in := qeval.JudgeInput{Generated: "SELECT 1", Expected: "SELECT 1"}
-	r := metric.QueryCorrectness(context.Background(), nil, in, metric.JudgeOptions{NoJudgeReason: "no LLM judge: ANTHROPIC_API_KEY is not set"})
+	same := qeval.JudgeInput{Generated: "select  1;", Expected: "SELECT 1"}
+	r := metric.QueryCorrectness(context.Background(), nil, same, metric.JudgeOptions{NoJudgeReason: "no LLM judge: ANTHROPIC_API_KEY is not set"})
+	if r.Score == nil || *r.Score != 1 || r.Details["llm_called"] != false || r.Details["reasoning"] != metric.ReasonIdentical {
+		t.Errorf("QueryCorrectness(nil judge, identical) = %+v, want 1 without a call", r)
+	}
+	in := qeval.JudgeInput{Generated: "SELECT 2", Expected: "SELECT 1"}
+	r = metric.QueryCorrectness(context.Background(), nil, in, metric.JudgeOptions{NoJudgeReason: "no LLM judge: ANTHROPIC_API_KEY is not set"})
 	if r.Skipped == nil || *r.Skipped != "no LLM judge: ANTHROPIC_API_KEY is not set" || r.Score != nil {
 		t.Errorf("QueryCorrectness(nil judge) = %+v, want skipped with the reason", r)
 	}

@@ -292,7 +292,10 @@ func resultsMatch(_ context.Context, c *Case, o *Options) (Result, error) {
 	}
 	gen, exp := c.results()
 	if gen != nil && exp != nil {
-		return resultSetsMatchWith(gen, exp, o.MaxRows, norm), nil
+		aligned, al := alignColumns(gen, exp, o.MaxRows, norm)
+		r := resultSetsMatchWith(aligned, exp, o.MaxRows, norm)
+		al.record(r.Details)
+		return r, nil
 	}
 	if v := c.Execution; v != nil {
 		why := string(v.Outcome)

@@ -9,7 +9,9 @@ import (
 // 1 - (expected columns missing from the generated ones) / (expected columns). Extra
 // generated columns do not lower it. Names are compared case-insensitively, without
 // quoting or table qualifiers (T1.name is name); expressions such as count(*) are
-// compared without spaces. Repeated expected names count once.
+// compared without spaces. Repeated expected names count once. Between two results, an
+// expected column no generated one matches by name is lined up by its values first
+// (see alignColumns).
 //
 // Details: generated_columns, expected_columns, matched, missing, extra.
 func SchemaMatch(generated, expected []string) Result {
@@ -30,7 +32,7 @@ func SchemaMatch(generated, expected []string) Result {
 
 // schemaMatch compares the result columns when both results are known, else the output
 // columns the parser read from both queries (unless either selects *).
-func schemaMatch(_ context.Context, c *Case, _ *Options) (Result, error) {
+func schemaMatch(_ context.Context, c *Case, o *Options) (Result, error) {
 	if c.GeneratedColumns != nil && c.ExpectedColumns != nil {
 		r := SchemaMatch(c.GeneratedColumns, c.ExpectedColumns)
 		r.Details["source"] = "columns"
@@ -41,8 +43,14 @@ func schemaMatch(_ context.Context, c *Case, _ *Options) (Result, error) {
 		if len(exp.Columns) == 0 {
 			return Skip("the expected result has no columns"), nil
 		}
-		r := SchemaMatch(gen.ColumnNames(), exp.ColumnNames())
+		norm := seedValue
+		if o.LenientResults {
+			norm = normValue
+		}
+		aligned, al := alignColumns(gen, exp, o.MaxRows, norm)
+		r := SchemaMatch(aligned.ColumnNames(), exp.ColumnNames())
 		r.Details["source"] = "results"
+		al.record(r.Details)
 		return r, nil
 	}
 	if c.Expected == "" && c.ExpectedShape == nil {
