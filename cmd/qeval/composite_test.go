@@ -1,0 +1,48 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/qeval/qeval/report"
+)
+
+// The composite judges what a query returns: count(TrackId) for count(*) passes with its
+// columns lined up by value; the right column name over a wrong count fails; a generated
+// query equal to the expected one has query_correctness 1 without a judge.
+func TestRun_CompositeJudgesValues(t *testing.T) {
+	dir := t.TempDir()
+	chinook, _ := filepath.Abs("../../examples/chinook/chinook.sqlite")
+	suite := writeFile(t, dir, "suite.jsonl",
+		`{"id":"count","database":"`+chinook+`","question":"How many tracks are there?","expected_query":"SELECT count(*) FROM Track","generated_query":"SELECT count(TrackId) FROM Track"}`+"\n"+
+			`{"id":"wrong","database":"`+chinook+`","question":"How many tracks are there?","expected_query":"SELECT count(*) FROM Track","generated_query":"SELECT count(*) FROM Track WHERE TrackId > 10"}`+"\n"+
+			`{"id":"same","database":"`+chinook+`","question":"How many tracks are there?","expected_query":"SELECT count(*) FROM Track","generated_query":"select count(*)  from Track;"}`+"\n")
+	out := filepath.Join(dir, "r.json")
+	if code, _, stderr := runCLI(t, "", "run", suite, "--judge", "none", "--json", out, "--quiet"); code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	rep, err := report.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]int{}
+	for i, c := range rep.Cases {
+		byID[c.ID] = i
+	}
+	count := rep.Cases[byID["count"]]
+	if count.Status != "PASS" || count.TotalScore == nil || *count.TotalScore < 0.9 {
+		t.Errorf("count(TrackId): %s %v, want PASS ≥ 0.9", count.Status, count.TotalScore)
+	}
+	for _, m := range []string{"schema_match", "results_match"} {
+		if got := count.Metrics[m].Details["column_alignment"]; got != "value" {
+			t.Errorf("count(TrackId) %s column_alignment %v, want value", m, got)
+		}
+	}
+	if wrong := rep.Cases[byID["wrong"]]; wrong.Status != "FAIL" {
+		t.Errorf("a wrong count under the right name: %s, want FAIL", wrong.Status)
+	}
+	qc := rep.Cases[byID["same"]].Metrics["query_correctness"]
+	if qc.Score == nil || *qc.Score != 1 || qc.Details["llm_called"] != false {
+		t.Errorf("identical queries without a judge: query_correctness %+v, want 1 without a call", qc)
+	}
+}
