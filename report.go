@@ -81,6 +81,9 @@ type RunInfo struct {
 	StoppedBy string `json:"stopped_by,omitempty"`
 	// PassRequires is what a case needed to pass: score, and execution when required.
 	PassRequires []string `json:"pass_requires,omitempty"`
+	// FailOn are the conditions that fail the run (exit 3), as the suite or --fail-on
+	// gave them.
+	FailOn []string `json:"fail_on,omitempty"`
 	ResumedFrom  string   `json:"resumed_from,omitempty"`
 	// Benchmark is the benchmark a benchmark run scored, with its official summary.
 	Benchmark *BenchmarkInfo `json:"benchmark,omitempty"`

@@ -30,6 +30,9 @@ type Suite struct {
 	// PassRequires is what a case needs to pass: "score" (the total reaches the
 	// threshold; the default), "execution" (the results match), or both.
 	PassRequires []string `json:"pass_requires,omitempty" yaml:"pass_requires"`
+	// FailOn are the conditions that fail a run whatever its pass rate (exit 3): see
+	// FailOnConditions.
+	FailOn []string `json:"fail_on,omitempty" yaml:"fail_on"`
 	// LenientResults makes results_match normalise values (trim and fold text, read
 	// numbers in text, round floats); by default values compare as exact strings.
 	LenientResults bool `json:"lenient_results,omitempty" yaml:"lenient_results"`

@@ -147,7 +147,7 @@ func Run(ctx context.Context, s *qeval.Suite, cfg Config) (*qeval.Report, error)
 	rep.Run = qeval.RunInfo{Suite: s.Name, SuitePath: s.Path, QevalVersion: cfg.Version, Dialect: dialectOf(s), StoppedBy: stopped,
 		Mode: r.modeID(), Weights: r.weights, Threshold: r.threshold, Started: started, Finished: finished,
 		DurationMS: float64(finished.Sub(started).Microseconds()) / 1000, Concurrency: r.concurrency,
-		Interrupted: ctx.Err() != nil || stopped != "", PassRequires: s.PassRequires}
+		Interrupted: ctx.Err() != nil || stopped != "", PassRequires: s.PassRequires, FailOn: s.FailOn}
 	rep.Run.Judge = r.judgeInfo()
 	return rep, nil
 }

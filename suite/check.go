@@ -37,6 +37,9 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 			p.add(0, "", "unknown pass_requires %q (known: score, execution)", r)
 		}
 	}
+	if err := qeval.CheckFailOn("fail_on", s.FailOn); err != nil {
+		p.add(0, "", "%s", qeval.ErrorMessage(err))
+	}
 	if s.Target != nil {
 		n := 0
 		for _, set := range []bool{s.Target.Predictions != "", len(s.Target.Command) > 0, s.Target.URL != ""} {

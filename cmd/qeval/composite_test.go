@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qeval/qeval/report"
@@ -44,5 +45,24 @@ func TestRun_CompositeJudgesValues(t *testing.T) {
 	qc := rep.Cases[byID["same"]].Metrics["query_correctness"]
 	if qc.Score == nil || *qc.Score != 1 || qc.Details["llm_called"] != false {
 		t.Errorf("identical queries without a judge: query_correctness %+v, want 1 without a call", qc)
+	}
+}
+
+// --fail-on critical (or the suite's fail_on) exits 3 when the system's safety
+// validator let an unsafe query through; an unknown condition is refused naming it.
+func TestRun_FailOnCritical(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "--judge", "none", "--quiet", "--fail-on", "critical")
+	if code != exitThreshold || !strings.Contains(stderr, "let 2 unsafe queries through") {
+		t.Errorf("--fail-on critical: code %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "--judge", "none", "--quiet"); code != exitOK {
+		t.Errorf("without --fail-on: code %d, %s", code, stderr)
+	}
+	dir := t.TempDir()
+	chinook, _ := filepath.Abs("../../examples/chinook/chinook.sqlite")
+	s := writeFile(t, dir, "suite.yaml", "name: x\ndatabase: "+chinook+"\nfail_on: [critcal]\ncases:\n  - id: a\n    expected_query: SELECT 1\n    generated_query: SELECT 1\n")
+	code, _, stderr = runCLI(t, "", "run", s, "--judge", "none", "--quiet")
+	if code != exitUsage || !strings.Contains(stderr, "suite.yaml") || !strings.Contains(stderr, `fail_on: unknown condition "critcal"`) {
+		t.Errorf("unknown fail_on: code %d, %s", code, stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,7 @@ type runFlags struct {
 	fs                                           *flag.FlagSet
 	outDir, resultsPath, resume, predictions     string
 	targetCmd, targetURL, mode, shardSpec        string
-	excludeFlagged, spiderDB                     string
+	excludeFlagged, spiderDB, failOn             string
 	targetTimeout, timeout                       time.Duration
 	threshold, minPass, minScore                 float64
 	concurrency                                  int
@@ -65,6 +66,7 @@ func newRunFlags(e *env) *runFlags {
 	fs.BoolVar(&f.unsafePriv, "unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log each failed metric as it happens (otherwise they are counted after the run and detailed in the reports)")
 	fs.StringVar(&f.shardSpec, "shard", "", "run only part I of N of the cases (`I/N`, by a hash of each case id); write the report with -o or --json and combine the parts with qeval merge")
+	fs.StringVar(&f.failOn, "fail-on", "", "exit 3 when one of these happened, whatever the pass rate (comma-separated): critical (an unsafe query got through the validator), judge-errors, unscorable; default: the suite's fail_on")
 	fs.BoolVar(&f.audit, "audit", false, "audit the gold queries first (as qeval audit does) and add the audit to the reports")
 	fs.StringVar(&f.excludeFlagged, "exclude-flagged", "", "audit the gold queries first and set aside the cases flagged with these (comma-separated, e.g. gold_fails,order_dependent; default: the suite's exclude_flagged); the reports say how many and why")
 	fs.StringVar(&f.spiderDB, "spider-db", "", "for a Spider examples file (dev.json) as SUITE: the database folder DIR/<db_id>/")
@@ -178,6 +180,17 @@ func (f *runFlags) open(ctx context.Context, e *env, pos []string, st *runState)
 	}
 	if f.mode != "" {
 		if _, err := compare.Lookup(f.mode); err != nil {
+			return err
+		}
+	}
+	if flagSet(f.fs, "fail-on") {
+		s.FailOn = nil
+		for _, c := range strings.Split(f.failOn, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				s.FailOn = append(s.FailOn, c)
+			}
+		}
+		if err := qeval.CheckFailOn("--fail-on", s.FailOn); err != nil {
 			return err
 		}
 	}
@@ -390,6 +403,9 @@ func (f *runFlags) finish(e *env, st *runState, rep *qeval.Report) int {
 	if len(written) > 0 {
 		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
 	}
+	if slices.Contains(rep.Run.FailOn, "judge-errors") && rep.Summary.JudgeErrors > 0 && !rep.Run.Interrupted {
+		return gates(e, rep, f.minPass, f.minScore)
+	}
 	if n := rep.Summary.JudgeErrors; n > 0 && !rep.Run.Interrupted {
 		fmt.Fprintf(e.stderr, "incomplete: the LLM judge failed on %d cases (their judged components were skipped)", n)
 		if f.resultsPath != "" {
@@ -506,6 +522,10 @@ func failedMetrics(c qeval.CaseResult) int {
 
 func gates(e *env, rep *qeval.Report, minPass, minScore float64) int {
 	failed := false
+	for _, why := range qeval.FailedOn(&rep.Summary, rep.Run.FailOn) {
+		fmt.Fprintf(e.stderr, "gate failed: %s\n", why)
+		failed = true
+	}
 	if minPass >= 0 && rep.Summary.PassRate < minPass {
 		fmt.Fprintf(e.stderr, "gate failed: pass rate %.1f%% is below --min-pass-rate %.1f%%\n", 100*rep.Summary.PassRate, 100*minPass)
 		failed = true
