@@ -14,9 +14,10 @@
 // This package is the one place where they are decided; the provider SDKs are set to
 // make one attempt and no deadline of their own (option.WithMaxRetries(0)).
 //
-//   - Every request to the provider gets Config.CallTimeout (DefaultCallTimeout, 30 s).
-//     A request that runs past it is not retried: the verdict fails with CodeTimeout and
-//     the message "LLM judge timeout", the timeout is logged, and the run goes on.
+//   - Every judgement gets Config.CallTimeout (DefaultCallTimeout, 30 s) in all: the
+//     wait for a slot, each request and each wait between retries. A judgement that runs
+//     past it fails with CodeTimeout and the message "LLM judge timeout", the timeout is
+//     logged, and the run goes on; a retry is sent only while time remains for it.
 //   - A provider answer of 408, 409, 429 or 5xx, or no answer at all, is retried with
 //     jittered exponential backoff (RetryPolicy.BaseDelay doubling up to MaxDelay), and
 //     never sooner than the provider's Retry-After (or retry-after-ms). After

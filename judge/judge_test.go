@@ -284,6 +284,18 @@ func TestJudge_Retry(t *testing.T) {
 			t.Errorf("error %v after %d calls in %v", err, f.calls.Load(), time.Since(start))
 		}
 	})
+	// The judge's timeout bounds the whole judgement: a retry whose wait would end past
+	// it is not made (it used to be, within MaxElapsed: a 1 s timeout took 6 s).
+	t.Run("RetryPastTheTimeout", func(t *testing.T) {
+		f := &fakeCompleter{fn: func(context.Context, int, qeval.CompletionRequest) (*qeval.Completion, error) {
+			return nil, providerErr(503, 10*time.Second)
+		}}
+		j := newJudge(f, judge.Config{CallTimeout: time.Second})
+		_, err := j.Judge(context.Background(), sampleInput)
+		if f.calls.Load() != 1 || err == nil || !strings.Contains(err.Error(), "gave up after 1 tries") {
+			t.Errorf("error %v after %d calls, want one call and no retry past the timeout", err, f.calls.Load())
+		}
+	})
 	t.Run("CanceledWhileWaiting", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		f := &fakeCompleter{fn: func(context.Context, int, qeval.CompletionRequest) (*qeval.Completion, error) {

@@ -56,42 +56,50 @@ func (p RetryPolicy) backoff(attempt int, retryAfter time.Duration) time.Duratio
 }
 
 // complete sends req with the retry policy and returns the completion and the number
-// of requests sent.
+// of requests sent. The judge's timeout bounds the whole judgement: the wait for a
+// slot, every request and every wait between them; a retry is sent only while time
+// remains for it.
 func (j *Judge) complete(ctx context.Context, req qeval.CompletionRequest) (*qeval.Completion, int, error) {
 	start := time.Now()
+	deadline := start.Add(j.timeout)
+	jctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	sent := 0
 	for attempt := 1; ; attempt++ {
-		c, err := j.attempt(ctx, req, &sent)
+		c, err := j.attempt(jctx, req, &sent)
 		if err == nil {
 			return c, sent, nil
 		}
 		if ctx.Err() != nil {
 			return nil, sent, j.stopped(ctx)
 		}
-		if qeval.IsTimeout(err) {
-			return nil, sent, err
+		if jctx.Err() != nil || qeval.IsTimeout(err) {
+			return nil, sent, j.timedOut()
 		}
 		var pe *qeval.ProviderError
 		if !errors.As(err, &pe) || !pe.Retryable() {
 			return nil, sent, j.failed(err, pe, attempt, start, false)
 		}
 		wait := j.retry.backoff(attempt, pe.RetryAfter)
-		if attempt >= j.retry.MaxAttempts || time.Since(start)+wait > j.retry.MaxElapsed {
+		if attempt >= j.retry.MaxAttempts || time.Since(start)+wait > j.retry.MaxElapsed || time.Until(deadline) <= wait {
 			return nil, sent, j.failed(err, pe, attempt, start, true)
 		}
 		j.log.Info("judge: retrying", "provider", j.provider, "status", pe.StatusCode, "attempt", attempt, "wait", wait)
 		t := time.NewTimer(wait)
 		select {
-		case <-ctx.Done():
+		case <-jctx.Done():
 			t.Stop()
-			return nil, sent, j.stopped(ctx)
+			if ctx.Err() != nil {
+				return nil, sent, j.stopped(ctx)
+			}
+			return nil, sent, j.timedOut()
 		case <-t.C:
 		}
 	}
 }
 
-// attempt sends req once, holding a concurrency slot, with the per-call deadline, and
-// counts the request in *sent.
+// attempt sends req once, holding a concurrency slot, within the judgement's deadline
+// (ctx), and counts the request in *sent.
 func (j *Judge) attempt(ctx context.Context, req qeval.CompletionRequest, sent *int) (*qeval.Completion, error) {
 	select {
 	case j.slots <- struct{}{}:
@@ -99,20 +107,20 @@ func (j *Judge) attempt(ctx context.Context, req qeval.CompletionRequest, sent *
 		return nil, ctx.Err()
 	}
 	defer func() { <-j.slots }()
-	actx, cancel := context.WithTimeout(ctx, j.timeout)
-	defer cancel()
 	j.calls.Add(1)
 	*sent++
-	c, err := j.c.Complete(actx, req)
-	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
-		j.log.Warn("LLM judge timeout", "provider", j.provider, "model", j.model, "timeout", j.timeout)
-		return nil, &qeval.Error{Code: qeval.CodeTimeout, Op: j.op(), Message: "LLM judge timeout after " + j.timeout.String(),
-			Hint: "the provider did not answer in time; raise --judge-timeout", Err: context.DeadlineExceeded}
-	}
+	c, err := j.c.Complete(ctx, req)
 	if err == nil && c == nil {
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: j.op(), Message: "completer returned neither a completion nor an error"}
 	}
 	return c, err
+}
+
+// timedOut is the error for a judgement that ran past the judge's timeout.
+func (j *Judge) timedOut() error {
+	j.log.Warn("LLM judge timeout", "provider", j.provider, "model", j.model, "timeout", j.timeout)
+	return &qeval.Error{Code: qeval.CodeTimeout, Op: j.op(), Message: "LLM judge timeout after " + j.timeout.String(),
+		Hint: "the provider did not answer in time (the timeout bounds the whole judgement, retries included); raise --judge-timeout", Err: context.DeadlineExceeded}
 }
 
 // stopped is the error for a run whose context ended (cancel or the run's own deadline).

@@ -60,7 +60,7 @@ func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
 	fs.StringVar(&f.provider, "judge", defaultProvider, "LLM judge provider: "+strings.Join(registry.ProviderNames(), ", ")+", or none")
 	fs.StringVar(&f.model, "model", "", "judge model (default: the provider's; required for openai-compatible); without --judge, a claude-… model is Anthropic's, a gpt-… or o-series one OpenAI's")
 	fs.StringVar(&f.baseURL, "judge-base-url", "", "judge API base URL (default: ANTHROPIC_BASE_URL or OPENAI_BASE_URL, else the provider's)")
-	fs.DurationVar(&f.timeout, "judge-timeout", judge.DefaultCallTimeout, "deadline of each judge request")
+	fs.DurationVar(&f.timeout, "judge-timeout", judge.DefaultCallTimeout, "deadline of each judgement, retries included: the most a verdict makes you wait")
 	fs.IntVar(&f.concurrency, "judge-concurrency", judge.DefaultMaxConcurrency, "judge requests in flight at once")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "judge cache folder (default: the user cache folder/qeval)")
 	fs.StringVar(&f.cacheURL, "cache", "", "a cache shared with other machines: `redis://HOST:PORT/DB` (default: only the local file in --cache-dir); if it goes away the local file is used, with a warning")
