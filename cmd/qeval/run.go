@@ -44,6 +44,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	timeout := fs.Duration("timeout", 0, "deadline of each query (default: the suite's, else 30s)")
 	maxBytes := fs.Int64("max-result-bytes", qeval.DefaultMaxBytes, "a query whose result (or its engine's memory for it) exceeds this many bytes is too_large")
 	maxRunBytes := fs.Int64("max-run-bytes", runner.DefaultMaxRunBytes, "the results of all cases in flight together: one result may take at most this / (2 × concurrency) bytes")
+	cacheEpoch := fs.String("cache-epoch", "", "with --gold-cache, a word mixed into every gold-result key: a server database (PostgreSQL, MySQL, ClickHouse) is cached by its target, not its data, so give a new one after its data changed (files are keyed by their content)")
 	goldCache := fs.Bool("gold-cache", false, "keep gold results in the cache (--cache-dir, or --cache redis://…), keyed by each database's content: a second run on the same databases executes only the generated queries")
 	minPass := fs.Float64("min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
 	minScore := fs.Float64("min-score", -1, "exit 3 when the mean total score is below this (0..1)")
@@ -191,7 +192,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		sharedGold = c
 	}
 
-	cfg := runner.Config{GoldCache: sharedGold, Catalog: catalog, Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout, MaxResultBytes: *maxBytes, MaxRunBytes: *maxRunBytes,
+	cfg := runner.Config{GoldCache: sharedGold, GoldCacheEpoch: *cacheEpoch, Catalog: catalog, Target: target, Mode: *mode, Concurrency: *concurrency, QueryTimeout: *timeout, MaxResultBytes: *maxBytes, MaxRunBytes: *maxRunBytes,
 		Judge: js.Judge, JudgeOnExecMatch: askOnMatch, JudgeSkipped: js.Skipped, JudgeStats: js.Stats, Version: version, Logger: logger, Now: e.clock()}
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature,
