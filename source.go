@@ -21,6 +21,10 @@ type Source struct {
 	Files []string
 	// Open opens one of Files with the given limits.
 	Open Opener
+	// Local, when set, says Files are on this machine: it returns the file or folder
+	// one of them names (after a prefix such as duckdb:). The gold-result cache keys
+	// those by their content; other databases (servers) by their target.
+	Local func(target string) string
 }
 
 // Catalog resolves the database names of a suite or a request into Sources. It alone

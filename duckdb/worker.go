@@ -105,9 +105,15 @@ func newExecutorID() string {
 // shares one instance among the executors of a file), each file spilling into its own
 // folder in the worker's (spill.go).
 type workerState struct {
-	execs  map[string]*Executor
+	execs  map[string]*workerExec
 	spill  string            // the worker's private spill folder; "" spills nothing
 	spills map[string]string // file → its spill folder
+}
+
+// workerExec is an executor of the parent, opened on one version of its file.
+type workerExec struct {
+	*Executor
+	stamp stamp // of its file when opened
 }
 
 // serveWorker answers requests until its input ends; it returns the exit status.
@@ -115,7 +121,7 @@ func serveWorker(in, out *os.File) int {
 	dec := gob.NewDecoder(bufio.NewReaderSize(in, 64<<10))
 	bw := bufio.NewWriterSize(out, 64<<10)
 	enc := gob.NewEncoder(bw)
-	st := &workerState{execs: map[string]*Executor{}, spill: workerSpillDir(), spills: map[string]string{}}
+	st := &workerState{execs: map[string]*workerExec{}, spill: workerSpillDir(), spills: map[string]string{}}
 	defer st.closeAll()
 	for {
 		var req request
@@ -151,9 +157,19 @@ func (st *workerState) handle(req request) response {
 	return response{Result: rs, Err: toWire(err)}
 }
 
+// executor returns the executor req names, opened on the file as it is now: DuckDB
+// keeps one instance per path in a process, so when the file has changed (a mirror
+// renamed over it) every instance of it is closed first, or the new one would be the
+// old, reading the old data; those executors open again on their next query.
 func (st *workerState) executor(req request) (*Executor, error) {
-	if e := st.execs[req.ID]; e != nil {
-		return e, nil
+	stamp := fileStamp(req.Path)
+	if e := st.execs[req.ID]; e != nil && e.stamp == stamp {
+		return e.Executor, nil
+	}
+	for id, e := range st.execs {
+		if e.path == req.Path && e.stamp != stamp {
+			st.release(id)
+		}
 	}
 	spill := st.spills[req.Path]
 	if spill == "" && st.spill != "" {
@@ -166,7 +182,7 @@ func (st *workerState) executor(req request) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.execs[req.ID] = e
+	st.execs[req.ID] = &workerExec{e, stamp}
 	return e, nil
 }
 

@@ -3,6 +3,7 @@ package duckdb
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,5 +189,44 @@ func TestClassify_OutOfMemoryWithoutDuckDBsAdvice(t *testing.T) {
 		Msg: "Out of Memory Error: Failed to allocate block of 8589934592 bytes (bad allocation)\n\nPossible solutions:\n* Increasing the memory limit (SET memory_limit='...GB')"})
 	if qeval.ErrorCode(err) != qeval.CodeTooLarge || !strings.Contains(err.Error(), "Failed to allocate block") || strings.Contains(err.Error(), "SET memory_limit") {
 		t.Errorf("out of memory: %v (code %s)", err, qeval.ErrorCode(err))
+	}
+}
+
+// A file replaced on disk (a mirror renamed over it) is read afresh by an executor
+// opened after, and by one opened before at its next query. DuckDB keeps one instance
+// per path in a process: a second executor of the file was given the first one's
+// instance, and read the old rows (and the gold-result cache kept them under the new
+// file's content).
+func TestWorker_ReplacedFileIsReadAfresh(t *testing.T) {
+	path := workerDB(t)
+	count := func(e *Executor) qeval.Value {
+		t.Helper()
+		rs, err := e.Query(context.Background(), "SELECT count(*) FROM t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs.Rows[0][0]
+	}
+	before, err := Open(path, qeval.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer before.Close()
+	if n := count(before); n != qeval.Int(10) {
+		t.Fatalf("count %v, want 10", n)
+	}
+	if err := os.Rename(workerDB(t, "CREATE TABLE t AS SELECT range AS a FROM range(11)"), path); err != nil {
+		t.Fatal(err)
+	}
+	after, err := Open(path, qeval.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer after.Close()
+	if n := count(after); n != qeval.Int(11) {
+		t.Errorf("an executor opened after the file was replaced counts %v, want 11", n)
+	}
+	if n := count(before); n != qeval.Int(11) {
+		t.Errorf("an executor opened before the file was replaced counts %v, want 11", n)
 	}
 }

@@ -44,12 +44,15 @@ type Options struct {
 	NoExplanations bool
 	// Now is the clock that times the queries (time.Now when nil).
 	Now func() time.Time
-	// CacheGold keeps each gold result, keyed by the database's content (a SQLite
-	// file's SHA-256, a server's target), the engine, the mode and the query, so a gold
-	// query runs once per database version: across items, and with SharedCache across
-	// runs and machines. Memory holds at most GoldCacheBytes (DefaultGoldCacheBytes).
+	// CacheGold keeps each gold result, keyed by the database's content (a local file's
+	// or folder's SHA-256, a server's target), the engine, CacheEpoch, the mode and the
+	// query, so a gold query runs once per database version: across items, and with
+	// SharedCache across runs and machines. Memory holds at most GoldCacheBytes
+	// (DefaultGoldCacheBytes). A server database is known by its target alone: when its
+	// data changes, a new CacheEpoch misses every entry kept before.
 	CacheGold      bool
 	GoldCacheBytes int64
+	CacheEpoch     string
 	// SharedCache, with CacheGold, is where gold results are also kept and looked up
 	// (the SQLite cache file or Redis). OnSharedCacheError is told of its first failure;
 	// the evaluation goes on with the memory cache.
@@ -79,10 +82,25 @@ func (e *Evaluator) now() time.Time {
 // execKey names one opened database: the engine and the file or DSN.
 type execKey struct{ engine, file string }
 
+// opened is one database opened, for one version of a local file: when the file
+// changes on disk the next item opens it again (an open SQLite pool or DuckDB instance
+// reads the file it opened, not the one renamed over it), and this one is closed once
+// the items using it are done.
 type opened struct {
 	once sync.Once
 	exec qeval.Executor
 	err  error
+
+	ident   fileID // the local file's when opened; zero for a server
+	users   int    // items holding it (Evaluator.mu)
+	retired bool   // no longer the current one: closed when its last user lets go (Evaluator.mu)
+}
+
+func (o *opened) close() error {
+	if o.exec == nil {
+		return nil
+	}
+	return o.exec.Close()
 }
 
 // New returns an Evaluator, or an error naming the known modes when Mode is unknown.
@@ -105,7 +123,7 @@ func New(opt Options) (*Evaluator, error) {
 	opt.Limits = opt.Limits.WithDefaults()
 	e := &Evaluator{opt: opt, mode: mode, execs: map[execKey]*opened{}}
 	if opt.CacheGold {
-		e.gold = newGoldCache(opt.SharedCache, opt.GoldCacheBytes, opt.OnSharedCacheError)
+		e.gold = newGoldCache(opt.SharedCache, opt.GoldCacheBytes, opt.CacheEpoch, opt.OnSharedCacheError)
 	}
 	return e, nil
 }
@@ -130,10 +148,8 @@ func (e *Evaluator) Close() error {
 	e.mu.Unlock()
 	var first error
 	for _, o := range execs {
-		if o.exec != nil {
-			if err := o.exec.Close(); err != nil && first == nil {
-				first = err
-			}
+		if err := o.close(); err != nil && first == nil {
+			first = err
 		}
 	}
 	return first
@@ -177,28 +193,29 @@ func (e *Evaluator) sources(ctx context.Context, db string) (gold, pred *qeval.S
 	return gold, pred, nil
 }
 
-// release closes the databases of a name; a later item on it opens them again.
+// release closes the databases of a name (each once the items using it are done); a
+// later item on it opens them again.
 func (e *Evaluator) release(ctx context.Context, db string) {
 	gold, pred, err := e.sources(ctx, db)
 	if err != nil {
 		return
 	}
-	var closing []qeval.Executor
+	var closing []*opened
 	e.mu.Lock()
 	for _, src := range []*qeval.Source{gold, pred} {
 		for _, f := range src.Files {
 			k := execKey{src.Engine, f}
 			if o, ok := e.execs[k]; ok {
 				delete(e.execs, k)
-				if o.exec != nil {
-					closing = append(closing, o.exec)
+				if o.retired = true; o.users == 0 {
+					closing = append(closing, o)
 				}
 			}
 		}
 	}
 	e.mu.Unlock()
-	for _, ex := range closing {
-		ex.Close()
+	for _, o := range closing {
+		o.close()
 	}
 }
 
@@ -210,29 +227,98 @@ func (e *Evaluator) Describe(ctx context.Context, db string) (*qeval.Source, qev
 	if err != nil {
 		return nil, nil, err
 	}
-	ex, err := e.executor(src, 0)
-	return src, ex, err
+	o, err := e.acquire(src, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.letGo(o)
+	return src, o.exec, o.err
 }
 
-// executor opens (once) file i of a source.
-func (e *Evaluator) executor(src *qeval.Source, i int) (qeval.Executor, error) {
-	k := execKey{src.Engine, src.Files[i]}
+// acquire returns file i of a source opened (once for each version of a local file),
+// counting the caller among its users until letGo.
+func (e *Evaluator) acquire(src *qeval.Source, i int) (*opened, error) {
+	file := src.Files[i]
+	var ident fileID
+	if src.Local != nil {
+		id, err := identity(src.Local(file))
+		if err != nil {
+			return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open database " + src.Local(file), Message: err.Error(), Err: err}
+		}
+		ident = id
+	}
+	k := execKey{src.Engine, file}
+	var stale *opened
 	e.mu.Lock()
 	o, ok := e.execs[k]
-	if !ok {
-		o = &opened{}
+	if !ok || o.ident != ident {
+		if ok {
+			if o.retired = true; o.users == 0 {
+				stale = o
+			}
+		}
+		o = &opened{ident: ident}
 		e.execs[k] = o
 	}
+	o.users++
 	e.mu.Unlock()
+	if stale != nil {
+		stale.close()
+	}
 	o.once.Do(func() {
-		ex, err := src.Open(src.Files[i], e.opt.Limits)
+		ex, err := src.Open(file, e.opt.Limits)
 		if err != nil {
 			o.err = err
 			return // never keep an executor beside an error: it may be a typed nil
 		}
 		o.exec = ex
 	})
-	return o.exec, o.err
+	return o, nil
+}
+
+// letGo ends a use of o: a retired one closes after its last.
+func (e *Evaluator) letGo(o *opened) {
+	e.mu.Lock()
+	o.users--
+	done := o.retired && o.users == 0
+	e.mu.Unlock()
+	if done {
+		o.close()
+	}
+}
+
+// held are the databases one item holds, each acquired once, let go when it is done.
+type held struct {
+	e    *Evaluator
+	open map[execKey]*opened
+}
+
+func (h *held) executor(src *qeval.Source, i int) (qeval.Executor, fileID, error) {
+	k := execKey{src.Engine, src.Files[i]}
+	o, ok := h.open[k]
+	if !ok {
+		var err error
+		if o, err = h.e.acquire(src, i); err != nil {
+			return nil, fileID{}, err
+		}
+		h.open[k] = o
+	}
+	return o.exec, o.ident, o.err
+}
+
+func (h *held) letGo() {
+	for _, o := range h.open {
+		h.e.letGo(o)
+	}
+}
+
+// unchanged reports whether file i of a local source is still the version ident.
+func unchanged(src *qeval.Source, i int, ident fileID) bool {
+	if src.Local == nil {
+		return true
+	}
+	now, err := identity(src.Local(src.Files[i]))
+	return err == nil && now == ident
 }
 
 // Match judges one item; see the package documentation.
@@ -271,19 +357,21 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 	}
 	golds := make([]*qeval.ResultSet, len(files))
 	cachedGolds := 0
+	h := &held{e: e, open: map[execKey]*opened{}}
+	defer h.letGo()
 	var first *qeval.Verdict
 	for ci, cand := range candidates {
 		cv := v
 		pass := true
 		for fi, file := range files {
 			cv.Database = file
-			ex, err := e.executor(goldSrc, fi)
+			ex, ident, err := h.executor(goldSrc, fi)
 			if err != nil {
 				return goldFailure(cv, err)
 			}
 			pex := ex
 			if predSrc != goldSrc {
-				if pex, err = e.executor(predSrc, fi); err != nil {
+				if pex, _, err = h.executor(predSrc, fi); err != nil {
 					cv.Outcome, cv.Error = qeval.OutcomePredError, "open the prediction database: "+qeval.ErrorMessage(err)
 					cv.Gold, cv.Pred = nil, nil
 					return e.trim(cv)
@@ -291,7 +379,7 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 			}
 			var goldKey string
 			if golds[fi] == nil && e.gold != nil {
-				if k, err := e.gold.key(goldSrc, file, e.mode.ID(), gold); err == nil {
+				if k, err := e.gold.key(goldSrc, file, ident, e.mode.ID(), gold); err == nil {
 					goldKey = k
 					if rs, ok := e.gold.get(ctx, k); ok {
 						golds[fi] = rs
@@ -311,7 +399,7 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 					return goldFailure(cv, err)
 				}
 				golds[fi] = rs
-				if goldKey != "" {
+				if goldKey != "" && unchanged(goldSrc, fi, ident) { // the result is of the version the key names
 					e.gold.put(ctx, goldKey, rs)
 				}
 			}

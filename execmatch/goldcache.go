@@ -8,7 +8,6 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +18,9 @@ import (
 // goldCacheVersion is part of every gold-result key: bump it when the encoding or the
 // meaning of a cached result changes, and every old entry becomes a miss.
 const goldCacheVersion = "gold-result@1"
+
+// goldCachePrefix starts the key of a gold result of every version.
+const goldCachePrefix = "gold-result@"
 
 // DefaultGoldCacheBytes bounds the gold results an Evaluator keeps in memory.
 const DefaultGoldCacheBytes = 128 << 20
@@ -38,13 +40,14 @@ type goldCache struct {
 	shared qeval.Cache
 	limit  int64
 	onErr  func(error)
+	epoch  string // Options.CacheEpoch
 
 	mu    sync.Mutex
 	used  int64
 	order *list.List // front: most recently used
 	items map[string]*list.Element
 
-	versions sync.Map // file identity → content hash
+	versions sync.Map // path and identity → content hash
 
 	hits, misses, sharedErrs atomic.Int64
 }
@@ -55,49 +58,56 @@ type goldEntry struct {
 	size int64
 }
 
-func newGoldCache(shared qeval.Cache, limit int64, onErr func(error)) *goldCache {
+func newGoldCache(shared qeval.Cache, limit int64, epoch string, onErr func(error)) *goldCache {
 	if limit <= 0 {
 		limit = DefaultGoldCacheBytes
 	}
-	return &goldCache{shared: shared, limit: limit, onErr: onErr, order: list.New(), items: map[string]*list.Element{}}
+	return &goldCache{shared: shared, limit: limit, epoch: epoch, onErr: onErr, order: list.New(), items: map[string]*list.Element{}}
 }
 
-// key names one gold result: the database's content (a SQLite file's hash, a server's
-// engine and target), the mode and the query as the mode prepared it.
-func (c *goldCache) key(src *qeval.Source, file, mode, gold string) (string, error) {
-	version, err := c.version(src.Engine, file)
-	if err != nil {
-		return "", err
+// key names one gold result: the database's content (a local file's or folder's
+// hash, a server's engine and target), the cache epoch, the mode and the query as the
+// mode prepared it. ident is the local file's fileID as the caller read it before
+// opening it (zero for a server).
+func (c *goldCache) key(src *qeval.Source, file string, ident fileID, mode, gold string) (string, error) {
+	version := "target:" + file
+	if src.Local != nil {
+		v, err := c.version(src.Local(file), ident)
+		if err != nil {
+			return "", err
+		}
+		version = v
 	}
 	h := sha256.New()
-	for _, part := range []string{goldCacheVersion, src.Engine, version, mode, gold} {
+	for _, part := range []string{goldCacheVersion, src.Engine, version, c.epoch, mode, gold} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return goldCacheVersion + ":" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// version is what identifies a database's content: the SHA-256 of a SQLite file (so
-// a copy on another machine shares entries, and a changed file misses), else the
-// engine's target (a DSN or a path).
-func (c *goldCache) version(engine, file string) (string, error) {
-	if engine != "sqlite" {
-		return file, nil
-	}
-	st, err := os.Stat(file)
-	if err != nil {
-		return "", err
-	}
-	id := fmt.Sprintf("%s\x00%d\x00%d", file, st.Size(), st.ModTime().UnixNano())
+// version is the content hash of a local database (so a copy on another machine
+// shares entries, and a changed file misses), computed once for each identity of it.
+// A file that changes while it is hashed has no version.
+func (c *goldCache) version(path string, ident fileID) (string, error) {
+	id := versionKey{path, ident}
 	if v, ok := c.versions.Load(id); ok {
 		return v.(string), nil
 	}
-	sum, err := qeval.FileSHA256(file)
+	v, err := contentVersion(path)
 	if err != nil {
 		return "", err
 	}
-	v := "sha256:" + sum
+	if now, err := identity(path); err != nil || now != ident {
+		return "", fmt.Errorf("%s changed while it was read", path)
+	}
 	c.versions.Store(id, v)
 	return v, nil
+}
+
+// versionKey names one version of a local database.
+type versionKey struct {
+	path string
+	id   fileID
 }
 
 func (c *goldCache) get(ctx context.Context, key string) (*qeval.ResultSet, bool) {
@@ -191,4 +201,34 @@ func resultBytes(rs *qeval.ResultSet) int64 {
 		}
 	}
 	return n
+}
+
+// forget drops every result kept in memory.
+func (c *goldCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.Init()
+	clear(c.items)
+	c.used = 0
+}
+
+// ForgetGoldResults drops the gold results the evaluator keeps in memory: after a
+// server database's data changed, with FlushGoldResults for the shared cache.
+func (e *Evaluator) ForgetGoldResults() {
+	if e.gold != nil {
+		e.gold.forget()
+	}
+}
+
+// FlushGoldResults deletes every gold result from a shared cache (of any epoch and
+// version) and returns how many it held. It fails on a cache that cannot delete
+// (internal/cache's stores, Redis and Fallback can).
+func FlushGoldResults(ctx context.Context, c qeval.Cache) (int64, error) {
+	d, ok := c.(interface {
+		DeletePrefix(ctx context.Context, prefix string) (int64, error)
+	})
+	if !ok {
+		return 0, &qeval.Error{Code: qeval.CodeUnsupported, Op: "flush the gold results", Message: "the shared cache cannot delete entries"}
+	}
+	return d.DeletePrefix(ctx, goldCachePrefix)
 }

@@ -119,6 +119,7 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 			if _, err := os.Stat(e.File(target)); err != nil {
 				return nil, c.missing(name, e.File(target), configured)
 			}
+			src.Local = e.File
 		}
 		return src, nil
 	}
@@ -127,6 +128,7 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 	if err != nil {
 		return nil, c.missing(name, target, configured)
 	}
+	src.Local = func(t string) string { return t }
 	if kql {
 		k, _ := LookupEngine("kql")
 		src.Engine, src.Dialect, src.Open = k.Name, k.Dialect, k.OpenAt(now)

@@ -56,8 +56,11 @@ type Config struct {
 	MaxRunBytes int64
 	// GoldCache, when set, keeps gold results keyed by database content, engine, mode
 	// and query (the local cache file or Redis): a second run on the same databases
-	// executes only the generated queries.
-	GoldCache qeval.Cache
+	// executes only the generated queries. A server database is known by its target
+	// alone: GoldCacheEpoch, mixed into every key, misses the entries kept under another
+	// (after its data changed).
+	GoldCache      qeval.Cache
+	GoldCacheEpoch string
 	// MaxResultRows is how many rows results_match compares (metric.DefaultMaxRows).
 	MaxResultRows int
 	// Done holds cases already finished (from a results file): they are not run again
@@ -285,7 +288,7 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 		opts.PredCatalog = predictionCatalog{cfg.Catalog, s}
 	}
 	if cfg.GoldCache != nil {
-		opts.CacheGold, opts.SharedCache = true, cfg.GoldCache
+		opts.CacheGold, opts.SharedCache, opts.CacheEpoch = true, cfg.GoldCache, cfg.GoldCacheEpoch
 	}
 	ev, err := execmatch.New(opts)
 	if err != nil {

@@ -145,7 +145,7 @@ func (rw *rewarder) evaluator(mode string) (*execmatch.Evaluator, error) {
 	limits := rw.cfg.Limits
 	limits.MaxBytes = rw.resultCap()
 	e, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: rw.catalog, Limits: limits, CacheGold: true,
-		GoldCacheBytes: rw.cfg.GoldCacheBytes, SharedCache: rw.cfg.SharedCache, OnSharedCacheError: func(err error) {
+		GoldCacheBytes: rw.cfg.GoldCacheBytes, SharedCache: rw.cfg.SharedCache, CacheEpoch: rw.cfg.CacheEpoch, OnSharedCacheError: func(err error) {
 			rw.cfg.Logger.Warn("the shared cache failed; gold results are kept in this process only", "err", err)
 		}})
 	if err != nil {
@@ -199,6 +199,24 @@ func (s *Server) handleExecMatch(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleExecMatchStats(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.rewarder.stats())
+}
+
+// ExecMatchFlush is the answer of POST /api/exec-match/flush.
+type ExecMatchFlush struct {
+	// SharedDeleted counts the gold results deleted from the shared cache.
+	SharedDeleted int64 `json:"shared_deleted"`
+}
+
+// handleExecMatchFlush forgets every gold result: those in memory and those in the
+// shared cache (for every replica; each keeps its own in memory until flushed too).
+func (s *Server) handleExecMatchFlush(w http.ResponseWriter, r *http.Request) {
+	n, err := s.rewarder.flush(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.log.Info("gold results flushed", "shared_deleted", n)
+	writeJSON(w, http.StatusOK, ExecMatchFlush{SharedDeleted: n})
 }
 
 // batch answers every pair; one bad pair never fails the others.
@@ -322,6 +340,24 @@ func unknownDB(c *registry.Catalog, name string) error {
 		known = "none: start the server with --db NAME=TARGET or --db-root DIR"
 	}
 	return fmt.Errorf("unknown database %q (known: %s)", name, known)
+}
+
+// flush forgets the gold results of every evaluator and deletes those of the shared
+// cache.
+func (rw *rewarder) flush(ctx context.Context) (int64, error) {
+	rw.mu.Lock()
+	for _, e := range rw.evals {
+		e.ForgetGoldResults()
+	}
+	rw.mu.Unlock()
+	if rw.cfg.SharedCache == nil {
+		return 0, nil
+	}
+	n, err := execmatch.FlushGoldResults(ctx, rw.cfg.SharedCache)
+	if err != nil {
+		return n, &qeval.Error{Code: qeval.CodeUnavailable, Op: "flush the shared cache", Message: qeval.ErrorMessage(err), Err: err}
+	}
+	return n, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -176,6 +176,39 @@ func TestExecMatch_SharedCacheAcrossServers(t *testing.T) {
 	}
 }
 
+// TestExecMatch_FlushForgetsGoldResults: POST /api/exec-match/flush forgets the gold
+// results kept in memory and deletes those of the shared cache, so the next pair runs
+// its gold again (a server database's data changed; files are keyed by their content);
+// a server started with another --cache-epoch finds none of the entries kept before.
+func TestExecMatch_FlushForgetsGoldResults(t *testing.T) {
+	root := mustDBRoot(t)
+	shared := cache.Memory(cache.Options{})
+	pairs := []server.ExecMatchPair{{DB: "shop", Gold: "SELECT count(*) FROM item", Pred: "SELECT count(id) FROM item"}}
+	a := MustServer(t, func(c *server.Config) { c.DBRoot, c.SharedCache = root, shared })
+	execMatch(t, a, pairs)
+	if r := execMatch(t, a, pairs); !r[0].CachedGold {
+		t.Fatalf("the second pair's gold was not cached: %+v", r[0])
+	}
+	if r := do(t, http.MethodGet, a.URL+"/api/exec-match/flush", nil); r.Status != http.StatusMethodNotAllowed {
+		t.Errorf("GET flush: %d, want 405", r.Status)
+	}
+	r := postJSON(t, a.URL+"/api/exec-match/flush", struct{}{})
+	var flushed server.ExecMatchFlush
+	if r.Status != http.StatusOK {
+		t.Fatalf("flush: %d %s", r.Status, r.Body)
+	}
+	if r.json(t, &flushed); flushed.SharedDeleted != 1 {
+		t.Errorf("flush deleted %d shared entries, want 1", flushed.SharedDeleted)
+	}
+	if r := execMatch(t, a, pairs); r[0].CachedGold || !r[0].Match {
+		t.Errorf("after the flush: %+v, want the gold run again", r[0])
+	}
+	b := MustServer(t, func(c *server.Config) { c.DBRoot, c.SharedCache, c.CacheEpoch = root, shared, "2" })
+	if r := execMatch(t, b, pairs); r[0].CachedGold {
+		t.Errorf("a server of another epoch found the gold in the shared cache: %+v", r[0])
+	}
+}
+
 // TestExecMatch_SpiderDev sends real model predictions on Spider dev through the
 // endpoint in batches of 64 and checks every verdict against the official evaluator's
 // (oracle/<set>.jsonl, its "exec" field).

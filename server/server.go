@@ -75,6 +75,10 @@ type Config struct {
 	// also keeps them there (the SQLite cache file or Redis), for other replicas.
 	GoldCacheBytes int64
 	SharedCache    qeval.Cache
+	// CacheEpoch is mixed into every gold-result key: a server database is known by its
+	// target alone, and a new epoch misses what was kept before its data changed (as
+	// does POST /api/exec-match/flush).
+	CacheEpoch string
 	// AllowPrivileged lets runs use a server database as a privileged role
 	// (--unsafe-allow-privileged).
 	AllowPrivileged bool
@@ -254,6 +258,7 @@ func (s *Server) routes() http.Handler {
 	api("/api/score-query", methods{http.MethodPost: s.handleScore})
 	api("/api/exec-match", methods{http.MethodPost: s.handleExecMatch})
 	api("/api/exec-match/stats", methods{http.MethodGet: s.handleExecMatchStats})
+	api("/api/exec-match/flush", methods{http.MethodPost: s.handleExecMatchFlush})
 	api("/api/suites", methods{http.MethodGet: s.handleSuites})
 	api("/api/runs", methods{http.MethodGet: s.handleListRuns, http.MethodPost: s.handleStartRun})
 	api("/api/runs/import", methods{http.MethodPost: s.handleImport})

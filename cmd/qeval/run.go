@@ -29,7 +29,7 @@ type runFlags struct {
 	fs                                           *flag.FlagSet
 	outDir, resultsPath, resume, predictions     string
 	targetCmd, targetURL, mode, shardSpec        string
-	excludeFlagged, spiderDB, failOn             string
+	excludeFlagged, spiderDB, failOn, cacheEpoch string
 	targetTimeout, timeout                       time.Duration
 	threshold, minPass, minScore                 float64
 	concurrency                                  int
@@ -59,6 +59,7 @@ func newRunFlags(e *env) *runFlags {
 	fs.DurationVar(&f.timeout, "timeout", 0, "deadline of each query (default: the suite's, else 30s)")
 	fs.Int64Var(&f.maxBytes, "max-result-bytes", qeval.DefaultMaxBytes, "a query whose result (or its engine's memory for it) exceeds this many bytes is too_large")
 	fs.Int64Var(&f.maxRunBytes, "max-run-bytes", runner.DefaultMaxRunBytes, "the results of all cases in flight together: one result may take at most this / (2 × concurrency) bytes")
+	fs.StringVar(&f.cacheEpoch, "cache-epoch", "", "with --gold-cache, a word mixed into every gold-result key: a server database (PostgreSQL, MySQL, ClickHouse) is cached by its target, not its data, so give a new one after its data changed (files are keyed by their content)")
 	fs.BoolVar(&f.goldCache, "gold-cache", false, "keep gold results in the cache (--cache-dir, or --cache redis://…), keyed by each database's content: a second run on the same databases executes only the generated queries")
 	fs.Float64Var(&f.minPass, "min-pass-rate", -1, "exit 3 when the pass rate is below this (0..1)")
 	fs.Float64Var(&f.minScore, "min-score", -1, "exit 3 when the mean total score is below this (0..1)")
@@ -254,7 +255,7 @@ func (f *runFlags) config(ctx context.Context, e *env, st *runState) (runner.Con
 	}
 	st.judge = js
 	st.closers = append(st.closers, js.Close)
-	cfg := runner.Config{Catalog: st.catalog, Target: target, Mode: f.mode, Concurrency: f.concurrency, QueryTimeout: f.timeout,
+	cfg := runner.Config{GoldCacheEpoch: f.cacheEpoch, Catalog: st.catalog, Target: target, Mode: f.mode, Concurrency: f.concurrency, QueryTimeout: f.timeout,
 		MaxResultBytes: f.maxBytes, MaxRunBytes: f.maxRunBytes, Judge: js.Judge, JudgeOnExecMatch: askOnMatch, JudgeSkipped: js.Skipped,
 		JudgeStats: js.Stats, Version: version, Logger: st.logger, Now: e.clock()}
 	if f.goldCache {

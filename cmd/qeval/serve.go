@@ -41,6 +41,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	maxRuns := fs.Int("max-runs", server.DefaultMaxActiveRuns, "runs in progress at once")
 	maxRunBytes := fs.Int64("max-run-bytes", server.DefaultMaxRunBytes, "the results all runs in progress hold at once: each run may hold this / --max-runs, shared by its cases in flight; the exec-match pairs in flight share it too")
 	concurrency := fs.Int("concurrency", 0, "cases a run runs at once (default: the suite's, else the number of CPUs)")
+	cacheEpoch := fs.String("cache-epoch", "", "a word mixed into every gold-result key: a server database (PostgreSQL, MySQL, ClickHouse) is cached by its target, not its data, so give a new one after its data changed (files are keyed by their content); POST /api/exec-match/flush forgets them all")
 	unsafePriv := fs.Bool("unsafe-allow-privileged", false, "run queries on a server even as a superuser or a role that reads server files (see qeval db setup-role)")
 	jf := addJudgeFlags(fs, registry.DefaultProvider)
 	if code := parseFlags(fs, args); code >= 0 {
@@ -69,7 +70,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 		}
 	}()
 	cfg := server.Config{DBRoot: *dbRoot, ExecMatchMode: *execMode, MaxPairs: *maxPairs, ExecMatchPerDB: *perDB,
-		Limits: qeval.Limits{Timeout: *timeout, MaxBytes: *maxResultBytes}, SharedCache: goldCache,
+		Limits: qeval.Limits{Timeout: *timeout, MaxBytes: *maxResultBytes}, SharedCache: goldCache, CacheEpoch: *cacheEpoch,
 		DataDir: *dataDir, Token: *token, Suites: suites, Databases: dbs.connections(), Judge: js.Judge,
 		JudgeSkipped: js.Skipped, JudgeStats: js.Stats, MaxBodyBytes: *maxBody, MaxActiveRuns: *maxRuns, MaxRunBytes: *maxRunBytes,
 		Concurrency: *concurrency, Version: version, Logger: logger, AllowPrivileged: *unsafePriv}

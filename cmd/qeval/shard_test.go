@@ -180,14 +180,16 @@ func TestSpider_GoldCache(t *testing.T) {
 	}
 }
 
-// TestRun_GoldCache: qeval run --gold-cache runs no gold query the second time.
+// TestRun_GoldCache: qeval run --gold-cache runs no gold query the second time, and
+// all of them again under another --cache-epoch.
 func TestRun_GoldCache(t *testing.T) {
 	cacheDir, dir := t.TempDir(), t.TempDir()
-	var counts [2]int
+	var counts [3]int
 	var total int
-	for run := 0; run < 2; run++ {
+	for run := 0; run < 3; run++ {
 		out := filepath.Join(dir, fmt.Sprint(run))
-		code, _, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "--judge", "none", "--gold-cache", "--cache-dir", cacheDir, "-o", out)
+		epoch := map[bool]string{true: "2"}[run == 2]
+		code, _, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "--judge", "none", "--gold-cache", "--cache-dir", cacheDir, "--cache-epoch", epoch, "-o", out)
 		if code != exitOK && code != exitThreshold {
 			t.Fatalf("run %d: code %d: %s", run, code, stderr)
 		}
@@ -198,8 +200,8 @@ func TestRun_GoldCache(t *testing.T) {
 		total = strings.Count(string(b), "\n")
 		counts[run] = strings.Count(string(b), `"gold_cached":true`)
 	}
-	if total == 0 || counts[1] != total || counts[0] >= total {
-		t.Fatalf("gold results from the cache: first run %d, second run %d, of %d cases", counts[0], counts[1], total)
+	if total == 0 || counts[1] != total || counts[0] >= total || counts[2] != counts[0] {
+		t.Fatalf("gold results from the cache: first run %d, second run %d, under a new epoch %d, of %d cases", counts[0], counts[1], counts[2], total)
 	}
 }
 

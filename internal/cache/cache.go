@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -155,6 +156,29 @@ func (s *Store) Put(ctx context.Context, key string, value []byte) error {
 	return nil
 }
 
+// DeletePrefix deletes every entry whose key starts with prefix, in memory and in the
+// file, and returns how many the file held (the memory, for a store without a file).
+func (s *Store) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
+	var n int64
+	s.mu.Lock()
+	for k := range s.mem {
+		if strings.HasPrefix(k, prefix) {
+			delete(s.mem, k)
+			n++
+		}
+	}
+	s.mu.Unlock()
+	if s.db == nil {
+		return n, nil
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE substr(key, 1, ?) = ?`, len(prefix), prefix)
+	if err != nil {
+		return 0, fmt.Errorf("delete from cache %s: %w", s.path, err)
+	}
+	n, _ = res.RowsAffected()
+	return n, nil
+}
+
 func (s *Store) remember(key string, e entry) {
 	if s.noMemory {
 		return
@@ -171,3 +195,15 @@ func (s *Store) Close() error {
 	}
 	return s.db.Close()
 }
+
+// Deleter is a cache that can delete its entries by key prefix (Store, Redis,
+// Fallback): a flush of the gold results deletes those of every version.
+type Deleter interface {
+	DeletePrefix(ctx context.Context, prefix string) (int64, error)
+}
+
+var (
+	_ Deleter = (*Store)(nil)
+	_ Deleter = (*Redis)(nil)
+	_ Deleter = (*Fallback)(nil)
+)

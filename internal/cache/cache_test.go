@@ -195,3 +195,27 @@ func BenchmarkStore_GetDisk(b *testing.B) {
 		}
 	}
 }
+
+// DeletePrefix deletes the entries of a prefix, in memory and in the file, and no other.
+func TestStore_DeletePrefix(t *testing.T) {
+	ctx := context.Background()
+	s, err := cache.Open(ctx, t.TempDir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, k := range []string{"gold-result@1:a", "gold-result@2:b", "judge@1:c", "gold-result"} {
+		if err := s.Put(ctx, k, []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := s.DeletePrefix(ctx, "gold-result@")
+	if err != nil || n != 2 {
+		t.Fatalf("DeletePrefix: %d %v, want 2 deleted", n, err)
+	}
+	for k, want := range map[string]bool{"gold-result@1:a": false, "gold-result@2:b": false, "judge@1:c": true, "gold-result": true} {
+		if _, ok, err := s.Get(ctx, k); ok != want || err != nil {
+			t.Errorf("Get(%q) after the delete: found=%v %v, want found=%v", k, ok, err, want)
+		}
+	}
+}

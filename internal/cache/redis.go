@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,6 +84,49 @@ func (r *Redis) Put(ctx context.Context, key string, value []byte) error {
 	return nil
 }
 
+// DeletePrefix deletes every entry whose key starts with prefix (SCAN, then UNLINK in
+// batches) and returns how many it deleted.
+func (r *Redis) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
+	var n int64
+	iter := r.c.Scan(ctx, 0, redisPrefix+globEscape(prefix)+"*", 1000).Iterator()
+	var batch []string
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		d, err := r.c.Unlink(ctx, batch...).Result()
+		n += d
+		batch = batch[:0]
+		return err
+	}
+	for iter.Next(ctx) {
+		if batch = append(batch, iter.Val()); len(batch) == 1000 {
+			if err := flush(); err != nil {
+				return n, fmt.Errorf("delete from cache redis://%s: %w", r.target, err)
+			}
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return n, fmt.Errorf("delete from cache redis://%s: %w", r.target, err)
+	}
+	if err := flush(); err != nil {
+		return n, fmt.Errorf("delete from cache redis://%s: %w", r.target, err)
+	}
+	return n, nil
+}
+
+// globEscape quotes the characters a Redis MATCH pattern gives a meaning.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[]\^`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
 // Close closes the connections.
 func (r *Redis) Close() error { return r.c.Close() }
 
@@ -154,6 +198,22 @@ func (f *Fallback) Get(ctx context.Context, key string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	return f.Local.Get(ctx, key)
+}
+
+// DeletePrefix deletes the entries whose key starts with prefix from both caches (those
+// that can delete: see Deleter) and returns how many the shared one held.
+func (f *Fallback) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
+	var n int64
+	var first error
+	if d, ok := f.Shared.(Deleter); ok {
+		n, first = d.DeletePrefix(ctx, prefix)
+	}
+	if d, ok := f.Local.(Deleter); ok {
+		if _, err := d.DeletePrefix(ctx, prefix); err != nil && first == nil {
+			first = err
+		}
+	}
+	return n, first
 }
 
 // Put writes the shared cache while it answers, and the local one always (so that

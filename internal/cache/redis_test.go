@@ -134,3 +134,25 @@ func TestFallback_SharedGoesAwayMidRun(t *testing.T) {
 		t.Fatalf("after recovery the shared cache was not written: %v", err)
 	}
 }
+
+// DeletePrefix deletes the keys of a prefix only; * and ? in it are plain characters.
+func TestRedis_DeletePrefix(t *testing.T) {
+	ctx := context.Background()
+	r := mustRedis(t)
+	base := fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())
+	for _, k := range []string{"gold*?:a", "gold*?:b", "gold-other", "gold"} {
+		if err := r.Put(ctx, base+k, []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := r.DeletePrefix(ctx, base+"gold*?")
+	if err != nil || n != 2 {
+		t.Fatalf("DeletePrefix: %d %v, want 2 deleted", n, err)
+	}
+	for k, want := range map[string]bool{"gold*?:a": false, "gold*?:b": false, "gold-other": true, "gold": true} {
+		if _, ok, err := r.Get(ctx, base+k); ok != want || err != nil {
+			t.Errorf("Get(%q) after the delete: found=%v %v, want found=%v", k, ok, err, want)
+		}
+	}
+	r.DeletePrefix(ctx, base)
+}
