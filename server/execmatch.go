@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -296,7 +299,7 @@ func (rw *rewarder) pair(ctx context.Context, i int, p ExecMatchPair) (res ExecM
 	res = ExecMatchResult{Match: v.Match, Outcome: v.Outcome, Mode: v.Mode, CachedGold: v.GoldCached,
 		PredMS: ms(v.PredTime), GoldMS: ms(v.GoldTime)}
 	if v.Error != "" {
-		msg := v.Error
+		msg := rw.clientMessage(p.DB, v.Error)
 		res.Error = &msg
 	}
 	if p.Partial && v.Outcome != qeval.OutcomeGoldError {
@@ -317,6 +320,43 @@ func partial(p ExecMatchPair, score float64) *float64 {
 		return nil
 	}
 	return &score
+}
+
+// clientMessage is an error about a pair on database db as a client may read it: the
+// database's file and folder, the server's home, data and temporary folders are
+// server paths (issue 39: a DuckDB file's absolute path reached the client); the file
+// is named by the database's name, the folders by a word.
+func (rw *rewarder) clientMessage(db, msg string) string {
+	type repl struct{ old, new string }
+	var rs []repl
+	add := func(old, new string) {
+		if old = strings.TrimRight(old, string(filepath.Separator)); len(old) > 1 {
+			rs = append(rs, repl{old, new})
+			if abs, err := filepath.Abs(old); err == nil && abs != old {
+				rs = append(rs, repl{abs, new})
+			}
+		}
+	}
+	if target := rw.catalog.Connections[db]; target != "" {
+		add(target, db)
+		if e := registry.EngineFor(target); e.File != nil {
+			add(e.File(target), db)
+			add(filepath.Dir(e.File(target)), "<databases>")
+		} else {
+			add(registry.EngineFor(target).Show(target), db)
+		}
+	}
+	add(rw.cfg.DataDir, "<data>")
+	if home, err := os.UserHomeDir(); err == nil {
+		add(home, "~")
+	}
+	add(os.TempDir(), "<tmp>")
+	// longest first: a file before its folder, a folder before the home it is in
+	sort.SliceStable(rs, func(i, j int) bool { return len(rs[i].old) > len(rs[j].old) })
+	for _, r := range rs {
+		msg = strings.ReplaceAll(msg, r.old, r.new)
+	}
+	return msg
 }
 
 // invalidPair is a pair that was not run because a field of it is wrong.

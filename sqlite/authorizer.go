@@ -61,6 +61,10 @@ func (c *conn) authorize(op int, arg1, arg2, arg3 string) int {
 		}
 		return sqlite3.SQLITE_OK
 	case sqlite3.SQLITE_FUNCTION:
+		if strings.EqualFold(arg2, memoryFunc) {
+			c.deny("function " + arg2 + "() is not allowed")
+			return sqlite3.SQLITE_DENY
+		}
 		if strings.EqualFold(arg2, vmStepsFunc) {
 			if c.stepsArmed {
 				c.stepsArmed = false

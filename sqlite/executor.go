@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -111,8 +110,11 @@ func OpenWith(path string, limits qeval.Limits, maxConns int, opt Options) (*Exe
 	if err := installVMSteps(); err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open database " + path, Message: err.Error(), Err: err}
 	}
+	if err := installMemoryCap(); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open database " + path, Message: err.Error(), Err: err}
+	}
 	limits = limits.WithDefaults()
-	setHeapLimit(limits.MaxBytes)
+	setMemoryCap(limits.MaxBytes)
 	if maxConns < 1 {
 		maxConns = 1
 	}
@@ -169,19 +171,6 @@ func dsn(path string) string {
 	return u.String()
 }
 
-var heapOnce sync.Mutex
-var heapLimit int64
-
-// setHeapLimit caps SQLite's memory. The limit is process-wide in SQLite; the largest
-// MaxBytes asked for wins, so one executor cannot starve another.
-func setHeapLimit(n int64) {
-	heapOnce.Lock()
-	defer heapOnce.Unlock()
-	if n > heapLimit {
-		heapLimit = n
-	}
-}
-
 // connector opens connections for one Executor, each with the sandbox installed.
 type connector struct {
 	dsn       string
@@ -205,10 +194,8 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 
 // hook runs once per new connection, before the authorizer is installed.
 func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
-	heapOnce.Lock()
-	limit := heapLimit
-	heapOnce.Unlock()
-	if _, err := sc.Exec(fmt.Sprintf("PRAGMA hard_heap_limit = %d", limit), nil); err != nil {
+	// the memory cap, on this connection only (see memcap.go)
+	if _, err := sc.Exec("SELECT "+memoryFunc+"()", nil); err != nil {
 		return err
 	}
 	sc.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
@@ -445,7 +432,8 @@ func (c *conn) explain(err error) error {
 	case sqlite3.ErrTooBig:
 		return &qeval.Error{Code: qeval.CodeTooLarge, Message: msg + " (the size cap for one value)", Err: err}
 	case sqlite3.ErrInterrupt:
-		return &qeval.Error{Code: qeval.CodeCanceled, Message: "interrupted", Err: err}
+		// the context's end (classify names it), or else the memory cap (memcap.go)
+		return &qeval.Error{Code: qeval.CodeTooLarge, Message: "out of memory: the query needed more than the memory cap", Err: err}
 	}
 	if strings.Contains(msg, "not authorized") || strings.Contains(msg, "may not be modified") {
 		return &qeval.Error{Code: qeval.CodeForbidden, Message: c.deniedMessage(msg), Err: err}
