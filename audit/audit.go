@@ -185,20 +185,8 @@ func Run(ctx context.Context, items []Item, opt Options) (*Report, error) {
 	opt.defaults()
 	start := time.Now()
 	rep := &Report{Items: make([]Finding, len(items)), Total: len(items), Counts: map[string]int{}}
-	groups := map[string][]int{}
-	var order []string
 	for i, it := range items {
 		rep.Items[i] = Finding{Index: it.Index, DBID: it.DBID, Ref: it.Ref, Question: it.Question, Gold: it.Gold, Flags: []string{}, Evidence: map[string]any{}}
-		if it.Err != nil || it.Source == nil {
-			continue
-		}
-		key := it.Source.Engine + "\x00" + strings.Join(it.Source.Files, "\x00")
-		if _, ok := groups[key]; !ok {
-			order = append(order, key)
-		}
-		groups[key] = append(groups[key], i)
-	}
-	for i, it := range items {
 		if it.Err != nil || it.Source == nil {
 			msg := "no database"
 			if it.Err != nil {
@@ -208,44 +196,16 @@ func Run(ctx context.Context, items []Item, opt Options) (*Report, error) {
 			rep.Problems = append(rep.Problems, refOf(it)+": "+msg)
 		}
 	}
-	// the biggest databases first, so one slow database does not finish last alone
-	sort.SliceStable(order, func(a, b int) bool { return len(groups[order[a]]) > len(groups[order[b]]) })
-
-	var (
-		mu   sync.Mutex
-		done int
-		wg   sync.WaitGroup
-	)
+	groups, order := databaseGroups(items)
+	run := &auditRun{items: items, opt: &opt, rep: rep}
+	var wg sync.WaitGroup
 	jobs := make(chan string)
 	for w := 0; w < opt.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for key := range jobs {
-				idx := groups[key]
-				db := openDatabase(items[idx[0]].Source, &opt)
-				for _, i := range idx {
-					if ctx.Err() != nil {
-						break
-					}
-					f := &rep.Items[i]
-					if db.err != "" {
-						f.flag(GoldFails, failure{Stage: "open", Error: db.err})
-						mu.Lock()
-						rep.Problems = append(rep.Problems, refOf(items[i])+": "+db.err)
-						mu.Unlock()
-					} else {
-						auditItem(ctx, items[i], db, f, &opt)
-					}
-					if opt.Progress != nil {
-						mu.Lock()
-						done++
-						d := done
-						mu.Unlock()
-						opt.Progress(d, len(items))
-					}
-				}
-				db.close()
+				run.database(ctx, groups[key])
 			}
 		}()
 	}
@@ -258,23 +218,87 @@ func Run(ctx context.Context, items []Item, opt Options) (*Report, error) {
 	close(jobs)
 	wg.Wait()
 	duplicates(items, rep.Items)
-	for i := range rep.Items {
-		f := &rep.Items[i]
-		sortFlags(f.Flags)
-		if len(f.Flags) > 0 {
-			rep.Flagged++
-		}
-		for _, x := range f.Flags {
-			rep.Counts[x]++
-		}
-	}
-	for _, fl := range Flags {
-		rep.Counts[fl.Name] += 0
-	}
+	rep.count()
 	sort.Strings(rep.Problems)
 	rep.Elapsed = time.Since(start)
 	rep.Seconds = rep.Elapsed.Seconds()
 	return rep, ctx.Err()
+}
+
+// databaseGroups returns the items (indexes) of each database that can be run, by
+// engine and files, and the databases' keys, the biggest database first so that one
+// slow database does not finish last alone.
+func databaseGroups(items []Item) (map[string][]int, []string) {
+	groups := map[string][]int{}
+	var order []string
+	for i, it := range items {
+		if it.Err != nil || it.Source == nil {
+			continue
+		}
+		key := it.Source.Engine + "\x00" + strings.Join(it.Source.Files, "\x00")
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(groups[order[a]]) > len(groups[order[b]]) })
+	return groups, order
+}
+
+// auditRun is an audit under way, shared by the workers; mu guards rep.Problems and
+// done.
+type auditRun struct {
+	items []Item
+	opt   *Options
+	rep   *Report
+	mu    sync.Mutex
+	done  int
+}
+
+// database opens one database and audits its items (idx) on it, until ctx ends; if it
+// cannot be opened, each item is flagged gold_fails.
+func (a *auditRun) database(ctx context.Context, idx []int) {
+	db := openDatabase(a.items[idx[0]].Source, a.opt)
+	for _, i := range idx {
+		if ctx.Err() != nil {
+			break
+		}
+		f := &a.rep.Items[i]
+		if db.err != "" {
+			f.flag(GoldFails, failure{Stage: "open", Error: db.err})
+			a.mu.Lock()
+			a.rep.Problems = append(a.rep.Problems, refOf(a.items[i])+": "+db.err)
+			a.mu.Unlock()
+		} else {
+			auditItem(ctx, a.items[i], db, f, a.opt)
+		}
+		if a.opt.Progress != nil {
+			a.mu.Lock()
+			a.done++
+			d := a.done
+			a.mu.Unlock()
+			a.opt.Progress(d, len(a.items))
+		}
+	}
+	db.close()
+}
+
+// count puts each finding's flags in order and counts the items flagged and those
+// carrying each flag (every flag present, 0 or not).
+func (r *Report) count() {
+	for i := range r.Items {
+		f := &r.Items[i]
+		sortFlags(f.Flags)
+		if len(f.Flags) > 0 {
+			r.Flagged++
+		}
+		for _, x := range f.Flags {
+			r.Counts[x]++
+		}
+	}
+	for _, fl := range Flags {
+		r.Counts[fl.Name] += 0
+	}
 }
 
 func refOf(it Item) string {

@@ -100,17 +100,7 @@ func Calibrate(cases []CalibrationCase, opt CalibrationOptions) (CalibrationRepo
 	n := float64(len(cases))
 	rep.Accuracy, rep.MeanConfidence = t.sumY/n, t.sumC/n
 	if opt.Bootstrap.Resamples >= 0 {
-		var iv Interval
-		if t.allBinary {
-			iv = BootstrapProportion(int(math.Round(t.sumY)), len(cases), opt.Bootstrap)
-		} else {
-			ys := make([]float64, len(cases))
-			for i, c := range cases {
-				ys[i] = c.Correct
-			}
-			iv = BootstrapMean(ys, opt.Bootstrap)
-		}
-		rep.AccuracyCI = &iv
+		rep.AccuracyCI = accuracyInterval(cases, t, opt.Bootstrap)
 	}
 	t.binStats(len(cases), &rep)
 	rankStats(cases, opt.CurvePoints, &rep)
@@ -123,38 +113,71 @@ func Calibrate(cases []CalibrationCase, opt CalibrationOptions) (CalibrationRepo
 	} else {
 		score := 0.25*agreement + 0.75*ordering
 		rep.Score = &score
-		mis := miscalibration(rep.Groups)
-		switch {
-		case score >= 0.8 && mis == "" && rep.ECE <= MaxCalibratedECE:
-			rep.Interpretation = "Confidence levels accurately predict correctness"
-		case score >= 0.8:
-			// the levels rank answers well, but what they state is off: say how
-			rep.Interpretation = "Confidence ranks correctness well but is miscalibrated: " + mis
-		case score >= 0.5:
-			rep.Interpretation = "Confidence partially predicts correctness"
-		default:
-			rep.Interpretation = "Confidence does not predict correctness"
-		}
-		if mis == "" && rep.ECE > MaxCalibratedECE && score >= 0.8 {
-			rep.Interpretation = fmt.Sprintf("Confidence ranks correctness well but is miscalibrated: ECE %.2f", rep.ECE)
-		}
+		rep.Interpretation = interpretation(score, rep.Groups, rep.ECE)
 	}
-	for i, g := range rep.Groups {
+	rep.Warnings = append(rep.Warnings, groupWarnings(rep.Groups)...)
+	return rep, nil
+}
+
+// accuracyInterval is the bootstrap interval of the accuracy: of a proportion when
+// every correctness is 0 or 1, else of the mean.
+func accuracyInterval(cases []CalibrationCase, t *tally, opt BootstrapOptions) *Interval {
+	var iv Interval
+	if t.allBinary {
+		iv = BootstrapProportion(int(math.Round(t.sumY)), len(cases), opt)
+	} else {
+		ys := make([]float64, len(cases))
+		for i, c := range cases {
+			ys[i] = c.Correct
+		}
+		iv = BootstrapMean(ys, opt)
+	}
+	return &iv
+}
+
+// interpretation puts a calibration score in words (see Calibrate); a score of 0.8 or
+// more whose levels do not state what they deliver, or whose ECE is past
+// MaxCalibratedECE, says how it is off.
+func interpretation(score float64, groups []CalibrationGroup, ece float64) string {
+	var text string
+	mis := miscalibration(groups)
+	switch {
+	case score >= 0.8 && mis == "" && ece <= MaxCalibratedECE:
+		text = "Confidence levels accurately predict correctness"
+	case score >= 0.8:
+		// the levels rank answers well, but what they state is off: say how
+		text = "Confidence ranks correctness well but is miscalibrated: " + mis
+	case score >= 0.5:
+		text = "Confidence partially predicts correctness"
+	default:
+		text = "Confidence does not predict correctness"
+	}
+	if mis == "" && ece > MaxCalibratedECE && score >= 0.8 {
+		text = fmt.Sprintf("Confidence ranks correctness well but is miscalibrated: ECE %.2f", ece)
+	}
+	return text
+}
+
+// groupWarnings warns of an over-confident high level, of any under-confident level,
+// and of a level right more often than the one above it.
+func groupWarnings(groups []CalibrationGroup) []string {
+	var warns []string
+	for i, g := range groups {
 		if g.Level == LevelHigh && g.Gap > 0.15 {
-			rep.Warnings = append(rep.Warnings, WarnOverconfident)
+			warns = append(warns, WarnOverconfident)
 		}
 		if g.Count > 0 && g.Gap < -underconfidentGap {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+			warns = append(warns, fmt.Sprintf(
 				"Model is underconfident - %s confidence answers were right %.0f%% of the time, not the %.0f%% it states",
 				g.Level, 100*g.Accuracy, 100*g.Confidence))
 		}
-		if i > 0 && g.Accuracy > rep.Groups[i-1].Accuracy {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+		if i > 0 && g.Accuracy > groups[i-1].Accuracy {
+			warns = append(warns, fmt.Sprintf(
 				"Confidence ordering violated: %s confidence answers were right more often (%.1f%%) than %s confidence ones (%.1f%%)",
-				g.Level, 100*g.Accuracy, rep.Groups[i-1].Level, 100*rep.Groups[i-1].Accuracy))
+				g.Level, 100*g.Accuracy, groups[i-1].Level, 100*groups[i-1].Accuracy))
 		}
 	}
-	return rep, nil
+	return warns
 }
 
 // MaxCalibratedECE is the largest expected calibration error that still reads as

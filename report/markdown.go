@@ -30,8 +30,21 @@ func (Markdown) FileName() string { return "summary.md" }
 func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
-	s := &r.Summary
+	m.writeTitle(p, r)
+	m.writeMeasures(p, &r.Summary)
+	m.writeFlipped(p, r.Summary.TestSuite)
+	m.writeDisagreements(p, r.Summary.JudgeAgreement)
+	m.writeAudit(p, r.Audit)
+	m.writeComponents(p, r)
+	m.writeTags(p, r.Summary.ByTag)
+	m.writeFailures(p, r)
+	m.writeFooter(p, r)
+	return bw.Flush()
+}
 
+// writeTitle writes the title, the verdict and the run's warnings as GitHub alerts.
+func (m Markdown) writeTitle(p func(string, ...any), r *qeval.Report) {
+	s := &r.Summary
 	title := "qeval"
 	if r.Run.Suite != "" {
 		title += ": " + mdEscape(r.Run.Suite)
@@ -58,7 +71,11 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 	if r.Run.Interrupted {
 		p("> [!WARNING]\n> The run was interrupted: these results cover only the cases that finished.\n\n")
 	}
+}
 
+// writeMeasures writes the table of measures: pass rate, accuracies with their
+// intervals, the validators, calibration and the judges.
+func (m Markdown) writeMeasures(p func(string, ...any), s *qeval.Summary) {
 	p("| Measure | Value | 95%% interval | n |\n|---|--:|---|--:|\n")
 	p("| Pass rate | %s | | %d |\n", pct(s.PassRate), s.Total)
 	if iv := s.ExecutionAccuracy; iv != nil {
@@ -87,62 +104,88 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 		p("| Judge vs execution agreement (Cohen's κ %s) | %s | | %d |\n", scorePtr(a.Kappa), pct(a.Agreement), a.N)
 	}
 	p("\n")
-	if ts := s.TestSuite; ts != nil && len(ts.Flipped) > 0 {
-		p("<details><summary>Flipped by the test suite (%d): match on the original database, not on the suite</summary>\n\n| Case | Told apart by | How the results differ |\n|---|---|---|\n", len(ts.Flipped))
-		for _, f := range ts.Flipped {
-			why := ""
-			if f.Explanation != nil {
-				why = f.Explanation.String()
-			}
-			p("| %s | %s | %s |\n", mdEscape(f.ID), mdEscape(filepath.Base(f.Database)), mdEscape(clip(why, 300)))
-		}
-		p("\n</details>\n\n")
-	}
-	if a := s.JudgeAgreement; a != nil && len(a.Disagreements) > 0 {
-		p("<details><summary>Judge and execution disagree (%d)</summary>\n\n| Case | Suspect | Judge | Execution | Judge's reasoning |\n|---|---|---|---|---|\n", len(a.Disagreements))
-		for _, d := range a.Disagreements {
-			kind := "lucky match"
-			if d.Kind == qeval.SuspectGold {
-				kind = "gold, or equivalent results"
-			}
-			p("| %s | %s | %s | %s | %s |\n", mdEscape(d.ID), kind, mdEscape(d.Verdict), mdEscape(string(d.Outcome)), mdEscape(clip(d.Reasoning, 200)))
-		}
-		p("\n</details>\n\n")
-	}
-	if au := r.Audit; au != nil {
-		p("Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, mdEscape(auditCounts(au)))
-		if len(au.ExcludeFlags) > 0 {
-			p("; **%d cases set aside** (%s): the numbers above are on the audited subset", au.Excluded, mdEscape(strings.Join(au.ExcludeFlags, ", ")))
-		}
-		p(".\n\n")
-	}
+}
 
-	if names := componentNames(r); len(names) > 0 {
-		p("| Component | Weight | Mean |\n|---|--:|--:|\n")
-		for _, n := range names {
-			wt := none
-			if v, ok := r.Run.Weights[n]; ok {
-				wt = score(v)
-			}
-			p("| %s | %s | %s |\n", mdEscape(label(n)), wt, scorePtr(s.ComponentMeans[n]))
-		}
-		p("\n")
+// writeFlipped lists the cases the test suite flipped, folded.
+func (m Markdown) writeFlipped(p func(string, ...any), ts *qeval.TestSuiteSummary) {
+	if ts == nil || len(ts.Flipped) == 0 {
+		return
 	}
-
-	if len(s.ByTag) > 0 {
-		p("<details><summary>By tag (%d)</summary>\n\n| Tag | Cases | Pass rate | Accuracy | 95%% interval |\n|---|--:|--:|--:|---|\n", len(s.ByTag))
-		for _, t := range s.ByTag {
-			acc, iv := none, ""
-			if t.Accuracy != nil {
-				acc, iv = pct(t.Accuracy.Value), interval(t.Accuracy)
-			}
-			p("| %s | %d | %s | %s | %s |\n", mdEscape(t.Tag), t.Count, pct(t.PassRate), acc, iv)
+	p("<details><summary>Flipped by the test suite (%d): match on the original database, not on the suite</summary>\n\n| Case | Told apart by | How the results differ |\n|---|---|---|\n", len(ts.Flipped))
+	for _, f := range ts.Flipped {
+		why := ""
+		if f.Explanation != nil {
+			why = f.Explanation.String()
 		}
-		p("\n</details>\n\n")
+		p("| %s | %s | %s |\n", mdEscape(f.ID), mdEscape(filepath.Base(f.Database)), mdEscape(clip(why, 300)))
 	}
+	p("\n</details>\n\n")
+}
 
-	m.writeFailures(p, r)
+// writeDisagreements lists the cases where the judge and execution disagree, folded.
+func (m Markdown) writeDisagreements(p func(string, ...any), a *qeval.JudgeAgreement) {
+	if a == nil || len(a.Disagreements) == 0 {
+		return
+	}
+	p("<details><summary>Judge and execution disagree (%d)</summary>\n\n| Case | Suspect | Judge | Execution | Judge's reasoning |\n|---|---|---|---|---|\n", len(a.Disagreements))
+	for _, d := range a.Disagreements {
+		kind := "lucky match"
+		if d.Kind == qeval.SuspectGold {
+			kind = "gold, or equivalent results"
+		}
+		p("| %s | %s | %s | %s | %s |\n", mdEscape(d.ID), kind, mdEscape(d.Verdict), mdEscape(string(d.Outcome)), mdEscape(clip(d.Reasoning, 200)))
+	}
+	p("\n</details>\n\n")
+}
 
+// writeAudit writes the gold audit's line.
+func (m Markdown) writeAudit(p func(string, ...any), au *qeval.GoldAudit) {
+	if au == nil {
+		return
+	}
+	p("Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, mdEscape(auditCounts(au)))
+	if len(au.ExcludeFlags) > 0 {
+		p("; **%d cases set aside** (%s): the numbers above are on the audited subset", au.Excluded, mdEscape(strings.Join(au.ExcludeFlags, ", ")))
+	}
+	p(".\n\n")
+}
+
+// writeComponents writes the table of components, with their weights and means.
+func (m Markdown) writeComponents(p func(string, ...any), r *qeval.Report) {
+	names := componentNames(r)
+	if len(names) == 0 {
+		return
+	}
+	p("| Component | Weight | Mean |\n|---|--:|--:|\n")
+	for _, n := range names {
+		wt := none
+		if v, ok := r.Run.Weights[n]; ok {
+			wt = score(v)
+		}
+		p("| %s | %s | %s |\n", mdEscape(label(n)), wt, scorePtr(r.Summary.ComponentMeans[n]))
+	}
+	p("\n")
+}
+
+// writeTags writes the table of tags, folded.
+func (m Markdown) writeTags(p func(string, ...any), tags []qeval.TagSummary) {
+	if len(tags) == 0 {
+		return
+	}
+	p("<details><summary>By tag (%d)</summary>\n\n| Tag | Cases | Pass rate | Accuracy | 95%% interval |\n|---|--:|--:|--:|---|\n", len(tags))
+	for _, t := range tags {
+		acc, iv := none, ""
+		if t.Accuracy != nil {
+			acc, iv = pct(t.Accuracy.Value), interval(t.Accuracy)
+		}
+		p("| %s | %d | %s | %s | %s |\n", mdEscape(t.Tag), t.Count, pct(t.PassRate), acc, iv)
+	}
+	p("\n</details>\n\n")
+}
+
+// writeFooter writes the qeval version, the mode, the judge and the duration in small
+// print.
+func (m Markdown) writeFooter(p func(string, ...any), r *qeval.Report) {
 	var foot []string
 	if r.Run.QevalVersion != "" {
 		foot = append(foot, "qeval "+mdEscape(r.Run.QevalVersion))
@@ -155,7 +198,6 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 	}
 	foot = append(foot, millis(r.Run.DurationMS))
 	p("<sub>%s</sub>\n", strings.Join(foot, " · "))
-	return bw.Flush()
 }
 
 // writeFailures lists the cases that did not pass, errors first.

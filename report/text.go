@@ -42,6 +42,26 @@ func (t Text) paint(color, s string) string {
 // Write writes r's summary as aligned plain text.
 func (t Text) Write(w io.Writer, r *qeval.Report) error {
 	bw := bufio.NewWriter(w)
+	t.writeHeader(bw, r)
+	if err := t.writeTables(bw, r); err != nil {
+		return err
+	}
+	t.writeChecks(bw, r)
+	t.writeFlipped(bw, r.Summary.TestSuite)
+	t.writeJudges(bw, &r.Summary)
+	t.writeAudit(bw, r.Audit)
+	if err := t.writeSlowest(bw, r.Summary.Slowest); err != nil {
+		return err
+	}
+	if j := judgeLine(r.Run.Judge); j != "" {
+		fmt.Fprintf(bw, "\nJudge: %s\n", termText(j))
+	}
+	t.writeWarnings(bw, runWarnings(r))
+	return bw.Flush()
+}
+
+// writeHeader writes the suite, the size and duration of the run, and the verdict.
+func (t Text) writeHeader(bw *bufio.Writer, r *qeval.Report) {
 	s := &r.Summary
 	name := r.Run.Suite
 	if name == "" {
@@ -65,7 +85,12 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 	if s.MeanScore != nil {
 		fmt.Fprintf(bw, "      mean total score %s\n", score(*s.MeanScore))
 	}
+}
 
+// writeTables writes the accuracies, with their intervals, and the components as
+// aligned tables.
+func (t Text) writeTables(bw *bufio.Writer, r *qeval.Report) error {
+	s := &r.Summary
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	if s.ExecutionAccuracy != nil || len(s.ByTag) > 0 {
 		fmt.Fprintln(tw, "\nAccuracy\tvalue\t95% interval\tn")
@@ -94,10 +119,13 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", termText(n), scorePtr(s.ComponentMeans[n]), wt)
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	return tw.Flush()
+}
 
+// writeChecks writes the validators' lines, the calibration, the judge errors and how
+// score and execution disagree.
+func (t Text) writeChecks(bw *bufio.Writer, r *qeval.Report) {
+	s := &r.Summary
 	if line := safetyLine(s.Safety); line != "" {
 		if critical(s.Safety) {
 			line = t.paint(ansiRed+ansiBold, line)
@@ -125,20 +153,30 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 		}
 		fmt.Fprintln(bw)
 	}
-	if ts := s.TestSuite; ts != nil && len(ts.Flipped) > 0 {
-		fmt.Fprintf(bw, "Test suite: %d %s match on the original database but not on the suite:\n", len(ts.Flipped), plural(len(ts.Flipped), "case", "cases"))
-		for i, f := range ts.Flipped {
-			if i == maxFlippedShown {
-				fmt.Fprintf(bw, "  … and %d more (every one is in the JSON report)\n", len(ts.Flipped)-i)
-				break
-			}
-			why := filepath.Base(f.Database)
-			if f.Explanation != nil {
-				why = f.Explanation.String()
-			}
-			fmt.Fprintf(bw, "  %s: %s\n", termText(f.ID), termText(clip(why, 240)))
-		}
+}
+
+// writeFlipped lists the cases the test suite flipped.
+func (t Text) writeFlipped(bw *bufio.Writer, ts *qeval.TestSuiteSummary) {
+	if ts == nil || len(ts.Flipped) == 0 {
+		return
 	}
+	fmt.Fprintf(bw, "Test suite: %d %s match on the original database but not on the suite:\n", len(ts.Flipped), plural(len(ts.Flipped), "case", "cases"))
+	for i, f := range ts.Flipped {
+		if i == maxFlippedShown {
+			fmt.Fprintf(bw, "  … and %d more (every one is in the JSON report)\n", len(ts.Flipped)-i)
+			break
+		}
+		why := filepath.Base(f.Database)
+		if f.Explanation != nil {
+			why = f.Explanation.String()
+		}
+		fmt.Fprintf(bw, "  %s: %s\n", termText(f.ID), termText(clip(why, 240)))
+	}
+}
+
+// writeJudges writes the judge's agreement with execution, its self-consistency and
+// the panel's agreement.
+func (t Text) writeJudges(bw *bufio.Writer, s *qeval.Summary) {
 	if a := s.JudgeAgreement; a != nil {
 		fmt.Fprintf(bw, "Judge vs execution: agreement %s on %d cases, Cohen's κ %s; %d judged correct with results that differ (suspect gold), %d judged wrong with results that match (suspect lucky match)\n",
 			pct(a.Agreement), a.N, scorePtr(a.Kappa), a.CorrectMismatch, a.WrongMatch)
@@ -154,37 +192,46 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 		}
 		fmt.Fprintln(bw)
 	}
-	if au := r.Audit; au != nil {
-		fmt.Fprintf(bw, "Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, auditCounts(au))
-		if len(au.ExcludeFlags) > 0 {
-			fmt.Fprintf(bw, "; %d cases set aside (%s): these numbers are on the audited subset", au.Excluded, strings.Join(au.ExcludeFlags, ", "))
-		}
-		fmt.Fprintln(bw)
+}
+
+// writeAudit writes the gold audit's line.
+func (t Text) writeAudit(bw *bufio.Writer, au *qeval.GoldAudit) {
+	if au == nil {
+		return
 	}
-	if len(s.Slowest) > 0 {
-		fmt.Fprintln(bw, "\nSlowest cases:")
-		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-		for _, c := range s.Slowest {
-			fmt.Fprintf(tw, "  %s\t%s\n", termText(clip(c.ID, 60)), millis(c.DurationMS))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+	fmt.Fprintf(bw, "Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, auditCounts(au))
+	if len(au.ExcludeFlags) > 0 {
+		fmt.Fprintf(bw, "; %d cases set aside (%s): these numbers are on the audited subset", au.Excluded, strings.Join(au.ExcludeFlags, ", "))
 	}
-	if j := judgeLine(r.Run.Judge); j != "" {
-		fmt.Fprintf(bw, "\nJudge: %s\n", termText(j))
+	fmt.Fprintln(bw)
+}
+
+// writeSlowest lists the slowest cases.
+func (t Text) writeSlowest(bw *bufio.Writer, slowest []qeval.SlowCase) error {
+	if len(slowest) == 0 {
+		return nil
 	}
-	if warns := runWarnings(r); len(warns) > 0 {
-		fmt.Fprintln(bw, "\nWarnings:")
-		for _, warn := range warns {
-			text := termText(warn.Text)
-			if warn.Critical {
-				text = t.paint(ansiRed+ansiBold, text)
-			}
-			fmt.Fprintf(bw, "  ! %s\n", text)
+	fmt.Fprintln(bw, "\nSlowest cases:")
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+	for _, c := range slowest {
+		fmt.Fprintf(tw, "  %s\t%s\n", termText(clip(c.ID, 60)), millis(c.DurationMS))
+	}
+	return tw.Flush()
+}
+
+// writeWarnings lists the run's warnings, the critical ones painted.
+func (t Text) writeWarnings(bw *bufio.Writer, warns []warning) {
+	if len(warns) == 0 {
+		return
+	}
+	fmt.Fprintln(bw, "\nWarnings:")
+	for _, warn := range warns {
+		text := termText(warn.Text)
+		if warn.Critical {
+			text = t.paint(ansiRed+ansiBold, text)
 		}
+		fmt.Fprintf(bw, "  ! %s\n", text)
 	}
-	return bw.Flush()
 }
 
 // termText removes control characters (escape sequences included) from text that

@@ -33,34 +33,8 @@ func outerJoinsEquivalent(root rq.Node, keys *keyInfo) map[*rq.JoinClause]bool {
 		if !ok {
 			return
 		}
-		// a chain parses left-deep: the outermost clause is the last join
-		var chain []*rq.JoinClause
-		src := s.Source
-		for {
-			if p, ok := src.(*rq.ParenSource); ok {
-				src = p.X
-				continue
-			}
-			j, ok := src.(*rq.JoinClause)
-			if !ok || j.Operator == nil {
-				break
-			}
-			chain = append(chain, j)
-			src = j.X
-		}
-		// the filters that apply to each join: WHERE and the ON of each inner join
-		// after it
-		filters := make([][]rq.Expr, len(chain))
-		var acc []rq.Expr
-		if s.WhereExpr != nil {
-			acc = append(acc, s.WhereExpr)
-		}
-		for i, j := range chain {
-			filters[i] = acc
-			if on, ok := j.Constraint.(*rq.OnConstraint); ok && on.X != nil && !j.Operator.Left.IsValid() {
-				acc = append(acc[:len(acc):len(acc)], on.X)
-			}
-		}
+		chain, src := joinChain(s.Source)
+		filters := joinFilters(s.WhereExpr, chain)
 		// left to right: the tables met so far, and whether a LEFT JOIN brought them
 		type met struct {
 			name     string
@@ -111,6 +85,42 @@ func outerJoinsEquivalent(root rq.Node, keys *keyInfo) map[*rq.JoinClause]bool {
 		}
 	})
 	return out
+}
+
+// joinChain returns the joins of a chain, the last one first (a chain parses
+// left-deep: the outermost clause is the last join), and the source the chain starts
+// from.
+func joinChain(src rq.Source) ([]*rq.JoinClause, rq.Source) {
+	var chain []*rq.JoinClause
+	for {
+		if p, ok := src.(*rq.ParenSource); ok {
+			src = p.X
+			continue
+		}
+		j, ok := src.(*rq.JoinClause)
+		if !ok || j.Operator == nil {
+			return chain, src
+		}
+		chain = append(chain, j)
+		src = j.X
+	}
+}
+
+// joinFilters returns the filters that apply to each join of a chain (as joinChain
+// orders it): WHERE and the ON of each inner join after it.
+func joinFilters(where rq.Expr, chain []*rq.JoinClause) [][]rq.Expr {
+	filters := make([][]rq.Expr, len(chain))
+	var acc []rq.Expr
+	if where != nil {
+		acc = append(acc, where)
+	}
+	for i, j := range chain {
+		filters[i] = acc
+		if on, ok := j.Constraint.(*rq.OnConstraint); ok && on.X != nil && !j.Operator.Left.IsValid() {
+			acc = append(acc[:len(acc):len(acc)], on.X)
+		}
+	}
+	return filters
 }
 
 // columnEquality splits a condition that is one equality of two qualified columns.

@@ -55,146 +55,194 @@ func pick(rng *rand.Rand, n int, skew float64) int {
 func generate(w TableWriter, tables []*table, rng *rand.Rand, p profile) (map[string][][]qeval.Value, error) {
 	kept := map[string][][]qeval.Value{}
 	for _, t := range order(tables) {
-		n := p.minRows + rng.IntN(p.maxRows-p.minRows+1)
-		var cols []string
-		var idx []int
-		for i, c := range t.cols {
-			if !c.generated {
-				cols = append(cols, c.name)
-				idx = append(idx, i)
-			}
+		rows, err := generateTable(w, t, kept, rng, p)
+		if err != nil {
+			return nil, err
 		}
-		// each column draws from a prefix of its shuffled pool: a short prefix repeats
-		// values (DISTINCT, COUNT and GROUP BY differ), a long one spreads them
-		draws := make([][]qeval.Value, len(t.cols))
-		for i, c := range t.cols {
-			pool := append([]qeval.Value(nil), c.pool...)
-			rng.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
-			// the gold literals (and their neighbours) go first most of the time, so
-			// that the gold's predicates select some rows and not others
-			front := 0
-			for j, v := range pool {
-				if c.literal[v] && rng.Float64() < 0.7 {
-					pool[front], pool[j] = pool[j], pool[front]
-					front++
-				}
-			}
-			k := len(pool)
-			switch {
-			case t.inUnique(i) || c.sortKey:
-			case p.narrow:
-				k = min(k, 1+rng.IntN(2))
-			case k > 3 && rng.IntN(2) == 0:
-				k = 2 + rng.IntN(k/2)
-			}
-			draws[i] = pool[:k]
+		kept[strings.ToLower(t.name)] = rows
+	}
+	return kept, nil
+}
+
+// tableDraw draws the rows of one table.
+type tableDraw struct {
+	t    *table
+	rng  *rand.Rand
+	p    profile
+	kept map[string][][]qeval.Value // the rows kept of the tables written before
+	// draws are, per column, the values it draws from
+	draws [][]qeval.Value
+	// fkOf is the foreign key of each column that is part of one
+	fkOf map[int]*foreignKey
+	// uniq is, per single-column key, the values used so far
+	uniq map[int]map[qeval.Value]bool
+}
+
+// generateTable draws the rows of t and writes them, and returns those kept, with a
+// value per column.
+func generateTable(w TableWriter, t *table, kept map[string][][]qeval.Value, rng *rand.Rand, p profile) ([][]qeval.Value, error) {
+	n := p.minRows + rng.IntN(p.maxRows-p.minRows+1)
+	var cols []string
+	var idx []int
+	for i, c := range t.cols {
+		if !c.generated {
+			cols = append(cols, c.name)
+			idx = append(idx, i)
 		}
-		fkOf := map[int]*foreignKey{}
-		selfRef := false
-		for fi := range t.fks {
-			fk := &t.fks[fi]
-			for _, c := range fk.cols {
-				fkOf[c] = fk
-			}
-			if strings.EqualFold(fk.parent, t.name) {
-				selfRef = true
-			}
+	}
+	d := &tableDraw{t: t, rng: rng, p: p, kept: kept, draws: columnDraws(t, rng, p), uniq: map[int]map[qeval.Value]bool{}}
+	var selfRef bool
+	d.fkOf, selfRef = foreignKeyColumns(t)
+	var rows [][]qeval.Value
+	var tableRows [][]qeval.Value
+	for r := 0; r < n; r++ {
+		full, ok := d.row(r, tableRows)
+		if !ok {
+			continue
 		}
-		uniq := map[int]map[qeval.Value]bool{}
-		var rows [][]qeval.Value
-		var tableRows [][]qeval.Value
-		for r := 0; r < n; r++ {
-			full := make([]qeval.Value, len(t.cols))
-			ok := true
-			for i, c := range t.cols {
-				if c.generated {
-					continue
-				}
-				if fk := fkOf[i]; fk != nil {
-					v, good := t.fkValue(fk, i, kept, tableRows, rng, p, c)
-					if !good {
-						ok = false
-						break
-					}
-					full[i] = v
-					continue
-				}
-				if !c.notNull && !t.inUnique(i) && !c.sortKey && rng.Float64() < p.nullRate {
-					full[i] = qeval.Null
-					continue
-				}
-				if len(draws[i]) == 0 {
-					if c.notNull {
-						ok = false
-						break
-					}
-					full[i] = qeval.Null
-					continue
-				}
-				var v qeval.Value
-				if c.sortKey {
-					// a sort key of a gold with LIMIT: distinct values while they last,
-					// so that no tie falls at the cut
-					v = draws[i][r%len(draws[i])]
-				} else {
-					v = draws[i][pick(rng, len(draws[i]), p.skew)]
-				}
-				if t.singleUnique(i) {
-					// prefer a value not used yet in a single-column key
-					if uniq[i] == nil {
-						uniq[i] = map[qeval.Value]bool{}
-					}
-					for try := 0; try < 8 && uniq[i][v]; try++ {
-						v = c.pool[rng.IntN(len(c.pool))]
-					}
-					if uniq[i][v] {
-						v = fresh(c, uniq[i])
-					}
-					uniq[i][v] = true
-				}
-				full[i] = v
-			}
-			if !ok {
-				continue
-			}
-			row := make([]qeval.Value, len(idx))
-			for j, i := range idx {
-				row[j] = full[i]
-			}
-			if selfRef {
-				// a row referring to its own table goes in alone, after the rows it
-				// may refer to
-				k, err := w.Insert(t.name, cols, [][]qeval.Value{row})
-				if err != nil {
-					return nil, fmt.Errorf("table %s: %w", t.name, err)
-				}
-				if k[0] {
-					tableRows = append(tableRows, full)
-				}
-				continue
-			}
-			rows = append(rows, row)
-			tableRows = append(tableRows, full)
+		row := make([]qeval.Value, len(idx))
+		for j, i := range idx {
+			row[j] = full[i]
 		}
-		if !selfRef {
-			plantLiterals(t, idx, rows, tableRows, fkOf, rng)
-		}
-		if !selfRef && len(rows) > 0 {
-			k, err := w.Insert(t.name, cols, rows)
+		if selfRef {
+			// a row referring to its own table goes in alone, after the rows it
+			// may refer to
+			k, err := w.Insert(t.name, cols, [][]qeval.Value{row})
 			if err != nil {
 				return nil, fmt.Errorf("table %s: %w", t.name, err)
 			}
-			var keep [][]qeval.Value
-			for r, good := range k {
-				if good {
-					keep = append(keep, tableRows[r])
-				}
+			if k[0] {
+				tableRows = append(tableRows, full)
 			}
-			tableRows = keep
+			continue
 		}
-		kept[strings.ToLower(t.name)] = tableRows
+		rows = append(rows, row)
+		tableRows = append(tableRows, full)
 	}
-	return kept, nil
+	if !selfRef {
+		plantLiterals(t, idx, rows, tableRows, d.fkOf, rng)
+	}
+	if !selfRef && len(rows) > 0 {
+		k, err := w.Insert(t.name, cols, rows)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", t.name, err)
+		}
+		var keep [][]qeval.Value
+		for r, good := range k {
+			if good {
+				keep = append(keep, tableRows[r])
+			}
+		}
+		tableRows = keep
+	}
+	return tableRows, nil
+}
+
+// columnDraws returns, per column of t, the values it draws from: a prefix of its
+// shuffled pool. A short prefix repeats values (DISTINCT, COUNT and GROUP BY differ),
+// a long one spreads them.
+func columnDraws(t *table, rng *rand.Rand, p profile) [][]qeval.Value {
+	draws := make([][]qeval.Value, len(t.cols))
+	for i, c := range t.cols {
+		pool := append([]qeval.Value(nil), c.pool...)
+		rng.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
+		// the gold literals (and their neighbours) go first most of the time, so
+		// that the gold's predicates select some rows and not others
+		front := 0
+		for j, v := range pool {
+			if c.literal[v] && rng.Float64() < 0.7 {
+				pool[front], pool[j] = pool[j], pool[front]
+				front++
+			}
+		}
+		k := len(pool)
+		switch {
+		case t.inUnique(i) || c.sortKey:
+		case p.narrow:
+			k = min(k, 1+rng.IntN(2))
+		case k > 3 && rng.IntN(2) == 0:
+			k = 2 + rng.IntN(k/2)
+		}
+		draws[i] = pool[:k]
+	}
+	return draws
+}
+
+// foreignKeyColumns maps each column of t that is part of a foreign key to that key,
+// and says whether a key refers to t itself.
+func foreignKeyColumns(t *table) (fkOf map[int]*foreignKey, selfRef bool) {
+	fkOf = map[int]*foreignKey{}
+	for fi := range t.fks {
+		fk := &t.fks[fi]
+		for _, c := range fk.cols {
+			fkOf[c] = fk
+		}
+		if strings.EqualFold(fk.parent, t.name) {
+			selfRef = true
+		}
+	}
+	return fkOf, selfRef
+}
+
+// row draws row r, a value per column (generated columns left zero); tableRows are
+// the rows of the table kept so far. It reports false when a NOT NULL column has
+// nothing to draw from.
+func (d *tableDraw) row(r int, tableRows [][]qeval.Value) ([]qeval.Value, bool) {
+	t, rng, p := d.t, d.rng, d.p
+	full := make([]qeval.Value, len(t.cols))
+	for i, c := range t.cols {
+		if c.generated {
+			continue
+		}
+		if fk := d.fkOf[i]; fk != nil {
+			v, good := t.fkValue(fk, i, d.kept, tableRows, rng, p, c)
+			if !good {
+				return nil, false
+			}
+			full[i] = v
+			continue
+		}
+		if !c.notNull && !t.inUnique(i) && !c.sortKey && rng.Float64() < p.nullRate {
+			full[i] = qeval.Null
+			continue
+		}
+		if len(d.draws[i]) == 0 {
+			if c.notNull {
+				return nil, false
+			}
+			full[i] = qeval.Null
+			continue
+		}
+		full[i] = d.value(i, r)
+	}
+	return full, true
+}
+
+// value draws the value of column i in row r from its draws.
+func (d *tableDraw) value(i, r int) qeval.Value {
+	c, draws, rng := d.t.cols[i], d.draws[i], d.rng
+	var v qeval.Value
+	if c.sortKey {
+		// a sort key of a gold with LIMIT: distinct values while they last,
+		// so that no tie falls at the cut
+		v = draws[r%len(draws)]
+	} else {
+		v = draws[pick(rng, len(draws), d.p.skew)]
+	}
+	if d.t.singleUnique(i) {
+		// prefer a value not used yet in a single-column key
+		if d.uniq[i] == nil {
+			d.uniq[i] = map[qeval.Value]bool{}
+		}
+		for try := 0; try < 8 && d.uniq[i][v]; try++ {
+			v = c.pool[rng.IntN(len(c.pool))]
+		}
+		if d.uniq[i][v] {
+			v = fresh(c, d.uniq[i])
+		}
+		d.uniq[i][v] = true
+	}
+	return v
 }
 
 // plantRate is the chance that a gold literal missing from a column's drawn rows is

@@ -123,141 +123,179 @@ var aggregates = map[string][]string{
 	"max": {"min", "avg"}, "min": {"max", "avg"},
 }
 
+// mutationsAt returns the mutations that apply to node n, each kind of node in its own
+// function.
 func mutationsAt(n rq.Node, columns map[string][]string) []mutation {
-	var out []mutation
-	add := func(change string, f func(rq.Node) rq.Node) {
-		out = append(out, mutation{change: change, apply: f})
-	}
+	var out mutationList
 	switch n := n.(type) {
 	case *rq.BinaryExpr:
-		for _, op := range flips[n.Op] {
-			op := op
-			add("change "+n.Op.String()+" to "+op.String(), func(x rq.Node) rq.Node {
-				b := x.(*rq.BinaryExpr)
-				c := *b
-				c.Op = op
-				return &c
-			})
-		}
-		if n.Op == rq.AND || n.Op == rq.OR {
-			add("drop the right operand of "+n.Op.String(), func(x rq.Node) rq.Node { return x.(*rq.BinaryExpr).X })
-			add("drop the left operand of "+n.Op.String(), func(x rq.Node) rq.Node { return x.(*rq.BinaryExpr).Y })
-		}
-		if isComparison(n.Op) {
-			for side, e := range []rq.Expr{n.X, n.Y} {
-				for _, alt := range otherColumns(e, columns) {
-					side, alt := side, alt
-					add("compare column "+alt+" instead", func(x rq.Node) rq.Node {
-						c := *x.(*rq.BinaryExpr)
-						if side == 0 {
-							c.X = withColumn(c.X, alt)
-						} else {
-							c.Y = withColumn(c.Y, alt)
-						}
-						return &c
-					})
-				}
-			}
-			if lit, ok := n.Y.(*rq.NumberLit); ok {
-				if v, err := strconv.ParseInt(lit.Value, 10, 64); err == nil {
-					add("change literal "+lit.Value+" by one", func(x rq.Node) rq.Node {
-						c := *x.(*rq.BinaryExpr)
-						c.Y = &rq.NumberLit{Value: strconv.FormatInt(v+1, 10)}
-						return &c
-					})
-				}
-			}
-		}
+		out.addBinary(n, columns)
 	case *rq.Exists:
-		add("negate EXISTS", func(x rq.Node) rq.Node {
-			c := *x.(*rq.Exists)
-			if c.Not.IsValid() {
-				c.Not = rq.Pos{}
-			} else {
-				c.Not = valid
-			}
-			return &c
-		})
+		out.addExists()
 	case *rq.Call:
-		name := strings.ToLower(n.Name.Name)
-		for _, alt := range aggregates[name] {
-			if alt != "count" && n.Star.IsValid() {
-				continue
-			}
-			alt := alt
-			add("aggregate "+alt+" instead of "+name, func(x rq.Node) rq.Node {
-				c := *x.(*rq.Call)
-				c.Name = &rq.Ident{Name: alt}
-				return &c
-			})
-		}
-		if name == "count" && !n.Star.IsValid() {
-			add("toggle DISTINCT in count", func(x rq.Node) rq.Node {
-				c := *x.(*rq.Call)
-				if c.Distinct.IsValid() {
-					c.Distinct = rq.Pos{}
-				} else {
-					c.Distinct = valid
-				}
-				return &c
-			})
-		}
-		if _, ok := aggregates[name]; ok && len(n.Args) == 1 {
-			for _, alt := range otherColumns(n.Args[0], columns) {
-				alt := alt
-				add(name+" of column "+alt+" instead", func(x rq.Node) rq.Node {
-					c := *x.(*rq.Call)
-					c.Args = []rq.Expr{withColumn(c.Args[0], alt)}
-					return &c
-				})
-				out[len(out)-1].column = alt
-			}
-		}
+		out.addCall(n, columns)
 	case *rq.JoinClause:
-		if n.Operator != nil && !n.Operator.Comma.IsValid() && !n.Operator.Natural.IsValid() {
-			add("toggle LEFT JOIN", func(x rq.Node) rq.Node {
-				c := *x.(*rq.JoinClause)
-				op := *c.Operator
-				if op.Left.IsValid() {
-					op.Left, op.Outer = rq.Pos{}, rq.Pos{}
-				} else {
-					op.Left, op.Inner, op.Cross = valid, rq.Pos{}, rq.Pos{}
-				}
-				c.Operator = &op
-				return &c
-			})
-		}
+		out.addJoin(n)
 	case *rq.ResultColumn:
-		for _, alt := range otherColumns(n.Expr, columns) {
-			alt := alt
-			add("select column "+alt+" instead", func(x rq.Node) rq.Node {
-				c := *x.(*rq.ResultColumn)
-				c.Expr = withColumn(c.Expr, alt)
-				return &c
-			})
-		}
+		out.addResultColumn(n, columns)
 	case *rq.OrderingTerm:
-		add("flip ORDER BY direction", func(x rq.Node) rq.Node {
-			c := *x.(*rq.OrderingTerm)
-			if c.Desc.IsValid() {
-				c.Desc, c.Asc = rq.Pos{}, rq.Pos{}
-			} else {
-				c.Desc, c.Asc = valid, rq.Pos{}
-			}
-			return &c
-		})
-		for _, alt := range otherColumns(n.X, columns) {
-			alt := alt
-			add("order by column "+alt+" instead", func(x rq.Node) rq.Node {
-				c := *x.(*rq.OrderingTerm)
-				c.X = withColumn(c.X, alt)
-				return &c
-			})
-		}
+		out.addOrderingTerm(n, columns)
 	case *rq.SelectStatement:
 		out = append(out, selectMutations(n)...)
 	}
 	return out
+}
+
+// mutationList collects the mutations of one node.
+type mutationList []mutation
+
+func (l *mutationList) add(change string, f func(rq.Node) rq.Node) {
+	*l = append(*l, mutation{change: change, apply: f})
+}
+
+// addBinary flips the operator, drops an operand of AND and OR, and in a comparison
+// compares another column or changes an integer literal by one.
+func (l *mutationList) addBinary(n *rq.BinaryExpr, columns map[string][]string) {
+	for _, op := range flips[n.Op] {
+		op := op
+		l.add("change "+n.Op.String()+" to "+op.String(), func(x rq.Node) rq.Node {
+			b := x.(*rq.BinaryExpr)
+			c := *b
+			c.Op = op
+			return &c
+		})
+	}
+	if n.Op == rq.AND || n.Op == rq.OR {
+		l.add("drop the right operand of "+n.Op.String(), func(x rq.Node) rq.Node { return x.(*rq.BinaryExpr).X })
+		l.add("drop the left operand of "+n.Op.String(), func(x rq.Node) rq.Node { return x.(*rq.BinaryExpr).Y })
+	}
+	if !isComparison(n.Op) {
+		return
+	}
+	for side, e := range []rq.Expr{n.X, n.Y} {
+		for _, alt := range otherColumns(e, columns) {
+			side, alt := side, alt
+			l.add("compare column "+alt+" instead", func(x rq.Node) rq.Node {
+				c := *x.(*rq.BinaryExpr)
+				if side == 0 {
+					c.X = withColumn(c.X, alt)
+				} else {
+					c.Y = withColumn(c.Y, alt)
+				}
+				return &c
+			})
+		}
+	}
+	if lit, ok := n.Y.(*rq.NumberLit); ok {
+		if v, err := strconv.ParseInt(lit.Value, 10, 64); err == nil {
+			l.add("change literal "+lit.Value+" by one", func(x rq.Node) rq.Node {
+				c := *x.(*rq.BinaryExpr)
+				c.Y = &rq.NumberLit{Value: strconv.FormatInt(v+1, 10)}
+				return &c
+			})
+		}
+	}
+}
+
+func (l *mutationList) addExists() {
+	l.add("negate EXISTS", func(x rq.Node) rq.Node {
+		c := *x.(*rq.Exists)
+		if c.Not.IsValid() {
+			c.Not = rq.Pos{}
+		} else {
+			c.Not = valid
+		}
+		return &c
+	})
+}
+
+// addCall swaps an aggregate for another, toggles DISTINCT in count, and aggregates
+// another column.
+func (l *mutationList) addCall(n *rq.Call, columns map[string][]string) {
+	name := strings.ToLower(n.Name.Name)
+	for _, alt := range aggregates[name] {
+		if alt != "count" && n.Star.IsValid() {
+			continue
+		}
+		alt := alt
+		l.add("aggregate "+alt+" instead of "+name, func(x rq.Node) rq.Node {
+			c := *x.(*rq.Call)
+			c.Name = &rq.Ident{Name: alt}
+			return &c
+		})
+	}
+	if name == "count" && !n.Star.IsValid() {
+		l.add("toggle DISTINCT in count", func(x rq.Node) rq.Node {
+			c := *x.(*rq.Call)
+			if c.Distinct.IsValid() {
+				c.Distinct = rq.Pos{}
+			} else {
+				c.Distinct = valid
+			}
+			return &c
+		})
+	}
+	if _, ok := aggregates[name]; ok && len(n.Args) == 1 {
+		for _, alt := range otherColumns(n.Args[0], columns) {
+			alt := alt
+			l.add(name+" of column "+alt+" instead", func(x rq.Node) rq.Node {
+				c := *x.(*rq.Call)
+				c.Args = []rq.Expr{withColumn(c.Args[0], alt)}
+				return &c
+			})
+			(*l)[len(*l)-1].column = alt
+		}
+	}
+}
+
+// addJoin toggles LEFT JOIN, in a join that is neither a comma nor NATURAL.
+func (l *mutationList) addJoin(n *rq.JoinClause) {
+	if n.Operator == nil || n.Operator.Comma.IsValid() || n.Operator.Natural.IsValid() {
+		return
+	}
+	l.add("toggle LEFT JOIN", func(x rq.Node) rq.Node {
+		c := *x.(*rq.JoinClause)
+		op := *c.Operator
+		if op.Left.IsValid() {
+			op.Left, op.Outer = rq.Pos{}, rq.Pos{}
+		} else {
+			op.Left, op.Inner, op.Cross = valid, rq.Pos{}, rq.Pos{}
+		}
+		c.Operator = &op
+		return &c
+	})
+}
+
+func (l *mutationList) addResultColumn(n *rq.ResultColumn, columns map[string][]string) {
+	for _, alt := range otherColumns(n.Expr, columns) {
+		alt := alt
+		l.add("select column "+alt+" instead", func(x rq.Node) rq.Node {
+			c := *x.(*rq.ResultColumn)
+			c.Expr = withColumn(c.Expr, alt)
+			return &c
+		})
+	}
+}
+
+// addOrderingTerm flips the direction, and orders by another column.
+func (l *mutationList) addOrderingTerm(n *rq.OrderingTerm, columns map[string][]string) {
+	l.add("flip ORDER BY direction", func(x rq.Node) rq.Node {
+		c := *x.(*rq.OrderingTerm)
+		if c.Desc.IsValid() {
+			c.Desc, c.Asc = rq.Pos{}, rq.Pos{}
+		} else {
+			c.Desc, c.Asc = valid, rq.Pos{}
+		}
+		return &c
+	})
+	for _, alt := range otherColumns(n.X, columns) {
+		alt := alt
+		l.add("order by column "+alt+" instead", func(x rq.Node) rq.Node {
+			c := *x.(*rq.OrderingTerm)
+			c.X = withColumn(c.X, alt)
+			return &c
+		})
+	}
 }
 
 func selectMutations(n *rq.SelectStatement) []mutation {

@@ -160,55 +160,10 @@ func parseTable(ts qeval.TableSchema) (*table, []string) {
 	}
 	t.withoutRowid = ct.Without.IsValid()
 	for _, cd := range ct.Columns {
-		c := &column{name: cd.Name.Name}
-		if cd.Type != nil && cd.Type.Name != nil {
-			c.typ = cd.Type.Name.Name
-		}
-		c.affinity = affinity(c.typ)
-		i := len(t.cols)
-		t.cols = append(t.cols, c)
-		for _, k := range cd.Constraints {
-			switch k := k.(type) {
-			case *rq.PrimaryKeyConstraint:
-				t.pk = []int{i}
-			case *rq.NotNullConstraint:
-				c.notNull = true
-			case *rq.UniqueConstraint:
-				t.uniques = append(t.uniques, []int{i})
-			case *rq.GeneratedConstraint:
-				c.generated = true
-			case *rq.ForeignKeyConstraint:
-				fk := foreignKey{cols: []int{i}, parent: identName(k.ForeignTable), declared: true}
-				for _, p := range k.ForeignColumns {
-					fk.pcols = append(fk.pcols, p.Name)
-				}
-				t.fks = append(t.fks, fk)
-			}
-		}
+		t.addColumn(cd)
 	}
 	for _, k := range ct.Constraints {
-		switch k := k.(type) {
-		case *rq.PrimaryKeyConstraint:
-			t.pk = t.indexes(identNames(k.Columns))
-		case *rq.UniqueConstraint:
-			var names []string
-			for _, ic := range k.Columns {
-				if id, ok := ic.X.(*rq.Ident); ok {
-					names = append(names, id.Name)
-				}
-			}
-			if idx := t.indexes(names); len(idx) == len(k.Columns) {
-				t.uniques = append(t.uniques, idx)
-			}
-		case *rq.ForeignKeyConstraint:
-			fk := foreignKey{cols: t.indexes(identNames(k.Columns)), parent: identName(k.ForeignTable), declared: true}
-			for _, p := range k.ForeignColumns {
-				fk.pcols = append(fk.pcols, p.Name)
-			}
-			if len(fk.cols) == len(k.Columns) {
-				t.fks = append(t.fks, fk)
-			}
-		}
+		t.addConstraint(k)
 	}
 	if len(t.pk) > 0 {
 		t.uniques = append(t.uniques, t.pk)
@@ -229,6 +184,62 @@ func parseTable(ts qeval.TableSchema) (*table, []string) {
 		}
 	}
 	return t, notes
+}
+
+// addColumn adds a column definition with its column constraints.
+func (t *table) addColumn(cd *rq.ColumnDefinition) {
+	c := &column{name: cd.Name.Name}
+	if cd.Type != nil && cd.Type.Name != nil {
+		c.typ = cd.Type.Name.Name
+	}
+	c.affinity = affinity(c.typ)
+	i := len(t.cols)
+	t.cols = append(t.cols, c)
+	for _, k := range cd.Constraints {
+		switch k := k.(type) {
+		case *rq.PrimaryKeyConstraint:
+			t.pk = []int{i}
+		case *rq.NotNullConstraint:
+			c.notNull = true
+		case *rq.UniqueConstraint:
+			t.uniques = append(t.uniques, []int{i})
+		case *rq.GeneratedConstraint:
+			c.generated = true
+		case *rq.ForeignKeyConstraint:
+			fk := foreignKey{cols: []int{i}, parent: identName(k.ForeignTable), declared: true}
+			for _, p := range k.ForeignColumns {
+				fk.pcols = append(fk.pcols, p.Name)
+			}
+			t.fks = append(t.fks, fk)
+		}
+	}
+}
+
+// addConstraint adds a table constraint: a primary key, a UNIQUE set of plain columns,
+// or a foreign key whose columns are all known.
+func (t *table) addConstraint(k rq.Constraint) {
+	switch k := k.(type) {
+	case *rq.PrimaryKeyConstraint:
+		t.pk = t.indexes(identNames(k.Columns))
+	case *rq.UniqueConstraint:
+		var names []string
+		for _, ic := range k.Columns {
+			if id, ok := ic.X.(*rq.Ident); ok {
+				names = append(names, id.Name)
+			}
+		}
+		if idx := t.indexes(names); len(idx) == len(k.Columns) {
+			t.uniques = append(t.uniques, idx)
+		}
+	case *rq.ForeignKeyConstraint:
+		fk := foreignKey{cols: t.indexes(identNames(k.Columns)), parent: identName(k.ForeignTable), declared: true}
+		for _, p := range k.ForeignColumns {
+			fk.pcols = append(fk.pcols, p.Name)
+		}
+		if len(fk.cols) == len(k.Columns) {
+			t.fks = append(t.fks, fk)
+		}
+	}
 }
 
 func (t *table) indexes(names []string) []int {

@@ -67,16 +67,60 @@ func writeSummary(f *excelize.File, r *qeval.Report, st *styles) error {
 		title += ": " + r.Run.Suite
 	}
 	s.put(1, title, st.title)
+	writeRun(s, st, &r.Run)
+	sum := &r.Summary
+	s.header(st, "Result", "Value", "95% low", "95% high", "n")
+	writeResults(s, st, sum)
+	writeJudgeResults(s, st, sum)
+	writeAudit(s, st, r.Audit)
+	writeComponents(s, st, sum.ComponentMeans, r.Run.Weights)
+	writeTags(s, st, sum.ByTag)
+	if len(sum.Warnings) > 0 {
+		s.header(st, "Warnings")
+		for _, w := range sum.Warnings {
+			s.next()
+			s.put(1, w, 0)
+		}
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if err := f.SetColWidth(SummarySheet, "A", "A", 30); err != nil {
+		return err
+	}
+	if err := f.SetColWidth(SummarySheet, "B", "B", 36); err != nil {
+		return err
+	}
+	return f.SetColWidth(SummarySheet, "C", "F", 12)
+}
 
-	run := r.Run
+// pair writes a row of a label and a value, with style when it is not 0.
+func (s *sheet) pair(st *styles, k string, v any, style int) {
+	s.next()
+	s.put(1, k, st.label)
+	s.put(2, v, style)
+}
+
+// interval writes a row of a label and an estimate with its interval and size; none
+// when iv is nil.
+func (s *sheet) interval(st *styles, k string, iv *qeval.Interval) {
+	if iv == nil {
+		return
+	}
+	s.pair(st, k, iv.Value, st.percent)
+	s.put(3, iv.Low, st.percent)
+	s.put(4, iv.High, st.percent)
+	s.put(5, iv.N, 0)
+}
+
+// writeRun writes the Run section: what ran, with which settings, when, and the judge.
+func writeRun(s *sheet, st *styles, run *qeval.RunInfo) {
 	s.header(st, "Run", "")
 	kv := func(k string, v any, style int) {
-		s.next()
-		s.put(1, k, st.label)
 		if style == 0 {
 			style = st.value
 		}
-		s.put(2, v, style)
+		s.pair(st, k, v, style)
 	}
 	kv("Suite", run.Suite, 0)
 	kv("qeval version", run.QevalVersion, 0)
@@ -111,119 +155,109 @@ func writeSummary(f *excelize.File, r *qeval.Report, st *styles) error {
 			kv("Judge tokens out", j.TokensOut, st.number)
 		}
 	}
+}
 
-	sum := &r.Summary
-	s.header(st, "Result", "Value", "95% low", "95% high", "n")
-	measure := func(k string, v any, style int) {
-		s.next()
-		s.put(1, k, st.label)
-		s.put(2, v, style)
-	}
-	withInterval := func(k string, iv *qeval.Interval) {
-		if iv == nil {
-			return
-		}
-		measure(k, iv.Value, st.percent)
-		s.put(3, iv.Low, st.percent)
-		s.put(4, iv.High, st.percent)
-		s.put(5, iv.N, 0)
-	}
-	measure("Cases", sum.Total, 0)
-	measure("Passed", sum.Passed, 0)
-	measure("Failed", sum.Failed, 0)
-	measure("Errors", sum.Errors, 0)
-	measure("Pass rate", sum.PassRate, st.percent)
-	measure("Mean total score", sum.MeanScore, st.score)
-	withInterval("Execution accuracy", sum.ExecutionAccuracy)
+// writeResults writes the first rows of the Result section: the counts, the pass rate,
+// the accuracies with their intervals, the validators and the calibration.
+func writeResults(s *sheet, st *styles, sum *qeval.Summary) {
+	s.pair(st, "Cases", sum.Total, 0)
+	s.pair(st, "Passed", sum.Passed, 0)
+	s.pair(st, "Failed", sum.Failed, 0)
+	s.pair(st, "Errors", sum.Errors, 0)
+	s.pair(st, "Pass rate", sum.PassRate, st.percent)
+	s.pair(st, "Mean total score", sum.MeanScore, st.score)
+	s.interval(st, "Execution accuracy", sum.ExecutionAccuracy)
 	if ts := sum.TestSuite; ts != nil {
-		withInterval("Execution accuracy, original database alone", ts.SingleDatabase)
-		withInterval("Execution accuracy, whole test suite", ts.Suite)
-		measure("Cases flipped by the test suite", len(ts.Flipped), 0)
+		s.interval(st, "Execution accuracy, original database alone", ts.SingleDatabase)
+		s.interval(st, "Execution accuracy, whole test suite", ts.Suite)
+		s.pair(st, "Cases flipped by the test suite", len(ts.Flipped), 0)
 	}
 	if sf := sum.Safety; sf != nil {
-		measure("Safety recall", sf.Recall, st.percent)
-		measure("Safety precision", sf.Precision, st.percent)
-		measure("Unsafe queries allowed", sf.FN, 0)
+		s.pair(st, "Safety recall", sf.Recall, st.percent)
+		s.pair(st, "Safety precision", sf.Precision, st.percent)
+		s.pair(st, "Unsafe queries allowed", sf.FN, 0)
 	}
 	if v := sum.Validation; v != nil {
-		measure("Validation accuracy", v.Accuracy, st.percent)
+		s.pair(st, "Validation accuracy", v.Accuracy, st.percent)
 	}
 	if c := sum.Calibration; c != nil {
-		measure("Calibration ECE", c.ECE, st.score)
-		measure("Calibration Brier score", c.Brier, st.score)
-		measure("Calibration AUROC", c.AUROC, st.score)
+		s.pair(st, "Calibration ECE", c.ECE, st.score)
+		s.pair(st, "Calibration Brier score", c.Brier, st.score)
+		s.pair(st, "Calibration AUROC", c.AUROC, st.score)
 	}
+}
 
+// writeJudgeResults continues the Result section with the judge's agreement with
+// execution, its self-agreement and the panel's agreement.
+func writeJudgeResults(s *sheet, st *styles, sum *qeval.Summary) {
 	if a := sum.JudgeAgreement; a != nil {
-		measure("Judge vs execution agreement", a.Agreement, st.percent)
+		s.pair(st, "Judge vs execution agreement", a.Agreement, st.percent)
 		s.put(5, a.N, 0)
-		measure("Judge vs execution Cohen's κ", a.Kappa, st.score)
-		measure("Judge correct, results differ (suspect gold)", a.CorrectMismatch, 0)
-		measure("Judge wrong, results match (suspect lucky match)", a.WrongMatch, 0)
+		s.pair(st, "Judge vs execution Cohen's κ", a.Kappa, st.score)
+		s.pair(st, "Judge correct, results differ (suspect gold)", a.CorrectMismatch, 0)
+		s.pair(st, "Judge wrong, results match (suspect lucky match)", a.WrongMatch, 0)
 	}
 	if c := sum.JudgeConsistency; c != nil {
-		measure("Judge self-agreement ("+strconv.Itoa(c.Samples)+" samples)", c.MeanAgreement, st.percent)
+		s.pair(st, "Judge self-agreement ("+strconv.Itoa(c.Samples)+" samples)", c.MeanAgreement, st.percent)
 		s.put(5, c.Cases, 0)
 	}
 	for _, p := range sum.PanelAgreement {
-		measure("Judge panel "+p.Model+": agreement", p.Agreement, st.percent)
+		s.pair(st, "Judge panel "+p.Model+": agreement", p.Agreement, st.percent)
 		s.put(5, p.N, 0)
-		measure("Judge panel "+p.Model+": Cohen's κ", p.Kappa, st.score)
+		s.pair(st, "Judge panel "+p.Model+": Cohen's κ", p.Kappa, st.score)
 	}
-	if au := r.Audit; au != nil {
-		measure("Gold queries flagged by the audit", au.Flagged, 0)
-		s.put(5, au.Total, 0)
-		if len(au.ExcludeFlags) > 0 {
-			measure("Cases set aside ("+strings.Join(au.ExcludeFlags, ", ")+")", au.Excluded, 0)
-		}
-		for _, k := range slices.Sorted(maps.Keys(au.Counts)) {
-			if au.Counts[k] > 0 {
-				measure("Audit: "+k, au.Counts[k], 0)
-			}
-		}
+}
+
+// writeAudit ends the Result section with the gold audit's counts.
+func writeAudit(s *sheet, st *styles, au *qeval.GoldAudit) {
+	if au == nil {
+		return
 	}
-	if len(sum.ComponentMeans) > 0 || len(run.Weights) > 0 {
-		s.header(st, "Component", "Weight", "Mean")
-		for _, n := range componentOrder(sum.ComponentMeans, run.Weights) {
-			s.next()
-			s.put(1, n, st.label)
-			if w, ok := run.Weights[n]; ok {
-				s.put(2, w, st.score)
-			}
-			s.put(3, sum.ComponentMeans[n], st.score)
+	s.pair(st, "Gold queries flagged by the audit", au.Flagged, 0)
+	s.put(5, au.Total, 0)
+	if len(au.ExcludeFlags) > 0 {
+		s.pair(st, "Cases set aside ("+strings.Join(au.ExcludeFlags, ", ")+")", au.Excluded, 0)
+	}
+	for _, k := range slices.Sorted(maps.Keys(au.Counts)) {
+		if au.Counts[k] > 0 {
+			s.pair(st, "Audit: "+k, au.Counts[k], 0)
 		}
 	}
-	if len(sum.ByTag) > 0 {
-		s.header(st, "Tag", "Cases", "Pass rate", "Accuracy", "95% low", "95% high")
-		for _, t := range sum.ByTag {
-			s.next()
-			s.put(1, t.Tag, st.label)
-			s.put(2, t.Count, 0)
-			s.put(3, t.PassRate, st.percent)
-			if iv := t.Accuracy; iv != nil {
-				s.put(4, iv.Value, st.percent)
-				s.put(5, iv.Low, st.percent)
-				s.put(6, iv.High, st.percent)
-			}
+}
+
+// writeComponents writes the Component section: each component's weight and mean.
+func writeComponents(s *sheet, st *styles, means map[string]*float64, weights map[string]float64) {
+	if len(means) == 0 && len(weights) == 0 {
+		return
+	}
+	s.header(st, "Component", "Weight", "Mean")
+	for _, n := range componentOrder(means, weights) {
+		s.next()
+		s.put(1, n, st.label)
+		if w, ok := weights[n]; ok {
+			s.put(2, w, st.score)
+		}
+		s.put(3, means[n], st.score)
+	}
+}
+
+// writeTags writes the Tag section: each tag's cases, pass rate and accuracy.
+func writeTags(s *sheet, st *styles, tags []qeval.TagSummary) {
+	if len(tags) == 0 {
+		return
+	}
+	s.header(st, "Tag", "Cases", "Pass rate", "Accuracy", "95% low", "95% high")
+	for _, t := range tags {
+		s.next()
+		s.put(1, t.Tag, st.label)
+		s.put(2, t.Count, 0)
+		s.put(3, t.PassRate, st.percent)
+		if iv := t.Accuracy; iv != nil {
+			s.put(4, iv.Value, st.percent)
+			s.put(5, iv.Low, st.percent)
+			s.put(6, iv.High, st.percent)
 		}
 	}
-	if len(sum.Warnings) > 0 {
-		s.header(st, "Warnings")
-		for _, w := range sum.Warnings {
-			s.next()
-			s.put(1, w, 0)
-		}
-	}
-	if s.err != nil {
-		return s.err
-	}
-	if err := f.SetColWidth(SummarySheet, "A", "A", 30); err != nil {
-		return err
-	}
-	if err := f.SetColWidth(SummarySheet, "B", "B", 36); err != nil {
-		return err
-	}
-	return f.SetColWidth(SummarySheet, "C", "F", 12)
 }
 
 // componentOrder is the known components first, then any other name, sorted.
