@@ -35,6 +35,8 @@ const (
 // generated query on a configured database, as a training loop's reward asks them.
 type ExecMatchRequest struct {
 	Pairs []ExecMatchPair `json:"pairs"`
+	// Results asks for both result sets of every pair (as a pair's own results does).
+	Results bool `json:"results,omitempty"`
 }
 
 // ExecMatchPair is one question of a batch.
@@ -50,6 +52,39 @@ type ExecMatchPair struct {
 	// Partial asks for partial credit: BIRD's soft F1 of the two results (1 for a
 	// match, 0 when the prediction failed).
 	Partial bool `json:"partial,omitempty"`
+	// Results asks for both result sets in the answer (pred_results, gold_results).
+	Results bool `json:"results,omitempty"`
+}
+
+// MaxResultRows is how many rows of each result an answer with results carries; a
+// longer result is cut there and marked truncated.
+const MaxResultRows = 1000
+
+// ResultRows is a result set in an answer: its columns and rows, cut at MaxResultRows
+// rows (and each text at 64 KiB), with truncated set when something was cut.
+type ResultRows struct {
+	Columns   []qeval.Column  `json:"columns"`
+	Rows      [][]qeval.Value `json:"rows"`
+	Truncated bool            `json:"truncated"`
+}
+
+func resultRows(rs *qeval.ResultSet) *ResultRows {
+	if rs == nil {
+		return nil
+	}
+	const maxText = 64 << 10
+	out := &ResultRows{Columns: []qeval.Column{}, Rows: [][]qeval.Value{}, Truncated: rs.NumRows() > MaxResultRows}
+	if p := rs.Preview(MaxResultRows, maxText); p != nil {
+		out.Columns, out.Rows = append(out.Columns, p.Columns...), append(out.Rows, p.Rows...)
+	}
+	for _, row := range rs.Head(MaxResultRows).Rows {
+		for _, v := range row {
+			if (v.Kind == qeval.KindText || v.Kind == qeval.KindBytes) && len(v.Str) > maxText {
+				out.Truncated = true
+			}
+		}
+	}
+	return out
 }
 
 // ExecMatchResult is the answer for one pair, in the order of the request.
@@ -66,6 +101,10 @@ type ExecMatchResult struct {
 	CachedGold bool     `json:"cached_gold"`
 	Partial    *float64 `json:"partial,omitempty"`
 	Mode       string   `json:"mode,omitempty"`
+	// PredResults and GoldResults are the two results, when the pair asked for them
+	// (null when that query failed).
+	PredResults *ResultRows `json:"pred_results,omitempty"`
+	GoldResults *ResultRows `json:"gold_results,omitempty"`
 }
 
 // ExecMatchResponse is the answer of POST /api/exec-match.
@@ -197,6 +236,11 @@ func (s *Server) handleExecMatch(w http.ResponseWriter, r *http.Request) {
 			Message: fmt.Sprintf("the batch has %d pairs, the limit is %d", len(req.Pairs), max), Hint: "split it into smaller batches"})
 		return
 	}
+	if req.Results {
+		for i := range req.Pairs {
+			req.Pairs[i].Results = true
+		}
+	}
 	writeJSON(w, http.StatusOK, ExecMatchResponse{Results: s.rewarder.batch(r.Context(), req.Pairs)})
 }
 
@@ -311,6 +355,9 @@ func (rw *rewarder) pair(ctx context.Context, i int, p ExecMatchPair) (res ExecM
 			score = compare.SoftF1(v.Gold, v.Pred)
 		}
 		res.Partial = &score
+	}
+	if p.Results {
+		res.PredResults, res.GoldResults = resultRows(v.Pred), resultRows(v.Gold)
 	}
 	return res
 }

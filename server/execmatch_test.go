@@ -362,3 +362,36 @@ func vmRSS(tb testing.TB) int64 {
 	tb.Skip("no VmRSS line")
 	return 0
 }
+
+// "results": true returns both result sets of each pair (the request's flag or the
+// pair's own), null for a query that failed; without it no result is sent.
+func TestExecMatch_Results(t *testing.T) {
+	root := mustDBRoot(t)
+	ts := MustServer(t, func(c *server.Config) { c.DBRoot = root })
+	pairs := []server.ExecMatchPair{
+		{DB: "shop", Gold: "SELECT name FROM item WHERE price > 1 ORDER BY id", Pred: "SELECT name FROM item ORDER BY id"},
+		{DB: "shop", Gold: "SELECT name FROM item", Pred: "SELEC name FROM item"},
+	}
+	r := postJSON(t, ts.URL+"/api/exec-match", server.ExecMatchRequest{Pairs: pairs, Results: true})
+	var resp server.ExecMatchResponse
+	r.json(t, &resp)
+	if len(resp.Results) != 2 {
+		t.Fatalf("%s", r.Body)
+	}
+	got := resp.Results[0]
+	if got.GoldResults == nil || got.PredResults == nil || len(got.GoldResults.Rows) != 3 || len(got.PredResults.Rows) != 4 ||
+		got.PredResults.Columns[0].Name != "name" || got.PredResults.Rows[3][0].Str != "nib" || got.GoldResults.Truncated {
+		t.Errorf("pair 0 results: gold %+v, pred %+v", got.GoldResults, got.PredResults)
+	}
+	if bad := resp.Results[1]; bad.PredResults != nil || bad.GoldResults == nil || len(bad.GoldResults.Rows) != 4 {
+		t.Errorf("a prediction that failed: pred %+v, gold %+v", bad.PredResults, bad.GoldResults)
+	}
+	pairs[0].Results = true
+	res := execMatch(t, ts, pairs)
+	if res[0].GoldResults == nil || res[1].GoldResults != nil {
+		t.Errorf("a pair's own results flag: %+v / %+v", res[0].GoldResults, res[1].GoldResults)
+	}
+	if !strings.Contains(string(postJSON(t, ts.URL+"/api/exec-match", server.ExecMatchRequest{Pairs: pairs[1:]}).Body), `"outcome"`) {
+		t.Error("no answer without results")
+	}
+}

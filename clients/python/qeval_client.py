@@ -59,16 +59,21 @@ class QevalClient:
         except (urllib.error.URLError, OSError) as e:
             raise QevalError("cannot reach qeval at %s: %s" % (self.url, e)) from None
 
-    def exec_match(self, pairs):
+    def exec_match(self, pairs, results=False):
         """Judges pairs of {"db", "gold", "pred"[, "mode", "timeout_ms", "partial"]}.
 
         Returns one result per pair, in order: {"match", "outcome", "error", "pred_ms",
-        "cached_gold"[, "partial"]}. A bad pair gets its own error; it never fails the batch.
+        "cached_gold"[, "partial"]}, and with results=True also "pred_results" and
+        "gold_results" ({"columns", "rows", "truncated"}; null for a query that failed).
+        A bad pair gets its own error; it never fails the batch.
         """
         pairs = list(pairs)
         if not pairs:
             return []
-        return self._request("POST", "/api/exec-match", {"pairs": pairs})["results"]
+        body = {"pairs": pairs}
+        if results:
+            body["results"] = True
+        return self._request("POST", "/api/exec-match", body)["results"]
 
     def stats(self):
         """Counts, gold-cache hits and latency quantiles of the service."""

@@ -122,6 +122,15 @@ class LiveServerTest(unittest.TestCase):
         self.assertAlmostEqual(res[4]["partial"], 6 / 7, places=6)
         self.assertTrue(res[1]["cached_gold"] or res[0]["cached_gold"])
 
+    def test_exec_match_with_results(self):
+        res = self.client.exec_match([{"db": "shop", "gold": "SELECT name FROM item WHERE price > 1", "pred": "SELECT name FROM item"}],
+                                     results=True)
+        self.assertEqual(sorted(r[0] for r in res[0]["gold_results"]["rows"]), ["ink", "pad", "pen"])
+        self.assertEqual(len(res[0]["pred_results"]["rows"]), 4)
+        self.assertEqual(res[0]["pred_results"]["columns"][0]["name"], "name")
+        self.assertFalse(res[0]["gold_results"]["truncated"])
+        self.assertNotIn("gold_results", self.client.exec_match([{"db": "shop", "gold": "SELECT 1", "pred": "SELECT 1"}])[0])
+
     def test_compute_score(self):
         gold = "SELECT count(*) FROM item WHERE price < 2"
         good = "Let me count.\n```sql\nSELECT COUNT(id) FROM item WHERE price < 2;\n```"
