@@ -18,8 +18,9 @@ type Benchmark interface {
 	Name() string
 	// Version is the version of the benchmark's official scorer reproduced.
 	Version() string
-	// Summary is the command's one-line description.
+	// Summary is the command's one-line description, Synopsis its usage line.
 	Summary() string
+	Synopsis() string
 	// Flags declares the benchmark's own flags (its files) on fs and returns what opens
 	// the run they name, once fs is parsed.
 	Flags(fs *flag.FlagSet) BenchmarkOpener

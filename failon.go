@@ -48,7 +48,11 @@ func CheckFailOn(field string, names []string) error {
 				known = append(known, k)
 			}
 			sort.Strings(known)
-			return &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s: unknown condition %q (known: %s)", field, n, strings.Join(known, ", "))}
+			e := &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s: unknown condition %q (known: %s)", field, n, strings.Join(known, ", "))}
+			if m := DidYouMean(n, known); m != "" {
+				e.Hint = "did you mean " + m + "?"
+			}
+			return e
 		}
 	}
 	return nil

@@ -30,6 +30,11 @@ func (Benchmark) Summary() string {
 	return "score BIRD predictions: EX, soft-F1 and R-VES as the official scripts compute them"
 }
 
+// Synopsis is the usage line.
+func (Benchmark) Synopsis() string {
+	return "--pred PRED.json --gold GOLD.sql --db DIR [--diff DEV.json] [--dialect SQLite|PostgreSQL|MySQL] [flags]"
+}
+
 // engines maps BIRD's dialect names to engine names.
 var engines = map[string]string{SQLite: "sqlite", PostgreSQL: "postgres", MySQL: "mysql"}
 

@@ -64,8 +64,12 @@ func Lookup(spec string) (Mode, error) {
 		}
 	}
 	if found == nil {
-		return Mode{}, &qeval.Error{Code: qeval.CodeInvalid,
+		e := &qeval.Error{Code: qeval.CodeInvalid,
 			Message: "unknown comparison mode " + strconv.Quote(spec) + " (known: " + strings.Join(names(), ", ") + ")"}
+		if m := qeval.DidYouMean(name, names()); m != "" {
+			e.Hint = "did you mean " + m + "?"
+		}
+		return Mode{}, e
 	}
 	if found.Replaced != "" {
 		return Mode{}, &qeval.Error{Code: qeval.CodeInvalid,

@@ -42,6 +42,11 @@ func (Benchmark) Summary() string {
 	return "score predictions against gold SQL by execution (and exact-set match), as the official Spider evaluator does"
 }
 
+// Synopsis is the usage line.
+func (Benchmark) Synopsis() string {
+	return "--gold GOLD --pred PRED --db DBDIR [--etype exec|match|all --table tables.json] [flags]"
+}
+
 // flags are the command's own flags.
 type flags struct {
 	gold, pred, db, table, etype, mode, predEngine, predDSN, cache string

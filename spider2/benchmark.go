@@ -32,6 +32,11 @@ func (Benchmark) Summary() string {
 	return "score Spider 2.0 results (CSV or SQL) as its official evaluate.py does; --strict for the fixed comparison"
 }
 
+// Synopsis is the usage line.
+func (Benchmark) Synopsis() string {
+	return "--mode exec_result|sql --result-dir PRED_DIR --gold-dir GOLD_DIR [--strict] [--db DB --metadata spider2-lite.jsonl] [flags]"
+}
+
 type flags struct {
 	mode, resultDir, goldDir, db, metadata string
 	strict                                 bool

@@ -69,7 +69,7 @@ func (f *benchmarkFlags) env(e *env) qeval.BenchmarkEnv {
 }
 
 func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env) int {
-	fs := newFlags(b.Name(), "[flags]", e)
+	fs := newFlags(b.Name(), b.Synopsis(), e)
 	open := b.Flags(fs)
 	var f benchmarkFlags
 	f.declare(fs)

@@ -86,7 +86,15 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(e.stderr, "error: unknown command %q\nhint: run 'qeval help' for the list of commands\n", args[0])
+		names := make([]string, 0, len(commands))
+		for n := range commands {
+			names = append(names, n)
+		}
+		hint := "run 'qeval help' for the list of commands"
+		if m := qeval.DidYouMean(args[0], names); m != "" {
+			hint = fmt.Sprintf("did you mean 'qeval %s'? (%s)", m, hint)
+		}
+		fmt.Fprintf(e.stderr, "error: unknown command %q\nhint: %s\n", args[0], hint)
 		return exitUsage
 	}
 	return c.run(ctx, args[1:], e)
@@ -114,7 +122,7 @@ func newFlags(name, synopsis string, e *env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: qeval %s %s\n\nFlags:\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: qeval %s %s\n\nFlags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
@@ -128,11 +136,27 @@ func newFlags(name, synopsis string, e *env) *flag.FlagSet {
 // arguments afterwards.
 func parseFlags(fs *flag.FlagSet, args []string) int {
 	var pos []string
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package's own message and usage: said below
+	defer fs.SetOutput(out)
 	for {
 		if err := fs.Parse(args); err != nil {
+			fs.SetOutput(out)
 			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
 				return exitOK
 			}
+			// the error and a one-line hint, not the whole flag list
+			fmt.Fprintf(out, "error: %v\n", err)
+			hint := fmt.Sprintf("run 'qeval %s -h' for its flags", fs.Name())
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+				var known []string
+				fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+				if m := qeval.DidYouMean(strings.TrimLeft(name, "-"), known); m != "" {
+					hint = fmt.Sprintf("did you mean --%s? (%s)", m, hint)
+				}
+			}
+			fmt.Fprintf(out, "hint: %s\n", hint)
 			return exitUsage
 		}
 		rest := fs.Args()

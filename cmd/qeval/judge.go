@@ -344,6 +344,12 @@ func cmdJudge(ctx context.Context, args []string, e *env) int {
 		printVerdict(e.stdout, &out)
 	}
 	switch {
+	case out.Skipped != nil && out.Score == nil:
+		// no verdict: nothing was judged (no key, no provider)
+		if !*jsonOut {
+			fmt.Fprintf(e.stderr, "error: no verdict: %s\n", *out.Skipped)
+		}
+		return exitFailed
 	case out.Error != nil:
 		if !*jsonOut {
 			fmt.Fprintf(e.stderr, "error: %s\n", out.Error.Message)

@@ -95,11 +95,12 @@ var differentQueries = []string{"--generated", "SELECT name FROM singer", "--exp
 func TestJudgeCmd_NoKeySkips(t *testing.T) {
 	code, out, _ := runWithEnv(t, nil, append([]string{"judge", "--json", "--cache-dir", t.TempDir()}, differentQueries...)...)
 	j := decodeJudge(t, out)
-	if code != exitOK || j.Skipped == nil || !strings.Contains(*j.Skipped, "ANTHROPIC_API_KEY") || j.Score != nil || j.LLMCalled {
-		t.Errorf("exit %d, %+v; want exit 0, skipped naming ANTHROPIC_API_KEY, score null", code, j)
+	// no verdict was given: exit 1, the output saying why
+	if code != exitFailed || j.Skipped == nil || !strings.Contains(*j.Skipped, "ANTHROPIC_API_KEY") || j.Score != nil || j.LLMCalled {
+		t.Errorf("exit %d, %+v; want exit 1, skipped naming ANTHROPIC_API_KEY, score null", code, j)
 	}
 	code, out, _ = runWithEnv(t, nil, append([]string{"judge", "--judge", "none"}, differentQueries...)...)
-	if code != exitOK || !strings.Contains(out, "skipped:") || !strings.Contains(out, "--judge none") {
+	if code != exitFailed || !strings.Contains(out, "skipped:") || !strings.Contains(out, "--judge none") {
 		t.Errorf("--judge none: exit %d, output %q", code, out)
 	}
 }
