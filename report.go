@@ -158,7 +158,8 @@ func (r *Report) Case(i int) (*CaseResult, error) {
 	return &full, nil
 }
 
-// Summary aggregates a run. Accuracies carry 95% bootstrap intervals.
+// Summary aggregates a run. Accuracies carry 95% Wilson intervals (differences between
+// runs, in qeval diff, a paired bootstrap).
 type Summary struct {
 	Total  int `json:"total"`
 	Passed int `json:"passed"`
@@ -323,6 +324,8 @@ type Interval struct {
 	Low   float64 `json:"low"`
 	High  float64 `json:"high"`
 	N     int     `json:"n"`
+	// SmallN marks an interval over fewer than five cases: too few to say much.
+	SmallN bool `json:"small_n,omitempty"`
 }
 
 // TagSummary is the results of the cases with one tag.

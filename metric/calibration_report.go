@@ -124,7 +124,7 @@ func Calibrate(cases []CalibrationCase, opt CalibrationOptions) (CalibrationRepo
 func accuracyInterval(cases []CalibrationCase, t *tally, opt BootstrapOptions) *Interval {
 	var iv Interval
 	if t.allBinary {
-		iv = BootstrapProportion(int(math.Round(t.sumY)), len(cases), opt)
+		iv = WilsonInterval(int(math.Round(t.sumY)), len(cases), opt.withDefaults().Level)
 	} else {
 		ys := make([]float64, len(cases))
 		for i, c := range cases {
@@ -290,7 +290,7 @@ func (t *tally) groups(cases []CalibrationCase, bo BootstrapOptions) []Calibrati
 		if bo.Resamples >= 0 {
 			var iv Interval
 			if t.binary[i] {
-				iv = BootstrapProportion(int(math.Round(t.correct[i])), t.count[i], bo)
+				iv = WilsonInterval(int(math.Round(t.correct[i])), t.count[i], bo.withDefaults().Level)
 			} else {
 				iv = BootstrapMean(groupValues(cases, i), bo)
 			}

@@ -75,7 +75,11 @@ func interval(iv *qeval.Interval) string {
 	if iv == nil {
 		return ""
 	}
-	return "[" + pct(iv.Low) + ", " + pct(iv.High) + "]"
+	s := "[" + pct(iv.Low) + ", " + pct(iv.High) + "]"
+	if iv.SmallN {
+		s += " (n<5)"
+	}
+	return s
 }
 
 // millis formats a duration in milliseconds for people: "850 ms", "2.31 s", "4m12s".

@@ -231,19 +231,19 @@ func (sm *Summarizer) Summary() qeval.Summary {
 	}
 	bo := metric.BootstrapOptions{}
 	if sm.execN > 0 {
-		s.ExecutionAccuracy = interval(metric.BootstrapProportion(sm.execK, sm.execN, bo), sm.execK, sm.execN)
+		s.ExecutionAccuracy = proportion(sm.execK, sm.execN)
 	}
 	if sm.tsN > 0 {
 		s.TestSuite = &qeval.TestSuiteSummary{Cases: sm.tsN,
-			SingleDatabase: interval(metric.BootstrapProportion(sm.tsSingle, sm.tsN, bo), sm.tsSingle, sm.tsN),
-			Suite:          interval(metric.BootstrapProportion(sm.tsSuite, sm.tsN, bo), sm.tsSuite, sm.tsN),
+			SingleDatabase: proportion(sm.tsSingle, sm.tsN),
+			Suite:          proportion(sm.tsSuite, sm.tsN),
 			Flipped:        slices.Clone(sm.flipped)}
 	}
 	for _, t := range slices.Sorted(maps.Keys(sm.tags)) {
 		ta := sm.tags[t]
 		ts := qeval.TagSummary{Tag: t, Count: ta.n, PassRate: float64(ta.pass) / float64(ta.n)}
 		if ta.execN > 0 {
-			ts.Accuracy = interval(metric.BootstrapProportion(ta.execK, ta.execN, bo), ta.execK, ta.execN)
+			ts.Accuracy = proportion(ta.execK, ta.execN)
 		}
 		s.ByTag = append(s.ByTag, ts)
 	}
@@ -445,8 +445,11 @@ func calibration(r metric.CalibrationReport) *qeval.CalibrationSummary {
 
 func f(x float64) *float64 { return &x }
 
-func interval(iv metric.Interval, k, n int) *qeval.Interval {
-	return &qeval.Interval{Value: float64(k) / float64(n), Low: iv.Lower, High: iv.Upper, N: n}
+// proportion is k of n with its 95% Wilson interval (a percentile bootstrap collapses
+// at 0/n and n/n: "0.0% [0.0%, 0.0%] n=7"), marked when n is small.
+func proportion(k, n int) *qeval.Interval {
+	iv := metric.WilsonInterval(k, n, metric.DefaultLevel)
+	return &qeval.Interval{Value: float64(k) / float64(n), Low: iv.Lower, High: iv.Upper, N: n, SmallN: n < metric.SmallN}
 }
 
 func mean(v []float64) *float64 {
