@@ -20,6 +20,10 @@ type MetricError struct {
 	Message   string            `json:"message"`
 	Inputs    map[string]string `json:"inputs,omitempty"`
 	Stack     string            `json:"stack,omitempty"`
+	// GeneratedQuery marks the model's failure, not the metric's: the generated query
+	// does not parse. It carries no stack, is not logged, and is not counted among the
+	// metrics that failed; the case's reason says it once.
+	GeneratedQuery bool `json:"generated_query,omitempty"`
 	Timestamp time.Time         `json:"timestamp"`
 }
 

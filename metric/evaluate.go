@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -48,12 +47,13 @@ func run(ctx context.Context, m Metric, c *Case, opt *Options) Result {
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				done <- outcome{panic: p, stack: string(debug.Stack())}
+				// a fault of qeval's: its own frames, paths from the module root
+				done <- outcome{panic: p, stack: shortStack(nil)}
 			}
 		}()
 		r, err := m.Func(ctx, c, opt)
 		o := outcome{r: r, err: err}
-		if err != nil {
+		if err != nil && GeneratedParseError(err) == "" {
 			o.stack = shortStack(err) // where the calculator gave up
 		}
 		done <- o
@@ -76,6 +76,11 @@ func run(ctx context.Context, m Metric, c *Case, opt *Options) Result {
 		return fail(m.Name, fmt.Sprintf("timed out after %s", opt.Timeout), o.stack, c, opt)
 	case errors.Is(o.err, context.Canceled) && ctx.Err() != nil:
 		return fail(m.Name, "canceled", o.stack, c, opt)
+	case o.err != nil && GeneratedParseError(o.err) != "":
+		// the model's failure, not the metric's: scored 0 with the parser's message,
+		// neither logged nor counted as a failed metric
+		return Failed(&Error{Metric: m.Name, Message: o.err.Error(), Inputs: c.inputs(), GeneratedQuery: true,
+			Timestamp: opt.Now().UTC().Truncate(time.Millisecond)})
 	case o.err != nil:
 		return fail(m.Name, o.err.Error(), o.stack, c, opt)
 	}

@@ -190,3 +190,36 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Names()=%v, want %v", got, want)
 	}
 }
+
+// A generated query that does not parse is the model's failure: the metrics that parse
+// it score 0 with the parser's message, marked generated_query, with no stack and no log
+// line; the case's reason says it once. A metric's own fault keeps a short stack with
+// paths from the module root, never the build machine's folders.
+func TestEvaluate_GeneratedQueryThatDoesNotParse(t *testing.T) {
+	var logs strings.Builder
+	opt := metric.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	c := metric.Case{ID: "bad", Generated: "SELEC name FROM users", Expected: "SELECT name FROM users", ExpectedTables: []string{"users"}}
+	rs := metric.Evaluate(context.Background(), c, opt)
+	for _, n := range []string{metric.NameTableAccuracy, metric.NameSchemaMatch, metric.NameSemanticSimilarity} {
+		r := rs[n]
+		if r.Score == nil || *r.Score != 0 || r.Error == nil || !r.Error.GeneratedQuery || r.Error.Stack != "" || !strings.Contains(r.Error.Message, "line 1, col 1") {
+			t.Errorf("%s = %+v (error %+v), want 0 marked as the generated query's, no stack", n, r, r.Error)
+		}
+	}
+	if logs.Len() != 0 {
+		t.Errorf("logged: %s", logs.String())
+	}
+	sc := metric.Score(context.Background(), c, metric.Config{Options: opt})
+	if !strings.HasPrefix(sc.Reason, "generated query does not parse: line 1, col 1: ") {
+		t.Errorf("reason %q", sc.Reason)
+	}
+	boom := metric.Metric{Name: "boom", Func: func(context.Context, *metric.Case, *metric.Options) (metric.Result, error) {
+		var m map[string]int
+		m["x"] = 1
+		return metric.Result{}, nil
+	}}
+	r := metric.Evaluate(context.Background(), c, metric.Options{Metrics: []metric.Metric{boom}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})["boom"]
+	if r.Error == nil || r.Error.GeneratedQuery || !strings.Contains(r.Error.Stack, "metric/evaluate_test.go:") || strings.Contains(r.Error.Stack, "/work/") {
+		t.Errorf("a panic's stack = %q, want module-relative frames", r.Error.Stack)
+	}
+}

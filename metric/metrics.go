@@ -210,6 +210,20 @@ const maxInputBytes = 4096
 func clipInput(s string) string { return qeval.ClipText(s, maxInputBytes) }
 
 // prefixError wraps a parse error with the operation and the position it carries.
+// opParseGenerated is the operation of the error a generated query that does not parse
+// gives.
+const opParseGenerated = "parse generated query"
+
+// GeneratedParseError is the parse error of a generated query that does not parse
+// ("line 1, col 22: syntax error …"), "" when err is something else.
+func GeneratedParseError(err error) string {
+	var qe *qeval.Error
+	if errors.As(err, &qe) && qe.Op == opParseGenerated {
+		return qe.Message
+	}
+	return ""
+}
+
 func prefixError(op string, err error) error {
 	msg := qeval.ErrorMessage(err)
 	var qe *qeval.Error

@@ -3,6 +3,7 @@ package metric
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/qeval/qeval"
 )
@@ -123,6 +124,11 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 		out.Status = qeval.StatusFail
 		out.Reason = fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**total, 100*threshold)
 	}
+	if why := generatedParseError(out.Metrics); why != "" && out.Status == qeval.StatusFail && (v == nil || engineSyntaxError(v)) {
+		// the model's failure, said once (the engine's own refusal, a second statement or
+		// a forbidden one, says more and is kept)
+		out.Reason = "generated query does not parse: " + why
+	}
 	if v != nil && v.Outcome == qeval.OutcomeMismatch && v.Explanation != nil && out.Status != qeval.StatusPass {
 		out.Reason += "; the results differ: " + v.Explanation.String()
 	}
@@ -134,4 +140,26 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 		out.Reason = flag
 	}
 	return out
+}
+
+// generatedParseError is the parse error a metric found in the generated query ("" when
+// none did).
+func generatedParseError(ms map[string]qeval.MetricResult) string {
+	for _, n := range Names() {
+		if e := ms[n].Error; e != nil && e.GeneratedQuery {
+			_, msg, _ := strings.Cut(e.Message, opParseGenerated+": ")
+			return msg
+		}
+	}
+	return ""
+}
+
+// engineSyntaxError reports whether the engine failed the generated query for its
+// syntax (not for what it does).
+func engineSyntaxError(v *qeval.Verdict) bool {
+	if v.Outcome != qeval.OutcomePredError {
+		return false
+	}
+	e := strings.ToLower(v.Error)
+	return strings.Contains(e, "syntax error") || strings.HasPrefix(e, "parse ")
 }

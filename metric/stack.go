@@ -2,6 +2,7 @@ package metric
 
 import (
 	"errors"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -50,10 +51,8 @@ func shortStack(err error) string {
 	for {
 		f, more := frames.Next()
 		if strings.Contains(f.Function, "github.com/qeval/qeval") {
-			file := f.File
-			if i := strings.Index(file, "/qeval/"); i >= 0 {
-				file = file[i+1:]
-			}
+			// the path from the module root: never the build machine's folders
+			file := strings.TrimPrefix(strings.TrimPrefix(f.File, moduleRoot), "github.com/qeval/qeval/")
 			b.WriteString(strings.TrimPrefix(f.Function, "github.com/qeval/qeval/"))
 			b.WriteString("\n\t")
 			b.WriteString(file)
@@ -67,3 +66,13 @@ func shortStack(err error) string {
 	}
 	return b.String()
 }
+
+// moduleRoot is the folder of the module's source when it was built ("" with
+// -trimpath, where paths already start with the module path).
+var moduleRoot = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(file)) + string(filepath.Separator)
+}()

@@ -11,6 +11,9 @@ import (
 // WriteTable prints one line per metric, in table order: name, score (or skipped or
 // error) and a short note.
 func WriteTable(w io.Writer, results map[string]Result) {
+	if why := generatedParseError(results); why != "" {
+		fmt.Fprintf(w, "generated query does not parse: %s\n\n", why)
+	}
 	fmt.Fprintf(w, "%-20s %-8s %s\n", "METRIC", "SCORE", "NOTE")
 	for _, name := range Names() {
 		r, ok := results[name]
@@ -19,6 +22,8 @@ func WriteTable(w io.Writer, results map[string]Result) {
 		}
 		score, note := "", ""
 		switch {
+		case r.Error != nil && r.Error.GeneratedQuery:
+			score, note = "0.000", "the generated query does not parse"
 		case r.Error != nil:
 			score, note = "0.000", "ERROR: "+r.Error.Message
 		case r.Skipped != nil:

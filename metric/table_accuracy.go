@@ -68,7 +68,7 @@ func tableAccuracy(_ context.Context, c *Case, _ *Options) (Result, error) {
 	if shape == nil {
 		var err error
 		if shape, err = c.generatedShape(); err != nil {
-			return Result{}, prefixError("parse generated query", err)
+			return Result{}, prefixError(opParseGenerated, err)
 		}
 		path = "parser"
 	}

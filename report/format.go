@@ -144,6 +144,8 @@ func reasoning(c *qeval.CaseResult) string {
 // "error: …" (empty when it simply scored).
 func metricNote(m qeval.MetricResult) string {
 	switch {
+	case m.Error != nil && m.Error.GeneratedQuery:
+		return "the generated query does not parse: " + strings.TrimPrefix(m.Error.Message, "parse generated query: ")
 	case m.Error != nil:
 		return "error: " + m.Error.Message
 	case m.Skipped != nil:

@@ -197,7 +197,7 @@ func (sm *Summarizer) addSlow(sc qeval.SlowCase) {
 func summaryMetric(name string, m qeval.MetricResult) qeval.MetricResult {
 	out := qeval.MetricResult{Score: m.Score, Skipped: m.Skipped}
 	if m.Error != nil { // that it failed, not the inputs it failed on
-		out.Error = &qeval.MetricError{Metric: m.Error.Metric, Message: m.Error.Message}
+		out.Error = &qeval.MetricError{Metric: m.Error.Metric, Message: m.Error.Message, GeneratedQuery: m.Error.GeneratedQuery}
 	}
 	if keys := summaryDetails[name]; len(keys) > 0 && len(m.Details) > 0 {
 		out.Details = map[string]any{}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +65,33 @@ func TestRun_FailOnCritical(t *testing.T) {
 	code, _, stderr = runCLI(t, "", "run", s, "--judge", "none", "--quiet")
 	if code != exitUsage || !strings.Contains(stderr, "suite.yaml") || !strings.Contains(stderr, `fail_on: unknown condition "critcal"`) {
 		t.Errorf("unknown fail_on: code %d, %s", code, stderr)
+	}
+}
+
+// The bundled example's reports hold no stack trace and no path of the machine: a
+// generated query that does not parse is the model's failure, said once, and the
+// summary does not count it as a metric that failed.
+func TestRun_BadGeneratedSQLIsData(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, "", "run", "../../examples/chinook/suite.yaml", "--judge", "none", "--quiet", "-o", dir)
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "metric computations failed") {
+		t.Errorf("stderr counts the model's parse errors as failed metrics: %s", stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	root := filepath.Dir(filepath.Dir(wd))
+	for _, bad := range []string{`"stack"`, root, os.TempDir() + "/", "goroutine "} {
+		if strings.Contains(string(b), bad) {
+			t.Errorf("report.json contains %q", bad)
+		}
+	}
+	if !strings.Contains(string(b), `"reason": "generated query does not parse: line 1, col 22: `) {
+		t.Error("the parse error of case c35 is not its reason")
 	}
 }
