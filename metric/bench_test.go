@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qeval/qeval/internal/testdata"
+
 	"github.com/qeval/qeval/metric"
 	"github.com/qeval/qeval/sqlparse"
 	"github.com/qeval/qeval/validate"
@@ -17,7 +19,7 @@ import (
 // spiderGold reads the gold queries of Spider dev from the shared data, or skips.
 func spiderGold(b *testing.B) []string {
 	b.Helper()
-	path := filepath.Join("..", "..", "shared", "data", "spider", "dev_gold.sql")
+	path := filepath.Join(testdata.SharedDir(b), "spider", "dev_gold.sql")
 	f, err := os.Open(path)
 	if err != nil {
 		b.Skipf("Spider gold queries not available (%v)", err)

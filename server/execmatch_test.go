@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qeval/qeval/internal/testdata"
+
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/qeval/qeval"
@@ -213,10 +215,7 @@ func TestExecMatch_FlushForgetsGoldResults(t *testing.T) {
 // endpoint in batches of 64 and checks every verdict against the official evaluator's
 // (oracle/<set>.jsonl, its "exec" field).
 func TestExecMatch_SpiderDev(t *testing.T) {
-	data := filepath.Join("..", "..", "shared", "data", "spider")
-	if _, err := os.Stat(filepath.Join(data, "database")); err != nil {
-		t.Skipf("Spider dev data absent (%v): ../shared/data/spider is needed for this test", err)
-	}
+	data := filepath.Join(testdata.SharedDir(t), "spider")
 	ts := MustServer(t, func(c *server.Config) { c.DBRoot = filepath.Join(data, "database") })
 	for _, set := range []string{"gold_as_pred", "c3_chatgpt"} {
 		items := readOracle(t, filepath.Join(data, "oracle", set+".jsonl"))
@@ -279,10 +278,7 @@ func deref(s *string) string {
 //
 //	go test ./server -run '^$' -bench ExecMatch_Loopback -benchtime 200x
 func BenchmarkExecMatch_Loopback(b *testing.B) {
-	data := filepath.Join("..", "..", "shared", "data", "spider")
-	if _, err := os.Stat(filepath.Join(data, "database")); err != nil {
-		b.Skipf("Spider dev data absent (%v)", err)
-	}
+	data := filepath.Join(testdata.SharedDir(b), "spider")
 	items := readOracle(b, filepath.Join(data, "oracle", "c3_chatgpt.jsonl"))
 	var bodies [][]byte
 	for start := 0; start+64 <= len(items); start += 64 {

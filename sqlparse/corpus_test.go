@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qeval/qeval/internal/testdata"
+
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/qeval/qeval/sqlparse"
@@ -35,6 +37,9 @@ func spiderDir(tb testing.TB) string {
 	spider := filepath.Join(dir, "..", "shared", "data", "spider")
 	if _, err := os.Stat(filepath.Join(spider, "dev_gold.sql")); err != nil {
 		tb.Skipf("shared Spider data absent (%s): %v", spider, err)
+	}
+	if err := testdata.CheckShared(filepath.Dir(spider)); err != nil {
+		tb.Fatal(err)
 	}
 	return spider
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qeval/qeval/internal/testdata"
+
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/validate"
 )
@@ -65,7 +67,7 @@ func TestKQL_Rules(t *testing.T) {
 // Read-only queries written by people raise no error-level problem: the StormEvents
 // queries of the KQL documentation and the example suite's 36 generated queries.
 func TestKQL_DocsQueriesPass(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "data", "kql", "samples", "stormevents_queries.jsonl")
+	path := filepath.Join(testdata.SharedDir(t), "kql", "samples", "stormevents_queries.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("the shared KQL samples are not here (%v)", err)

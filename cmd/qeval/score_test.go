@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/testdata"
 )
 
 // runCmd runs the CLI in memory with stdin and returns the exit code, stdout and stderr.
@@ -96,11 +98,7 @@ func TestScore_MalformedSQL(t *testing.T) {
 
 func spiderDB(t *testing.T, id string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "data", "spider", "database", id, id+".sqlite")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared Spider data not available: %v", err)
-	}
-	return p
+	return qeval.BenchmarkFile(filepath.Join(testdata.SharedDir(t), "spider", "database"), id)
 }
 
 func TestScore_WithDB(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qeval/qeval/internal/testdata"
 	"github.com/qeval/qeval/report"
 )
 
@@ -94,10 +95,7 @@ func TestShard_InteractionsMerged(t *testing.T) {
 
 // The Spider dev set with a real model's predictions, in four shards.
 func TestShard_SpiderDevMerged(t *testing.T) {
-	data := filepath.Join("..", "..", "..", "shared", "data", "spider")
-	if _, err := os.Stat(filepath.Join(data, "database")); err != nil {
-		t.Skipf("Spider dev data absent (%v): ../shared/data/spider is needed for this test", err)
-	}
+	data := filepath.Join(testdata.SharedDir(t), "spider")
 	checkShardsMerge(t, 4, filepath.Join(data, "dev_gold_no_wta1.sql"), filepath.Join(data, "predictions", "c3_chatgpt_no_wta1.txt"),
 		filepath.Join(data, "database"), "--etype", "all", "--table", filepath.Join(data, "tables.json"))
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qeval/qeval/internal/testdata"
 	"github.com/qeval/qeval/spider"
 )
 
@@ -65,11 +66,8 @@ func TestSpider_GoldOnMySQLMirror(t *testing.T) {
 // the disagreements.
 func goldOnMirror(t *testing.T, engine string, extra ...string) (agree, total int, rules map[string]int) {
 	t.Helper()
-	data := filepath.Join("..", "..", "..", "shared", "data", "spider")
+	data := filepath.Join(testdata.SharedDir(t), "spider")
 	gold := filepath.Join(data, "dev_gold_no_wta1.sql")
-	if _, err := os.Stat(gold); err != nil {
-		t.Skipf("shared Spider data not available (%v): this test reads ../shared/data/spider", err)
-	}
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")) // DuckDB mirrors are cached there
 	raw, err := os.ReadFile(gold)
