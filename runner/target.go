@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -197,16 +198,26 @@ func (t *Command) Generate(ctx context.Context, s *qeval.Suite, c qeval.Case) (O
 	}
 	ctx, cancel := context.WithTimeout(ctx, orDefault(t.Timeout))
 	defer cancel()
+	// the command is ended once its reply passes the cap: its output was read (and
+	// dropped) until its timeout, and a command that writes without end kept a CPU busy
+	// writing for a minute per case
+	run, end := context.WithCancel(ctx)
+	defer end()
 	body, _ := json.Marshal(request(s, c))
-	cmd := proclimit.Command(ctx, t.Argv[0], t.Argv[1:]...)
+	cmd := proclimit.Command(run, t.Argv[0], t.Argv[1:]...)
 	cmd.Dir = t.Dir
 	cmd.Stdin = bytes.NewReader(body)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limited{w: &stdout, n: 16 << 20}, &limited{w: &stderr, n: 64 << 10}
+	reply := &capped{w: &stdout, n: MaxTargetReplyBytes, over: end}
+	cmd.Stdout, cmd.Stderr = reply, &limited{w: &stderr, n: 64 << 10}
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return Output{}, &qeval.Error{Code: qeval.CodeTimeout, Message: fmt.Sprintf("target command %s timed out after %s", t.Argv[0], orDefault(t.Timeout))}
+	}
+	if reply.exceeded {
+		return Output{}, &qeval.Error{Code: qeval.CodeTooLarge,
+			Message: fmt.Sprintf("target command %s wrote more than %d bytes: it was ended and its reply dropped", t.Argv[0], MaxTargetReplyBytes)}
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
@@ -252,7 +263,10 @@ func (t *HTTP) Generate(ctx context.Context, s *qeval.Suite, c qeval.Case) (Outp
 		return Output{}, &qeval.Error{Code: qeval.CodeUnavailable, Message: "target url: " + err.Error()}
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	data, err := io.ReadAll(qeval.CapReader(resp.Body, MaxTargetReplyBytes, "the reply of target url "+t.URL))
+	if qeval.ErrorCode(err) == qeval.CodeTooLarge {
+		return Output{}, err
+	}
 	if err != nil {
 		return Output{}, &qeval.Error{Code: qeval.CodeUnavailable, Message: "target url: read reply: " + err.Error()}
 	}
@@ -288,12 +302,38 @@ func decodeOutput(data []byte, who string) (Output, error) {
 // DefaultTargetTimeout bounds one target call.
 const DefaultTargetTimeout = 60 * time.Second
 
+// MaxTargetReplyBytes caps a target's reply (a command's stdout, an HTTP body): past
+// it the reply is too_large, and a command is ended.
+const MaxTargetReplyBytes = 16 << 20
+
 func orDefault(d time.Duration) time.Duration {
 	if d <= 0 {
 		return DefaultTargetTimeout
 	}
 	return d
 }
+
+// capped writes at most n bytes to w; past them it calls over, once, and fails.
+type capped struct {
+	w        io.Writer
+	n        int
+	over     func()
+	exceeded bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if len(p) > c.n {
+		if !c.exceeded {
+			c.exceeded = true
+			c.over()
+		}
+		return 0, errReplyTooLarge
+	}
+	c.n -= len(p)
+	return c.w.Write(p)
+}
+
+var errReplyTooLarge = errors.New("the reply is too large")
 
 // limited writes at most n bytes to w and drops the rest.
 type limited struct {

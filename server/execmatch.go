@@ -118,6 +118,9 @@ type ExecMatchStats struct {
 	Pairs     int64                    `json:"pairs"`
 	Outcomes  map[qeval.Outcome]int64  `json:"outcomes"`
 	GoldCache execmatch.GoldCacheStats `json:"gold_cache"`
+	// SharedRejected counts the shared cache's entries that failed authentication
+	// (--cache-key): written by another, or altered.
+	SharedRejected int64 `json:"shared_rejected"`
 	// BatchMS and PredMS are latency quantiles (p50, p90, p99, max) over the most
 	// recent batches and pairs.
 	BatchMS   Quantiles `json:"batch_ms"`
@@ -458,6 +461,9 @@ func (rw *rewarder) stats() ExecMatchStats {
 	}
 	st.BatchMS, st.PredMS = rw.batchMS.quantiles(), rw.predMS.quantiles()
 	rw.outMu.Unlock()
+	if r, ok := rw.cfg.SharedCache.(interface{ Rejected() int64 }); ok {
+		st.SharedRejected = r.Rejected()
+	}
 	rw.mu.Lock()
 	for _, e := range rw.evals {
 		g := e.GoldCacheStats()

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -208,6 +209,52 @@ func TestExecMatch_FlushForgetsGoldResults(t *testing.T) {
 	b := MustServer(t, func(c *server.Config) { c.DBRoot, c.SharedCache, c.CacheEpoch = root, shared, "2" })
 	if r := execMatch(t, b, pairs); r[0].CachedGold {
 		t.Errorf("a server of another epoch found the gold in the shared cache: %+v", r[0])
+	}
+}
+
+// mapCache is a shared cache whose entries the test can rewrite, as whoever can write
+// to the Redis can.
+type mapCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *mapCache) Get(_ context.Context, k string) ([]byte, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok, nil
+}
+
+func (c *mapCache) Put(_ context.Context, k string, v []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[k] = v
+	return nil
+}
+
+// TestExecMatch_ForgedSharedEntryIgnored: with --cache-key a shared entry rewritten by
+// another is not served (the gold runs again) and GET /api/exec-match/stats counts it.
+func TestExecMatch_ForgedSharedEntryIgnored(t *testing.T) {
+	root := mustDBRoot(t)
+	raw := &mapCache{m: map[string][]byte{}}
+	shared := &cache.Fallback{Shared: &cache.Sealed{Cache: raw, Key: []byte("0123456789abcdef0123")}}
+	pairs := []server.ExecMatchPair{{DB: "shop", Gold: "SELECT count(*) FROM item", Pred: "SELECT 99"}}
+	a := MustServer(t, func(c *server.Config) { c.DBRoot, c.SharedCache = root, shared })
+	execMatch(t, a, pairs)
+	var genuine []byte
+	for k, v := range raw.m {
+		genuine = v
+		raw.m[k] = []byte("a gold result of 99, say") // a forged value
+	}
+	b := MustServer(t, func(c *server.Config) { c.DBRoot, c.SharedCache = root, shared })
+	if r := execMatch(t, b, pairs); r[0].CachedGold || r[0].Match {
+		t.Errorf("the forged entry: %+v, want it ignored and the gold run", r[0])
+	}
+	var st server.ExecMatchStats
+	do(t, http.MethodGet, b.URL+"/api/exec-match/stats", nil).json(t, &st)
+	if st.SharedRejected != 1 || len(genuine) == 0 {
+		t.Errorf("stats: %d shared entries rejected, want 1", st.SharedRejected)
 	}
 }
 

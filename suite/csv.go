@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -35,16 +36,23 @@ func parseCSV(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 // errNoHeader is eachCSV's answer to a file without a header row (a problem it added).
 var errNoHeader = errors.New("no header row")
 
-// eachCSV reads a CSV suite's cases from r, a row each after the header row, and calls
-// fn with each; a row that cannot be read is a problem and is skipped. It returns fn's
-// first error, or errNoHeader.
+// eachCSV reads a CSV suite's cases from in, a row each after the header row, and calls
+// fn with each; a row that cannot be read, or is longer than MaxCaseBytes, is a problem
+// and is skipped. It returns fn's first error, or errNoHeader.
 func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
-	r := csv.NewReader(in)
-	r.FieldsPerRecord = -1
-	header, err := r.Read()
-	if err != nil {
-		p.add(1, "", "no header row: %v", err)
-		return errNoHeader
+	recs := &csvRecords{r: bufio.NewReaderSize(in, 64<<10), max: MaxCaseBytes}
+	var header []string
+	for header == nil {
+		n := len(p.list)
+		rec, _, err := recs.read(p)
+		if err != nil {
+			p.add(1, "", "no header row: %v", err)
+			return errNoHeader
+		}
+		if len(p.list) > n {
+			return errNoHeader // the row that should be the header is a problem
+		}
+		header = rec
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -56,21 +64,16 @@ func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
 		col[h] = i
 	}
 	for {
-		rec, err := r.Read()
+		rec, line, err := recs.read(p)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
-			// FieldPos is only defined after a successful Read; a parse error has its line
-			var pe *csv.ParseError
-			line := 0
-			if errors.As(err, &pe) {
-				line = pe.StartLine
-			}
-			p.add(line, "", "%v", err)
-			continue
+			return err
 		}
-		line, _ := r.FieldPos(0)
+		if rec == nil {
+			continue // a row with a problem, or a blank line
+		}
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {
 				return strings.TrimSpace(rec[i])
@@ -112,6 +115,100 @@ func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
 			return err
 		}
 	}
+}
+
+// csvRecords cuts CSV text into records before encoding/csv parses each: that one holds
+// a record whole however long (a 200 MB field cost 1 GB before its case was refused),
+// these keep at most max bytes of one and read past the rest. A record ends at a line
+// end outside quotes; a quote opens a quoted field only where the field starts, as
+// encoding/csv has it.
+type csvRecords struct {
+	r    *bufio.Reader
+	max  int
+	line int // lines read so far
+	buf  []byte
+}
+
+// csv field states, as the record is cut
+const (
+	fieldStart = iota
+	unquoted
+	quoted
+	quoteInQuoted // a quote in a quoted field: its end, or the first of two
+)
+
+// read returns the next record parsed and the line it starts on; a record that cannot
+// be parsed, or is too long, is a problem and comes back nil, as does a blank line. The
+// error is io.EOF at the end, or a read error.
+func (s *csvRecords) read(p *problems) ([]string, int, error) {
+	start := s.line + 1
+	b, tooLong, state := s.buf[:0], false, fieldStart
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			err = nil
+		} else if err != nil && !errors.Is(err, io.EOF) {
+			return nil, start, err
+		}
+		for _, c := range chunk {
+			switch {
+			case c == '\n':
+			case state == fieldStart && c == '"':
+				state = quoted
+			case state == quoted && c == '"':
+				state = quoteInQuoted
+			case state == quoteInQuoted && c == '"':
+				state = quoted
+			case state == quoted:
+			case c == ',':
+				state = fieldStart
+			default:
+				state = unquoted
+			}
+		}
+		if len(b)+len(chunk) > s.max {
+			tooLong = true
+		}
+		if !tooLong {
+			if len(b)+len(chunk) > cap(b) { // twice as large: append grows a large slice by a quarter
+				b = append(make([]byte, 0, max(2*cap(b), len(b)+len(chunk))), b...)
+			}
+			b = append(b, chunk...)
+		}
+		ended := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		if ended {
+			s.line++
+		}
+		if err != nil && len(b) == 0 && !tooLong {
+			return nil, start, io.EOF
+		}
+		if (ended && state != quoted) || err != nil {
+			break
+		}
+	}
+	s.buf = b
+	if tooLong {
+		p.add(start, "", "the row is longer than %d bytes: a case is at most that (its queries at most %d)", s.max, qeval.DefaultMaxQueryBytes)
+		return nil, start, nil
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	rec, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, start, nil
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			pe.StartLine += start - 1
+			pe.Line += start - 1
+			p.add(pe.StartLine, "", "%v", pe)
+		} else {
+			p.add(start, "", "%v", err)
+		}
+		return nil, start, nil
+	}
+	return rec, start, nil
 }
 
 func list(cell string) []string {

@@ -89,6 +89,11 @@ func Dir(s *qeval.Suite) string {
 }
 
 // problems collects every problem of a suite file.
+// MaxCaseBytes bounds one case of a JSONL or CSV suite (its line, its row): a longer
+// one is a problem of the suite, read past rather than held. Queries are bounded at
+// qeval.DefaultMaxQueryBytes when they run.
+const MaxCaseBytes = 8 << 20
+
 type problems struct {
 	file string
 	list []string
@@ -315,12 +320,17 @@ func parseJSONL(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 // skipped), and calls fn with each case it could read; a line that is no JSON object is
 // a problem and is skipped. It returns fn's first error, or the reader's.
 func eachJSONL(r io.Reader, p *problems, fn func(c qeval.Case) error) error {
-	// lines has no cap on a line's length: a bufio.Scanner stopped at its buffer size
-	// and every case after a long line was silently dropped (issue 22).
-	sc := lines.New(r)
+	// lines reads past a line longer than its bound, and goes on: a bufio.Scanner
+	// stopped at its buffer size and every case after a long line was silently dropped
+	// (issue 22); holding the line whole cost 1 GB for a line of 200 MB.
+	sc := lines.NewMax(r, MaxCaseBytes)
 	line := 0
 	for sc.Scan() {
 		line++
+		if sc.TooLong() {
+			p.add(line, "", "the line is longer than %d bytes: a case is at most that (its queries at most %d)", MaxCaseBytes, qeval.DefaultMaxQueryBytes)
+			continue
+		}
 		text := bytes.TrimSpace(sc.Bytes())
 		if len(text) == 0 || bytes.HasPrefix(text, []byte("//")) {
 			continue

@@ -67,7 +67,7 @@ func firstNonBlankLine(path string) ([]byte, error) {
 		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "open suite " + path, Message: "no such file", Err: err}
 	}
 	defer f.Close()
-	sc := lines.New(f)
+	sc := lines.NewMax(f, MaxCaseBytes)
 	for sc.Scan() {
 		if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
 			return l, nil

@@ -58,6 +58,9 @@ func (f *benchmarkFlags) env(e *env) qeval.BenchmarkEnv {
 			if strings.HasPrefix(spec, "redis://") || strings.HasPrefix(spec, "rediss://") {
 				jf.cacheDir, jf.cacheURL = "", spec
 			}
+			if err := jf.resolveCacheKey(e.getenv); err != nil { // QEVAL_CACHE_KEY
+				return nil, nil, err
+			}
 			c, closers := jf.openCache(ctx, logger, true)
 			return c, func() {
 				for _, cl := range closers {

@@ -29,6 +29,8 @@ type judgeFlags struct {
 	concurrency int
 	cacheDir    string
 	cacheURL    string
+	cacheKey    string // --cache-key, else $QEVAL_CACHE_KEY: authenticates the shared cache's entries
+	warnedKey   bool   // the shared cache's entries were said to be unauthenticated
 	noCache     bool
 	cacheTTL    time.Duration
 	temperature float64
@@ -64,6 +66,7 @@ func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
 	fs.IntVar(&f.concurrency, "judge-concurrency", judge.DefaultMaxConcurrency, "judge requests in flight at once")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "judge cache folder (default: the user cache folder/qeval)")
 	fs.StringVar(&f.cacheURL, "cache", "", "a cache shared with other machines: `redis://HOST:PORT/DB` (default: only the local file in --cache-dir); if it goes away the local file is used, with a warning")
+	fs.StringVar(&f.cacheKey, "cache-key", "", "a secret (16+ characters) that authenticates the entries of the shared --cache: each is stored with an HMAC-SHA256 tag, and one without a right tag is ignored (default: $QEVAL_CACHE_KEY, which keeps it out of process listings); give every replica and shard the same")
 	fs.BoolVar(&f.noCache, "no-cache", false, "ask the judge every time; read and write no cache")
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", cache.DefaultTTL, "how long a cached verdict stays valid")
 	fs.StringVar(&f.onExecMatch, "judge-on-exec-match", qeval.OnExecMatchSkip, "ask the judge about cases whose execution matched (ask), or count them correct without a call (skip)")
@@ -105,6 +108,9 @@ func (s *judgeSetup) Close() {
 // --judge none is not an error: the setup says the judge is skipped and why. An
 // unknown provider or an incomplete openai-compatible configuration is an error.
 func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*judgeSetup, error) {
+	if err := f.resolveCacheKey(e.getenv); err != nil {
+		return nil, err
+	}
 	if !f.chosen && (f.fs == nil || !flagSet(f.fs, "judge")) && f.model != "" {
 		// --model gpt-4o-mini without --judge: the provider that serves the model
 		if p, ok := registry.ProviderForModel(f.model); ok {
@@ -205,6 +211,19 @@ func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*ju
 	return s, nil
 }
 
+// resolveCacheKey takes the cache key from $QEVAL_CACHE_KEY when --cache-key is not
+// given, and refuses one too short to be a secret.
+func (f *judgeFlags) resolveCacheKey(getenv func(string) string) error {
+	if f.cacheKey == "" && getenv != nil {
+		f.cacheKey = getenv("QEVAL_CACHE_KEY")
+	}
+	if f.cacheKey != "" && len(f.cacheKey) < cache.MinKeyBytes {
+		return &qeval.Error{Code: qeval.CodeInvalid, Message: "--cache-key (or QEVAL_CACHE_KEY): " + cache.ErrShortKey.Error(),
+			Hint: "make one with: openssl rand -hex 32"}
+	}
+	return nil
+}
+
 // openCache opens the local cache file (or, when it cannot be opened, warns and
 // keeps the cache in memory) and, with --cache, the shared cache in front of it.
 // noMemory keeps no copy of the file's entries in memory (the gold results have
@@ -240,7 +259,20 @@ func (f *judgeFlags) openCache(ctx context.Context, logger *slog.Logger, noMemor
 		logger.Warn("the shared cache is not used; the local cache file is", "err", qeval.ErrorMessage(err))
 		return local, closers
 	}
-	fb := &cache.Fallback{Shared: r, Local: local, Warn: func(err error) {
+	var shared qeval.Cache = r
+	if f.cacheKey != "" {
+		shared = &cache.Sealed{Cache: r, Key: []byte(f.cacheKey), Reject: func(key string, n int64) {
+			if n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th…
+				logger.Warn("a shared cache entry failed authentication and was ignored: written without this --cache-key, under another key, or altered",
+					"key", key, "rejected", n)
+			}
+		}}
+	} else if !f.warnedKey {
+		f.warnedKey = true
+		logger.Warn("the shared cache's entries are not authenticated: whoever can write to " + r.Target() +
+			" chooses the cached verdicts and gold results; give every replica --cache-key or QEVAL_CACHE_KEY")
+	}
+	fb := &cache.Fallback{Shared: shared, Local: local, Warn: func(err error) {
 		logger.Warn("the shared cache failed; the local cache file is used until it answers again", "err", err)
 	}}
 	return fb, append(closers, r)

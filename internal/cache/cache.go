@@ -206,4 +206,5 @@ var (
 	_ Deleter = (*Store)(nil)
 	_ Deleter = (*Redis)(nil)
 	_ Deleter = (*Fallback)(nil)
+	_ Deleter = (*Sealed)(nil)
 )

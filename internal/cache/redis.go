@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,8 +40,12 @@ var _ qeval.Cache = (*Redis)(nil)
 func OpenRedis(ctx context.Context, url string, opt Options) (*Redis, error) {
 	o, err := redis.ParseURL(url)
 	if err != nil {
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which holds the password
+		}
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open cache", Message: fmt.Sprintf("bad Redis URL: %v", err),
-			Hint: "write redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0"}
+			Hint: "write redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss://… for TLS, e.g. redis://127.0.0.1:6379/0"}
 	}
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = time.Second, time.Second, time.Second
 	o.MaxRetries = -1 // none
@@ -180,6 +185,14 @@ func (f *Fallback) failed(err error) {
 
 // Failures counts the shared cache's failures.
 func (f *Fallback) Failures() int64 { return f.failures.Load() }
+
+// Rejected counts the shared cache's entries that failed authentication (see Sealed).
+func (f *Fallback) Rejected() int64 {
+	if r, ok := f.Shared.(interface{ Rejected() int64 }); ok {
+		return r.Rejected()
+	}
+	return 0
+}
 
 // Get reads the shared cache while it answers, else the local one.
 func (f *Fallback) Get(ctx context.Context, key string) ([]byte, bool, error) {

@@ -65,6 +65,10 @@ func TestRedis_UnreachableAndBadURL(t *testing.T) {
 	if _, err := cache.OpenRedis(ctx, "http://127.0.0.1:6379", cache.Options{}); err == nil || !strings.Contains(err.Error(), "bad Redis URL") {
 		t.Fatalf("bad URL: %v", err)
 	}
+	// the URL parser's message quoted the URL, password and all
+	if _, err := cache.OpenRedis(ctx, "redis://qeval:s3cret@127.0.0.1:port/0", cache.Options{}); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("bad URL with a password: %v", err)
+	}
 }
 
 // flaky is a shared cache that can be switched off.
