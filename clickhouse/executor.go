@@ -19,7 +19,6 @@ import (
 var (
 	_ qeval.Executor     = (*Executor)(nil)
 	_ qeval.SchemaReader = (*Executor)(nil)
-	_ qeval.Opener       = Opener
 )
 
 // Executor runs read-only queries on one ClickHouse database. It is safe for
@@ -93,15 +92,6 @@ func Open(dsn string, limits qeval.Limits) (*Executor, error) {
 	if err := conn.Ping(ctx); err != nil {
 		conn.Close()
 		return nil, e.connectError(err)
-	}
-	return e, nil
-}
-
-// Opener is Open as a qeval.Opener.
-func Opener(dsn string, limits qeval.Limits) (qeval.Executor, error) {
-	e, err := Open(dsn, limits)
-	if err != nil {
-		return nil, err
 	}
 	return e, nil
 }

@@ -20,7 +20,6 @@ import (
 var (
 	_ qeval.Executor     = (*Executor)(nil)
 	_ qeval.SchemaReader = (*Executor)(nil)
-	_ qeval.Opener       = Opener
 )
 
 // Executor runs untrusted read-only queries on one MySQL or MariaDB database. It is
@@ -109,9 +108,6 @@ func OpenWith(dsn string, limits qeval.Limits, opt Options) (*Executor, error) {
 	}
 	return e, nil
 }
-
-// Opener is Open as a qeval.Opener: path is the DSN.
-func Opener(path string, limits qeval.Limits) (qeval.Executor, error) { return Open(path, limits) }
 
 // DSN returns the data source name with its password masked.
 func (e *Executor) DSN() string { return e.dsn }

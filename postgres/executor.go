@@ -24,7 +24,6 @@ import (
 var (
 	_ qeval.Executor     = (*Executor)(nil)
 	_ qeval.SchemaReader = (*Executor)(nil)
-	_ qeval.Opener       = Opener
 )
 
 // Executor runs untrusted read-only queries on one PostgreSQL database. It is safe for
@@ -172,9 +171,6 @@ func (e *Executor) checkRole(ctx context.Context) error {
 		Hint: "connect as a role that can only read the evaluation schema (qeval db setup-role --dsn ADMIN_DSN --role qeval_reader, or: " +
 			strings.Join(RoleSetupSQL("qeval_reader", "public"), "; ") + "), or pass --unsafe-allow-privileged"}
 }
-
-// Opener is Open as a qeval.Opener: path is the DSN.
-func Opener(path string, limits qeval.Limits) (qeval.Executor, error) { return Open(path, limits) }
 
 // DSN returns the data source name with its password masked.
 func (e *Executor) DSN() string { return e.dsn }

@@ -227,11 +227,6 @@ func EngineFor(target string) Engine {
 // EngineOf returns the name of the engine of a target (see EngineFor).
 func EngineOf(target string) string { return EngineFor(target).Name }
 
-// OpenAny opens a database target with the engine EngineFor names.
-func OpenAny(target string, limits qeval.Limits) (qeval.Executor, error) {
-	return EngineFor(target).Open(target, limits)
-}
-
 // Show returns target as it may be printed.
 func (e Engine) Show(target string) string {
 	if e.Display != nil {
