@@ -124,7 +124,7 @@ func (e *Executor) Close() error {
 
 // fromURL turns a mysql://user:password@host:port/db?param=value URL into the driver's
 // form user:password@tcp(host:port)/db?param=value; any other DSN is returned as it is
-// (issue 21: a URL DSN was "invalid dsn", then Close panicked).
+// (the driver reads a URL as "invalid dsn").
 func fromURL(dsn string) (string, error) {
 	if !strings.HasPrefix(strings.ToLower(dsn), "mysql://") {
 		return dsn, nil

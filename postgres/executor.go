@@ -42,8 +42,8 @@ type Executor struct {
 type Options struct {
 	// AllowPrivileged lets the executor run as a superuser or as a member of
 	// pg_read_server_files, pg_write_server_files, pg_execute_server_program or
-	// pg_signal_backend. Without it Open refuses such a role (issue 22: generated SQL
-	// read server files and killed other sessions): a role that can only read the
+	// pg_signal_backend. Without it Open refuses such a role (generated SQL could read
+	// server files and kill other sessions): a role that can only read the
 	// evaluation schema is the real sandbox, see RoleSetupSQL.
 	AllowPrivileged bool
 	// Guard, when set, checks each query before it reaches the server, after the

@@ -74,7 +74,7 @@ var engines = []Engine{
 }
 
 // opener turns an adapter's Open into a qeval.Opener that returns a nil interface on
-// error: a typed nil *Executor inside a non-nil interface made Close panic (issue 22).
+// error: a typed nil *Executor inside a non-nil interface made Close panic.
 func opener[E qeval.Executor](open func(string, qeval.Limits) (E, error)) qeval.Opener {
 	return func(target string, l qeval.Limits) (qeval.Executor, error) {
 		ex, err := open(target, l)

@@ -13,7 +13,7 @@ import (
 
 // hugeQueries are the generated queries that killed a process (a fatal stack overflow
 // in a recursive parser, a C stack overflow in PostgreSQL's parser library) or took
-// gigabytes (issue 21, item 13), at sizes the server's body limit lets through.
+// gigabytes, at sizes the server's body limit lets through.
 var hugeQueries = map[string]string{
 	"Parens":    "SELECT " + strings.Repeat("(", 200_000) + "1" + strings.Repeat(")", 200_000),
 	"PlusChain": "SELECT 1" + strings.Repeat("+1", 100_000),

@@ -316,7 +316,7 @@ func parseJSONL(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 // a problem and is skipped. It returns fn's first error, or the reader's.
 func eachJSONL(r io.Reader, p *problems, fn func(c qeval.Case) error) error {
 	// lines has no cap on a line's length: a bufio.Scanner stopped at its buffer size
-	// and every case after a long line was silently dropped (issue 22).
+	// and every case after a long line was silently dropped.
 	sc := lines.New(r)
 	line := 0
 	for sc.Scan() {
