@@ -6,7 +6,7 @@ import "fmt"
 // 4,000,000 nested parentheses drove a recursive parser into a fatal stack overflow,
 // which no recover catches, and a 200 KB chain of 100,000 `+` crashes PostgreSQL's
 // parser library (a C stack overflow while it serialises the tree) and costs the others
-// hundreds of megabytes of stack (issue 21).
+// hundreds of megabytes of stack.
 const (
 	DefaultMaxQueryBytes     = 1 << 20 // 1 MiB
 	DefaultMaxQueryDepth     = 1000    // nested parentheses, brackets and braces

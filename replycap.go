@@ -6,8 +6,8 @@ import (
 )
 
 // MaxReplyBytes caps what qeval reads of one reply from an LLM provider or an HTTP
-// target: a hostile or broken endpoint cannot make it hold more (issue 24: a 200 MB
-// reply took 3.5 GB).
+// target: a hostile or broken endpoint cannot make it hold more (a 200 MB reply once
+// took 3.5 GB).
 const MaxReplyBytes = 1 << 20
 
 // CapReader returns r that fails with a CodeTooLarge error naming what once more than n

@@ -52,8 +52,8 @@ func TestValue_JSON(t *testing.T) {
 	}
 }
 
-// A report keeps a preview: a few rows, and no value longer than the cap (issue 22: a
-// result of ten 100 MB texts ran the report's encoder out of memory).
+// A report keeps a preview: a few rows, and no value longer than the cap (a result of
+// ten 100 MB texts once ran the report's encoder out of memory).
 func TestResultSet_Preview(t *testing.T) {
 	big := strings.Repeat("é", 600) // 1,200 bytes of two-byte runes
 	rs := &qeval.ResultSet{Columns: []qeval.Column{{Name: "a"}, {Name: "b"}}, Rows: [][]qeval.Value{

@@ -21,7 +21,6 @@ import (
 var (
 	_ qeval.Executor     = (*Executor)(nil)
 	_ qeval.SchemaReader = (*Executor)(nil)
-	_ qeval.Opener       = Opener
 )
 
 // Executor runs read-only queries on one ClickHouse database. It is safe for
@@ -110,15 +109,6 @@ func OpenWith(dsn string, limits qeval.Limits, o Options) (*Executor, error) {
 			conn.Close()
 			return nil, err
 		}
-	}
-	return e, nil
-}
-
-// Opener is Open as a qeval.Opener.
-func Opener(dsn string, limits qeval.Limits) (qeval.Executor, error) {
-	e, err := Open(dsn, limits)
-	if err != nil {
-		return nil, err
 	}
 	return e, nil
 }

@@ -16,8 +16,9 @@ import (
 // as whole vectors, each sorted on its own by the text of its values when order is
 // ignored; NULL counts as 0; numbers (and booleans) are equal within 0.01.
 // It keeps the evaluator's faults: sorting each column separately accepts tables whose
-// rows were scrambled (Spider2 #200, #226), and the sort by text misaligns numbers
-// before the tolerance is applied (#225). Spider2Strict fixes them.
+// rows were scrambled (issues 200 and 226 of github.com/xlang-ai/Spider2), and the
+// sort by text misaligns numbers before the tolerance is applied (its issue 225).
+// Spider2Strict fixes them.
 var Spider2 = Mode{
 	Name:         "spider2",
 	Version:      1,

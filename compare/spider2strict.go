@@ -10,10 +10,11 @@ import (
 
 // Spider2Strict is Spider 2.0's comparison with its known faults fixed: every gold
 // column must be matched by a distinct predicted column (extras allowed) such that the
-// rows stay aligned across the matched columns (Spider2 #200, #226: sorting each column
-// separately accepts scrambled tables); when order is ignored the rows, not the
-// columns, are sorted, numbers by value; the 0.01 tolerance applies only between two
-// numbers, never after a sort by text (#225); NULL equals only NULL.
+// rows stay aligned across the matched columns (sorting each column separately accepts
+// scrambled tables: issues 200 and 226 of github.com/xlang-ai/Spider2); when order is
+// ignored the rows, not the columns, are sorted, numbers by value; the 0.01 tolerance
+// applies only between two numbers, never after a sort by text (its issue 225); NULL
+// equals only NULL.
 var Spider2Strict = Mode{
 	Name:         "spider2-strict",
 	Version:      1,

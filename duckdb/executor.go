@@ -25,7 +25,6 @@ import (
 var (
 	_ qeval.Executor     = (*Executor)(nil)
 	_ qeval.SchemaReader = (*Executor)(nil)
-	_ qeval.Opener       = Opener
 )
 
 // Executor runs read-only queries on one DuckDB file. It is safe for concurrent use.
@@ -179,15 +178,6 @@ func lock(c *ddb.Connector, spill string) error {
 }
 
 func maxProcs() int { return runtime.GOMAXPROCS(0) }
-
-// Opener is Open as a qeval.Opener.
-func Opener(target string, limits qeval.Limits) (qeval.Executor, error) {
-	e, err := Open(target, limits)
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
-}
 
 // Path returns the database file.
 func (e *Executor) Path() string { return e.path }

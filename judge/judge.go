@@ -37,7 +37,7 @@ type Config struct {
 	Logger      *slog.Logger // warnings (timeouts, cache failures) and retries; discarded when nil
 	// Secrets are masked in every verdict and error before it leaves the judge (and so
 	// before the cache stores it): a provider or proxy that echoes the API key in its
-	// reasoning must not put it in reports (issue 23).
+	// reasoning must not put it in reports.
 	Secrets qeval.Secrets
 }
 

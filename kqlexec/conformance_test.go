@@ -73,8 +73,8 @@ func loadOracle(tb testing.TB) []oracleCase {
 }
 
 // conformanceGoal is the share of the engine's cases the local engine must answer
-// exactly as the real Kusto engine did: a guard a point under what it answers (92.0%,
-// issue 19's goal), so that a regression fails and a machine's last-digit float
+// exactly as the real Kusto engine did: a guard a point under what it answers (92.0%),
+// so that a regression fails and a machine's last-digit float
 // differences do not.
 const conformanceGoal = 0.91
 

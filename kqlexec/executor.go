@@ -87,12 +87,6 @@ func Open(source string, opts Options) (*Executor, error) {
 	return e, nil
 }
 
-// Opener opens an executor on path with the given limits and now pinned at the time
-// of the call (see OpenerAt to pin it for a whole run).
-func Opener(path string, limits qeval.Limits) (qeval.Executor, error) {
-	return Open(path, Options{Limits: limits})
-}
-
 // OpenerAt returns an Opener whose executors all read now as the given time.
 func OpenerAt(now time.Time) qeval.Opener {
 	return func(path string, limits qeval.Limits) (qeval.Executor, error) {

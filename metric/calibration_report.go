@@ -181,8 +181,8 @@ func groupWarnings(groups []CalibrationGroup) []string {
 }
 
 // MaxCalibratedECE is the largest expected calibration error that still reads as
-// "accurately predict": the interpretation never contradicts ECE (issue 21: ECE 0.39
-// read as accurate for a badly under-confident model).
+// "accurately predict": the interpretation never contradicts ECE (ECE 0.39 once read
+// as accurate for a badly under-confident model).
 const MaxCalibratedECE = 0.15
 
 // underconfidentGap is how far a level's accuracy may exceed what it states before it

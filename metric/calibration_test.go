@@ -272,8 +272,8 @@ func TestCalibrationCase_UnmarshalJSON(t *testing.T) {
 	}
 }
 
-// The interpretation follows the measured gaps and never contradicts ECE (issue 21: a
-// model right 100/99/98% at high/medium/low, ECE 0.39, read as "accurately predict").
+// The interpretation follows the measured gaps and never contradicts ECE (a model right
+// 100/99/98% at high/medium/low, ECE 0.39, once read as "accurately predict").
 func TestCalibrate_UnderconfidentIsNamed(t *testing.T) {
 	var cases []metric.CalibrationCase
 	add := func(level string, n, right int) {

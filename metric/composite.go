@@ -8,7 +8,7 @@ import (
 
 // ScoreTolerance is how far below the threshold a total may fall and still pass: a
 // total that prints as 90.0% passes a 90% threshold, whatever the float rounding of
-// its weighted sum (issue 21: 0.8999999999999999 failed 0.9).
+// its weighted sum (0.8999999999999999 must not fail 0.9).
 const ScoreTolerance = 1e-9
 
 // Passes reports whether a total reaches the threshold, within ScoreTolerance.

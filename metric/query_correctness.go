@@ -23,7 +23,7 @@ type JudgeOptions struct {
 	Now func() time.Time
 	// OutageSkips turns a judge outage (the provider down or timing out) into a skip
 	// marked judge_error instead of a failure scored 0: a run does so, since the judge,
-	// not the model, failed (issue 23). A single call reports the failure.
+	// not the model, failed. A single call reports the failure.
 	OutageSkips bool
 }
 
@@ -106,7 +106,7 @@ func askJudge(ctx context.Context, name string, j qeval.Judge, in qeval.JudgeInp
 	if err != nil && opt.OutageSkips && judgeOutage(err) {
 		// the judge, not the model, failed: the component is skipped with the reason
 		// (the total renormalised, as without a key) and the case is marked, so the
-		// summary counts it apart and --resume asks again (issue 23)
+		// summary counts it apart and --resume asks again
 		reason := "the LLM judge failed: " + qeval.ErrorMessage(err)
 		d["judge_error"] = true
 		d["error_code"] = string(qeval.ErrorCode(err))

@@ -34,8 +34,8 @@ func TestResultsMatch_Rows(t *testing.T) {
 	}
 }
 
-// The lenient rule is an explicit option (issue 21: results_match lower-cased values,
-// took NULL for "null" and rounded floats without saying so).
+// The lenient rule is an explicit option: results_match once lower-cased values, took
+// NULL for "null" and rounded floats without saying so.
 func TestResultsMatch_Lenient(t *testing.T) {
 	exp := []map[string]any{{"Name": "Alice", "Age": 30}, {"name": "Bob", "age": 25.0}}
 	gen := []map[string]any{{"AGE": "30.0", "NAME": " alice "}, {"age": int64(25), "name": "BOB"}}

@@ -28,8 +28,8 @@ type Config struct {
 }
 
 // resultBased are the components computed from the generated query's result: when the
-// query did not run, they are 0, not skipped and renormalised away (issue 21: a query
-// that failed showed 92.5% from its text alone).
+// query did not run, they are 0, not skipped and renormalised away (else a query that
+// failed would show 92.5% from its text alone).
 var resultBased = []string{NameSchemaMatch, NameResultsMatch}
 
 func (c Config) weights() map[string]float64 {

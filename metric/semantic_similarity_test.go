@@ -79,7 +79,8 @@ func TestSemanticSimilarity_Case(t *testing.T) {
 	}
 }
 
-// Grouping counts, count_distinct is dcount, and true is 1 (issue 21, item 8).
+// Grouping counts, count_distinct is dcount, and true is 1: KQL and SQL spellings of
+// the same query are alike.
 func TestSemanticSimilarity_GroupingAndSpellings(t *testing.T) {
 	shape := func(q string) *qeval.Shape {
 		s, err := kql.ParseShape(q)

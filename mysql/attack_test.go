@@ -9,7 +9,8 @@ import (
 	"github.com/qeval/qeval/registry"
 )
 
-// The MySQL side of issue 22's attack run, on the local server through the executor the
+// The MySQL side of the attacks generated SQL was tried with (file reads and writes,
+// sleeps, locks, other sessions' statements), on the local server through the executor the
 // registry opens (statement check, parse-tree guard, read-only transaction): each attack
 // is refused, and nothing is written on the server's disk. It connects as the
 // administrator (--unsafe-allow-privileged): the guards must hold even where the

@@ -20,7 +20,6 @@ import (
 var (
 	_ qeval.Executor     = (*Executor)(nil)
 	_ qeval.SchemaReader = (*Executor)(nil)
-	_ qeval.Opener       = Opener
 )
 
 // Executor runs untrusted read-only queries on one MySQL or MariaDB database. It is
@@ -110,9 +109,6 @@ func OpenWith(dsn string, limits qeval.Limits, opt Options) (*Executor, error) {
 	return e, nil
 }
 
-// Opener is Open as a qeval.Opener: path is the DSN.
-func Opener(path string, limits qeval.Limits) (qeval.Executor, error) { return Open(path, limits) }
-
 // DSN returns the data source name with its password masked.
 func (e *Executor) DSN() string { return e.dsn }
 
@@ -128,7 +124,7 @@ func (e *Executor) Close() error {
 
 // fromURL turns a mysql://user:password@host:port/db?param=value URL into the driver's
 // form user:password@tcp(host:port)/db?param=value; any other DSN is returned as it is
-// (issue 21: a URL DSN was "invalid dsn", then Close panicked).
+// (the driver reads a URL as "invalid dsn").
 func fromURL(dsn string) (string, error) {
 	if !strings.HasPrefix(strings.ToLower(dsn), "mysql://") {
 		return dsn, nil

@@ -236,7 +236,7 @@ func BenchmarkQuery(b *testing.B) {
 }
 
 // A mysql:// URL works as the driver's DSN does, and a half-opened executor closes
-// (issue 21: "invalid dsn", then a nil-pointer panic in Close).
+// (a URL was once "invalid dsn", then Close panicked on a nil pointer).
 func TestOpen_URLForm(t *testing.T) {
 	if got := mysql.MaskDSN("mysql://root:s3cret@127.0.0.1:3306/test"); got != "mysql://root:xxxxx@127.0.0.1:3306/test" {
 		t.Errorf("MaskDSN = %q", got)
@@ -267,7 +267,8 @@ func TestOpen_URLForm(t *testing.T) {
 
 // A user that holds more than reading the evaluation database is refused, with the
 // privileges named and the way to create one that does not; --unsafe-allow-privileged
-// (Options.AllowPrivileged) lets it through (issue 22: least privilege on every server).
+// (Options.AllowPrivileged) lets it through: least privilege is the real sandbox of
+// generated SQL, on every server.
 func TestOpen_PrivilegedUserRefused(t *testing.T) {
 	name := newDatabase(t, []string{"CREATE TABLE t (a INT)"})
 	admin := mustAdmin(t, "")

@@ -24,7 +24,6 @@ import (
 var (
 	_ qeval.Executor     = (*Executor)(nil)
 	_ qeval.SchemaReader = (*Executor)(nil)
-	_ qeval.Opener       = Opener
 )
 
 // Executor runs untrusted read-only queries on one PostgreSQL database. It is safe for
@@ -43,8 +42,8 @@ type Executor struct {
 type Options struct {
 	// AllowPrivileged lets the executor run as a superuser or as a member of
 	// pg_read_server_files, pg_write_server_files, pg_execute_server_program or
-	// pg_signal_backend. Without it Open refuses such a role (issue 22: generated SQL
-	// read server files and killed other sessions): a role that can only read the
+	// pg_signal_backend. Without it Open refuses such a role (generated SQL could read
+	// server files and kill other sessions): a role that can only read the
 	// evaluation schema is the real sandbox, see RoleSetupSQL.
 	AllowPrivileged bool
 	// Guard, when set, checks each query before it reaches the server, after the
@@ -177,9 +176,6 @@ func (e *Executor) checkRole(ctx context.Context) error {
 		Hint: "connect as a role that can only read the evaluation schema (qeval db setup-role --dsn ADMIN_DSN --role qeval_reader, or: " +
 			strings.Join(RoleSetupSQL("qeval_reader", "public", "<password>"), "; ") + "), or pass --unsafe-allow-privileged"}
 }
-
-// Opener is Open as a qeval.Opener: path is the DSN.
-func Opener(path string, limits qeval.Limits) (qeval.Executor, error) { return Open(path, limits) }
 
 // DSN returns the data source name with its password masked.
 func (e *Executor) DSN() string { return e.dsn }

@@ -89,7 +89,7 @@ func newSchema(tb testing.TB, setup []string) string {
 }
 
 // readerRole is the role the executor tests connect as: it can log in and read the
-// test schemas, nothing else (issue 22: least privilege is the real sandbox).
+// test schemas, nothing else: least privilege is the real sandbox.
 const readerRole = "qeval_test_reader"
 
 // asReader returns the test DSN with the reader role as its user, creating the role

@@ -164,7 +164,8 @@ func TestQuery_ErrorPosition(t *testing.T) {
 	}
 }
 
-// The attacks of issue 22, run against the local server as the reader role: each is
+// The attacks generated SQL was tried with (file reads, server programs, signals to
+// other sessions, locks), run against the local server as the reader role: each is
 // refused, and the victim session survives. Without the parser-backed guard the role
 // alone still stops the file reads.
 func TestSandbox_Issue22Attacks(t *testing.T) {

@@ -75,7 +75,7 @@ var engines = []Engine{
 }
 
 // opener turns an adapter's Open into a qeval.Opener that returns a nil interface on
-// error: a typed nil *Executor inside a non-nil interface made Close panic (issue 22).
+// error: a typed nil *Executor inside a non-nil interface made Close panic.
 func opener[E qeval.Executor](open func(string, qeval.Limits) (E, error)) qeval.Opener {
 	return func(target string, l qeval.Limits) (qeval.Executor, error) {
 		ex, err := open(target, l)
@@ -235,11 +235,6 @@ func EngineFor(target string) Engine {
 
 // EngineOf returns the name of the engine of a target (see EngineFor).
 func EngineOf(target string) string { return EngineFor(target).Name }
-
-// OpenAny opens a database target with the engine EngineFor names.
-func OpenAny(target string, limits qeval.Limits) (qeval.Executor, error) {
-	return EngineFor(target).Open(target, limits)
-}
 
 // Show returns target as it may be printed.
 func (e Engine) Show(target string) string {

@@ -101,6 +101,21 @@ func (b *browserSession) text(t *testing.T, id string) string {
 	return s
 }
 
+// slowSuite writes the live suite with its slow case counting to five million (a
+// second or more), so that a watcher sees the other rows before the run ends.
+func slowSuite(t *testing.T) string {
+	t.Helper()
+	s := strings.ReplaceAll(string(readFile(t, liveSuite)), "x < 500000)", "x < 5000000)")
+	if !strings.Contains(s, "x < 5000000)") {
+		t.Fatal("the live suite has no slow case to slow down")
+	}
+	p := filepath.Join(t.TempDir(), "live.yaml")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestBrowser_LiveRun uses the page as a person would: it uploads a suite, starts it
 // from the keyboard, sees rows arrive before the run ends, reads the summary, and
 // downloads the Excel report and opens it.
@@ -108,10 +123,7 @@ func TestBrowser_LiveRun(t *testing.T) {
 	b := MustBrowser(t)
 	ts := MustServer(t, func(c *server.Config) { c.Suites = map[string]string{"chinook": "../examples/chinook/suite.yaml"} })
 	ctx := b.ctx
-	suiteFile, err := filepath.Abs(liveSuite)
-	if err != nil {
-		t.Fatal(err)
-	}
+	suiteFile := slowSuite(t)
 	downloads := t.TempDir()
 	progress := chromedp.BrowserEvents(ctx, browser.DownloadProgress)
 	if err := chromedp.Do(ctx,

@@ -30,7 +30,7 @@ func (j *outageJudge) Judge(ctx context.Context, in qeval.JudgeInput) (qeval.Jud
 	return v, nil
 }
 
-// The chaos test of issue 23: 20 runs posted at once, some on a database overwritten
+// The chaos test: 20 runs posted at once, some on a database overwritten
 // with garbage after the server started, some whose judge is down, while 50 clients
 // follow the event streams. The server stays up, every healthy run finishes, every
 // broken one is reported, and every stream ends.

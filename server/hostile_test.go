@@ -174,7 +174,8 @@ func FuzzScoreQuery(f *testing.F) {
 	})
 }
 
-// Duplicate keys are refused like the rest of non-strict JSON (issue 23).
+// Duplicate keys are refused like the rest of non-strict JSON: which of two values
+// counts would depend on the decoder, so a posted suite could mean two things.
 func TestDecode_DuplicateKeys(t *testing.T) {
 	ts := MustServer(t, nil)
 	for _, body := range []string{
@@ -202,7 +203,7 @@ func TestNew_SpaceToken(t *testing.T) {
 }
 
 // A database overwritten with garbage after the server started fails the runs on it,
-// and the server goes on (issue 23: the run's goroutine panicked and the process exited).
+// and the server goes on (the run's goroutine once panicked and took the process down).
 func TestRuns_CorruptDatabaseKeepsServerUp(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "shop.sqlite")

@@ -265,8 +265,8 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	finished := s.now().UTC()
 	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	if err := s.store.finishRun(wctx, r.row.ID, status, errMsg, finished, c, repJSON); err != nil {
-		// a report the store cannot hold must not leave the run "running" forever
-		// (issue 24): record the end without it, and say why
+		// a report the store cannot hold must not leave the run "running" forever:
+		// record the end without it, and say why
 		s.log.Error("record run end", "run", r.row.ID, "err", err)
 		status, errMsg = StatusFailed, "the report could not be stored: "+qeval.ErrorMessage(err)
 		if err := s.store.finishRun(wctx, r.row.ID, status, errMsg, finished, c, nil); err != nil {
@@ -299,7 +299,8 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 }
 
 // runSafely runs a suite, turning a panic into the run's error (logged with a short
-// stack): a run that panics is marked failed and the server goes on (issue 23).
+// stack): a run that panics is marked failed and the server goes on, rather than the
+// panic ending the process and every other run.
 func (s *Server) runSafely(ctx context.Context, r *run, st *qeval.Suite, cfg runner.Config) (rep *qeval.Report, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -327,7 +328,7 @@ func (s *Server) persist(r *run, wake, stop, stopped chan struct{}) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			if err := s.store.appendCases(ctx, r.row.ID, saved, batch, c); err != nil {
 				// store them one by one; a case the store cannot hold is recorded as an
-				// error case in its place, and the run goes on (issue 24)
+				// error case in its place, and the run goes on
 				s.log.Error("record cases", "run", r.row.ID, "err", err)
 				for i, b := range batch {
 					if err := s.store.appendCases(ctx, r.row.ID, saved+i, [][]byte{b}, c); err != nil {

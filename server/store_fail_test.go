@@ -12,7 +12,7 @@ import (
 )
 
 // A case the store cannot hold, and a report it cannot hold, do not leave the run
-// "running" (issue 24): the case is kept as an ERROR saying why, the others are kept,
+// "running" forever: the case is kept as an ERROR saying why, the others are kept,
 // and the run ends saying the report could not be stored.
 func TestRuns_StoreRefuses(t *testing.T) {
 	ts := MustServer(t, nil)

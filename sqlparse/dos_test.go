@@ -24,7 +24,7 @@ func orChain(n int) string {
 }
 
 // Inputs that killed the process with a fatal stack overflow, or took gigabytes, are
-// refused before any recursive parser sees them (issue 21, item 13).
+// refused before any recursive parser sees them.
 func TestParse_HostileSizes(t *testing.T) {
 	for name, q := range map[string]string{
 		"NestedParens":  "SELECT " + strings.Repeat("(", 4_000_000) + "1" + strings.Repeat(")", 4_000_000),
@@ -54,7 +54,7 @@ func TestParse_HostileSizes(t *testing.T) {
 }
 
 // Positions cost O(log n) each: parsing an OR chain grows linearly with its length
-// (issue 22: a 1.7 MB chain took 27 s in MySQL and 48 s in PostgreSQL). The test
+// (a 1.7 MB chain once took 27 s in MySQL and 48 s in PostgreSQL). The test
 // compares a chain with one four times as long, which a quadratic cost would make
 // about 16 times slower.
 func TestParse_LinearInLength(t *testing.T) {

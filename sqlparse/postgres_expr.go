@@ -269,7 +269,7 @@ func (c *pgConv) subLink(s *pg.SubLink) *expr {
 // lineIndex turns byte offsets into 1-based line and column (in characters) in
 // O(log lines + 64): the lines' starts are binary-searched and characters counted from
 // a checkpoint every 64 bytes. Counting from the start of the text for each token made
-// parsing quadratic (issue 22: a 1.7 MB OR chain took 48 s).
+// parsing quadratic (a 1.7 MB OR chain took 48 s).
 type lineIndex struct {
 	text   string
 	starts []int

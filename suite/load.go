@@ -321,8 +321,8 @@ func parseJSONL(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
 // a problem and is skipped. It returns fn's first error, or the reader's.
 func eachJSONL(r io.Reader, p *problems, fn func(c qeval.Case) error) error {
 	// lines reads past a line longer than its bound, and goes on: a bufio.Scanner
-	// stopped at its buffer size and every case after a long line was silently dropped
-	// (issue 22); holding the line whole cost 1 GB for a line of 200 MB.
+	// stopped at its buffer size and every case after a long line was silently
+	// dropped; holding the line whole cost 1 GB for a line of 200 MB.
 	sc := lines.NewMax(r, MaxCaseBytes)
 	line := 0
 	for sc.Scan() {

@@ -67,7 +67,7 @@ func TestLoad_YAML(t *testing.T) {
 	}
 }
 
-// Databases are resolved by a catalog after parsing (issue 13: parsing is pure): every
+// Databases are resolved by a catalog after parsing (parsing touches no file): every
 // name the catalog cannot resolve is reported at once, with its line and case id.
 func TestCheck_UnknownDatabases(t *testing.T) {
 	dir := t.TempDir()
@@ -262,10 +262,10 @@ func TestLoad_SpiderAndNL2KQL(t *testing.T) {
 	}
 }
 
-// A JSONL suite with a line over 16 MB reads every line after it (issue 22: the line
-// scanner stopped there, its error unchecked, and the run exited 0 with the rest lost);
-// the long line is a problem that names it, read past rather than held (a 200 MB line
-// cost 1 GB), and so is a problem after it.
+// A JSONL suite with a line over 16 MB reads every line after it (a line scanner once
+// stopped there, its error unchecked, and the run exited 0 with the rest lost); the
+// long line is a problem that names it, read past rather than held (a 200 MB line cost
+// 1 GB), and so is a problem after it.
 func TestLoad_JSONLLongLine(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("x", 17<<20)

@@ -12,7 +12,7 @@ import (
 // Guard returns the statement check of a dialect built on its real parser, for an
 // executor to run before a generated query reaches the server. It works on the parse
 // tree, not the text: names are those the parser resolved (after U& escapes, quoting
-// and schema qualification), so U&"pg\005fread\005ffile"(…) is pg_read_file (issue 22).
+// and schema qualification), so U&"pg\005fread\005ffile"(…) is pg_read_file.
 // It refuses more than one statement, a statement that is not a read, and a call of a
 // function the dialect's list denies (sqlguard.DeniedFunction: file and signal
 // functions, SQL run from a string such as ts_stat or query_to_xml, …). A query the

@@ -7,7 +7,8 @@ import (
 	"github.com/qeval/qeval/validate"
 )
 
-// The attacks of issue 22 are refused from the parse tree, whatever the spelling.
+// The attacks generated SQL was tried with are refused from the parse tree, whatever
+// the spelling (U& escapes, quoting, schema qualification).
 func TestGuard_Postgres(t *testing.T) {
 	g := validate.Guard("postgres")
 	for _, q := range []string{

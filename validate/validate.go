@@ -118,7 +118,7 @@ func checkUnparsed(v Verdict, pieces []sqlparse.Piece, err error) Verdict {
 	for i, p := range pieces {
 		if p.Keyword == "" || readKeywords[p.Keyword] || !statementKeywords[p.Keyword] {
 			// a word that starts no SQL statement (SELEC, FOO) is a syntax error, not a
-			// forbidden statement (issue 21)
+			// forbidden statement
 			continue
 		}
 		v.add(Problem{Category: Safety, Line: p.Line, Col: p.Col, Message: notAllowed(p.Keyword)})

@@ -102,8 +102,8 @@ func TestCheck_AllowTables(t *testing.T) {
 	}
 }
 
-// A misspelt statement is a syntax error, not a forbidden one (issue 21: SELEC 1 and
-// FOO BAR were classed as safety errors).
+// A misspelt statement is a syntax error, not a forbidden one (SELEC 1 and FOO BAR
+// were once classed as safety errors).
 func TestCheck_UnknownWordIsSyntax(t *testing.T) {
 	for _, q := range []string{"SELEC 1", "FOO BAR"} {
 		if v := validate.Check(q, validate.Options{}); v.Category != validate.Syntax {

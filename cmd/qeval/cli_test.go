@@ -65,8 +65,8 @@ func TestParse_KQL(t *testing.T) {
 	}
 }
 
-// Flags may follow positional arguments in every command (issue 21: `qeval calibrate
-// FILE --json` exited 2 while other commands took it).
+// Flags may follow positional arguments in every command (`qeval calibrate FILE
+// --json` once exited 2 while other commands took it).
 func TestFlagsAfterArguments(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, dir, "c.jsonl", `{"confidence": "high", "correct": true}`+"\n"+`{"confidence": "low", "correct": false}`+"\n")
@@ -76,8 +76,8 @@ func TestFlagsAfterArguments(t *testing.T) {
 	}
 }
 
-// Flags that are fractions are checked like the suite file's keys (issue 21:
-// --threshold 2 and --min-pass-rate 50 were accepted).
+// Flags that are fractions are checked like the suite file's keys (--threshold 2 and
+// --min-pass-rate 50 were once accepted).
 func TestRun_FractionFlags(t *testing.T) {
 	for _, args := range [][]string{{"--threshold", "2"}, {"--threshold", "-0.5"}, {"--min-pass-rate", "50"}, {"--min-score", "1.5"}} {
 		code, _, stderr := runCLI(t, "", append([]string{"run", "../../examples/chinook/suite.yaml", "--quiet"}, args...)...)

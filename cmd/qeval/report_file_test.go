@@ -20,7 +20,7 @@ func (failingWriter) Write(w io.Writer, _ *qeval.Report) error {
 }
 
 // A report whose writer fails leaves the last whole report in place and no temporary
-// file behind (issue 22: a 0-byte report.json).
+// file behind (a failed write once left a 0-byte report.json).
 func TestWriteReport_Atomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.json")

@@ -43,7 +43,7 @@ func TestRun_NamedConnection(t *testing.T) {
 		}
 	}
 	defer admin.Exec("DROP TABLE " + table)
-	// as the superuser the run is refused, with the way to a reader role (issue 22)
+	// as the superuser the run is refused, with the way to a reader role
 	dir0 := t.TempDir()
 	p0 := writeFile(t, dir0, "s.yaml", "name: s\ndatabase: w\ncases:\n  - {id: a, expected_query: SELECT 1, generated_query: SELECT 1}\n")
 	if code, _, stderr := runCLI(t, "", "run", p0, "--db", "w="+dsn, "--quiet", "--judge", "none"); code != exitUsage ||
@@ -78,8 +78,8 @@ cases:
 }
 
 // A query in the server's own dialect is parsed with that dialect's grammar: the
-// metrics learn the dialect from the engine the database resolves to (issue 13: the
-// PostgreSQL cast `::int` failed table accuracy and semantic similarity with a SQLite
+// metrics learn the dialect from the engine the database resolves to (the PostgreSQL
+// cast `::int` failed table accuracy and semantic similarity with a SQLite
 // syntax error, and the case failed at 66.7% although execution matched).
 func TestRun_ServerDialectReachesMetrics(t *testing.T) {
 	for _, tc := range []struct {

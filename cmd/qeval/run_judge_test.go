@@ -108,7 +108,7 @@ cases:
 }
 
 // A provider (or a proxy) that echoes the API key in its reasoning does not put it in
-// anything qeval writes: results.jsonl, every report, the judge cache (issue 23).
+// anything qeval writes: results.jsonl, every report, the judge cache.
 func TestRun_KeyEchoedByProviderIsMasked(t *testing.T) {
 	const key = "sk-test-secret"
 	srv := messagesServer(key, func(_ string, _ []byte, tool string) map[string]any {
@@ -154,7 +154,7 @@ func TestRun_KeyEchoedByProviderIsMasked(t *testing.T) {
 
 // A judge outage is not the model's failure: the case's judged components are skipped
 // and marked, the summary counts it apart, the run exits 1 as incomplete, and --resume
-// asks the judge again for those cases only (issue 23).
+// asks the judge again for those cases only.
 func TestRun_JudgeOutageIsIncomplete(t *testing.T) {
 	var calls atomic.Int32
 	inner := fakeAnthropic(t, &calls)
@@ -230,7 +230,7 @@ cases:
 }
 
 // --no-cache means no disk cache: identical cases within one run still ask once, and the
-// request carries temperature 0 (issue 21, items 3 and 4).
+// request carries temperature 0, so a repeated question gets the same verdict.
 func TestRun_NoCacheKeepsRunMemory(t *testing.T) {
 	var calls atomic.Int32
 	srv := fakeAnthropic(t, &calls)

@@ -14,8 +14,7 @@ import (
 )
 
 // A run keeps only an index of its cases in memory and its reports read each case
-// back from the results file (issue 22: memory proportional to concurrency, not to
-// the suite): report.json still holds every case whole, in suite order, equal to its
+// back from the results file (memory proportional to concurrency, not to the suite): report.json still holds every case whole, in suite order, equal to its
 // line of results.jsonl, and its summary is the one Summarize gives over them.
 func TestRun_ReportsReadCasesFromResultsFile(t *testing.T) {
 	dir := t.TempDir()

@@ -2,7 +2,7 @@
 //
 // bufio.Scanner stops at its buffer size and reports bufio.ErrTooLong only through
 // Err: a loader that forgot to check it dropped every line after a long one in
-// silence (issue 22, a 16 MB JSONL line). Every line-oriented reader of qeval uses this
+// silence (after a 16 MB JSONL line). Every line-oriented reader of qeval uses this
 // Scanner instead, with the same Scan/Text/Bytes/Err shape.
 package lines
 

@@ -285,8 +285,8 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// A reply past qeval.MaxReplyBytes is an error, read no further (issue 24: a 200 MB
-// reply took 3.5 GB).
+// A reply past qeval.MaxReplyBytes is an error, read no further (a 200 MB reply once
+// took 3.5 GB).
 func TestComplete_HugeReply(t *testing.T) {
 	s, _, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`))
