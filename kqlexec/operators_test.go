@@ -1,0 +1,34 @@
+package kqlexec_test
+
+import "testing"
+
+// TestOperators_Parse checks parse and parse-where against the kinds of the
+// reference's parse-operator page, on inputs made up here.
+func TestOperators_Parse(t *testing.T) {
+	e := mustOpen(t, "")
+	rows := `datatable(s:string)["id=7; at=2021-03-04 05:06:07; who=ann, x", "id=x9; at=2021-03-04; who=bob, y", "id=12; at=never; who=cid, z", "no match", ""]`
+	cases := []queryCase{
+		// simple is strict: a column that does not convert nulls the whole row
+		{"simple_strict", rows + ` | parse s with "id=" id:long "; at=" at:datetime "; who=" who "," * | project id, at, who`,
+			"id,at,who", []string{"7|2021-03-04T05:06:07Z|ann", "null|null|", "null|null|", "null|null|", "null|null|"}},
+		// relaxed nulls only the column that does not convert
+		{"relaxed", rows + ` | parse kind=relaxed s with "id=" id:long "; at=" at:datetime "; who=" who "," * | project id, at, who`,
+			"id,at,who", []string{"7|2021-03-04T05:06:07Z|ann", "null|2021-03-04T00:00:00Z|bob", "12|null|cid", "null|null|", "null|null|"}},
+		{"parse_where_simple", rows + ` | parse-where s with "id=" id:long "; at=" at:datetime "; who=" who "," * | project id, who`,
+			"id,who", []string{"7|ann"}},
+		// regex: * and string columns are greedy unless flags has U; the delimiters'
+		// own groups do not move the columns
+		{"regex_greedy", `print s = "k=a,b,c" | parse kind=regex s with "(k)=" v "," * | project v`, "v", []string{"a,b"}},
+		{"regex_ungreedy", `print s = "k=a,b,c" | parse kind=regex flags=U s with "(k)=" v "," * | project v`, "v", []string{"a"}},
+		{"regex_case", `print s = "KEY=-42;" | parse kind=regex flags=i s with "key=" n:long ";" | project n`, "n", []string{"-42"}},
+		{"regex_case_sensitive", `print s = "KEY=-42;" | parse kind=regex s with "key=" n:long ";" | project n`, "n", []string{"null"}},
+		// . matches a newline only with flag s
+		{"regex_newline", `print s = "a=x\ny;" | parse kind=regex s with "a=" v ";" | project v`, "v", []string{""}},
+		{"regex_newline_s", `print s = "a=x\ny;" | parse kind=regex flags=s s with "a=" v ";" | project v`, "v", []string{"x\ny"}},
+		{"parse_where_regex", `datatable(s:string)["n=1,", "n=x,", "N=2,"] | parse-where kind=regex flags=i s with "n=" n:long "," | project n`,
+			"n", []string{"1", "2"}},
+		// a non-string source is parsed as its text; an existing column is replaced
+		{"non_string_source", `print s = 12345, n = 0 | parse s with "1" n:long "4" rest | project n, rest`, "n,rest", []string{"23|5"}},
+	}
+	checkQueries(t, e, cases)
+}
