@@ -32,3 +32,24 @@ func TestOperators_Parse(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestOperators_JoinInnerunique checks the default join: the left side keeps the first
+// row of each key, and a filter on left columns right after the join is applied
+// before that (the join-innerunique page), so the row it asks for is the one kept.
+func TestOperators_JoinInnerunique(t *testing.T) {
+	e := mustOpen(t, "")
+	l := `let L = datatable(k:long, v:string, n:long)[1, "a", 10, 1, "b", 20, 2, "c", 30];
+let R = datatable(k:long, w:string)[1, "x", 1, "y", 2, "q"];
+`
+	cases := []queryCase{
+		{"first_of_key", l + `L | join R on k | project v, w | sort by w asc`, "v,w", []string{"c|q", "a|x", "a|y"}},
+		{"filter_pushed", l + `L | join R on k | where v == "b" | project v, w | sort by w asc`, "v,w", []string{"b|x", "b|y"}},
+		{"two_filters_pushed", l + `L | join kind=innerunique R on k | where n > 15 | where v != "c" | project v, w | sort by w asc`, "v,w", []string{"b|x", "b|y"}},
+		// a filter that reads a right column stays after the join
+		{"filter_on_right", l + `L | join R on k | where w == "y" | project v, w`, "v,w", []string{"a|y"}},
+		// kind=inner keeps every left row
+		{"inner", l + `L | join kind=inner R on k | where v == "b" | project v, w | sort by w asc`, "v,w", []string{"b|x", "b|y"}},
+		{"inner_all", l + `L | join kind=inner R on k | count`, "Count", []string{"5"}},
+	}
+	checkQueries(t, e, cases)
+}

@@ -370,3 +370,69 @@ func (t *translator) wildcardTables(id *kql.Ident, e *env) []kql.Expr {
 	}
 	return out
 }
+
+// pushLeftFilters applies to in, the left side of an innerunique join, the where
+// operators that directly follow the join and read only columns of in (and let
+// bindings) with functions that do not depend on row order; the filters still run
+// after the join, where they then keep every row.
+func (t *translator) pushLeftFilters(in *rel, j *kql.JoinOp, rest []kql.Operator, e *env) (*rel, error) {
+	if k := strings.ToLower(j.Kind()); k != "" && k != "innerunique" {
+		return in, nil
+	}
+	out := in
+	for _, op := range rest {
+		w, ok := op.(*kql.WhereOp)
+		if !ok || !t.readsOnly(w.Pred, in, e) {
+			break
+		}
+		r, err := t.op(out, w, e)
+		if err != nil {
+			return nil, err
+		}
+		out = r
+	}
+	return out, nil
+}
+
+// rowOrderFuncs read other rows or the row order: a filter that calls them cannot
+// move before a join.
+var rowOrderFuncs = map[string]bool{"row_number": true, "prev": true, "next": true, "row_cumsum": true,
+	"row_rank_dense": true, "row_rank_min": true, "row_window_session": true, "toscalar": true}
+
+// readsOnly reports whether x reads no column but those of r, no table, and calls no
+// function that depends on the row order or draws random values.
+func (t *translator) readsOnly(x kql.Expr, r *rel, e *env) bool {
+	ok := true
+	skip := map[kql.Node]bool{}
+	kql.Inspect(x, func(n kql.Node) bool {
+		if !ok || skip[n] {
+			return false
+		}
+		switch v := n.(type) {
+		case *kql.PipeExpr, kql.Operator, *kql.FuncDef:
+			ok = false
+		case *kql.Call:
+			name := strings.ToLower(v.Name())
+			if rowOrderFuncs[name] || isVolatile(name) {
+				ok = false
+			}
+			if id, isID := v.Func.(*kql.Ident); isID {
+				if b := e.lookup(id.Name); b != nil && b.fn != nil {
+					ok = false // a user function may read anything
+				}
+			}
+			skip[v.Func] = true
+		case *kql.Member:
+			skip[v.Name] = true
+		case *kql.Ident:
+			if r.index(v.Name) >= 0 {
+				return true
+			}
+			if b := e.lookup(v.Name); b == nil || b.scalar == nil {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}

@@ -26,7 +26,15 @@ func (t *translator) tabular(x kql.Expr, e *env) (*rel, error) {
 			return nil, err
 		}
 		t.sorted = false
-		for _, op := range v.Ops {
+		for i, op := range v.Ops {
+			if j, ok := op.(*kql.JoinOp); ok {
+				// Kusto pushes the filters that follow an innerunique join and read only
+				// left columns into the left side, before its keys are made unique (the
+				// join-innerunique page): the rows they keep are the ones deduplicated
+				if r, err = t.pushLeftFilters(r, j, v.Ops[i+1:], e); err != nil {
+					return nil, err
+				}
+			}
 			r, err = t.op(r, op, e)
 			if err != nil {
 				return nil, err
