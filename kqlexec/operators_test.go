@@ -53,3 +53,21 @@ let R = datatable(k:long, w:string)[1, "x", 1, "y", 2, "q"];
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestOperators_UnionSources checks union's withsource= names (a table's or view's
+// name, the name given by as, else the leg's place) and the names of columns split
+// by type (the union-operator and as-operator pages).
+func TestOperators_UnionSources(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"as_names", `range x from 1 to 2 step 1 | as A | union withsource=S (print x = 5 | as B) | project S, x`, "S,x", []string{"A|1", "A|2", "B|5"}},
+		{"as_then_filter", `let T = datatable(a:long)[1, 2]; T | where a > 1 | union withsource=S (T | as U | where a < 2)`, "S,a", []string{"T|2", "U|1"}},
+		{"unnamed_legs", `union withsource=S (print a = 1), (print a = 2)`, "S,a", []string{"union_arg0|1", "union_arg1|2"}},
+		{"view_names", `let V1 = view () { print a = 1 }; let V2 = view () { print a = 2 }; union withsource=S V1, V2`, "S,a", []string{"V1|1", "V2|2"}},
+		// x has two types: x_long and x_int; a column already named x_long keeps its
+		// name and the one made from the type gets a number
+		{"type_split_clash", `union (print x = 1), (print x = toint(2)), (print x_long = 3)`, "x_long1,x_int,x_long", []string{"1|null|null", "null|2|null", "null|null|3"}},
+		{"as_in_join", `range k from 1 to 3 step 1 | extend v = k * 10 | as T | where k > 1 | join kind=inner (T | where k < 3) on k | project k, v, v1`, "k,v,v1", []string{"2|20|20"}},
+	}
+	checkQueries(t, e, cases)
+}

@@ -31,6 +31,16 @@ type rel struct {
 	// graph is set on what make-graph returns: not a table, only graph operators
 	// read it
 	graph *graph
+	// name is the table's name as union withsource= reports it: a table's or view's
+	// name, or the name given by the as operator ("" for other expressions)
+	name string
+}
+
+// named returns r under a name.
+func (r *rel) named(name string) *rel {
+	c := *r
+	c.name = name
+	return &c
 }
 
 func (r *rel) index(name string) int {

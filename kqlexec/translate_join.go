@@ -230,7 +230,7 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 	var names []string
 	if in != nil {
 		inputs = append(inputs, in)
-		names = append(names, "")
+		names = append(names, in.name)
 	}
 	var tables []kql.Expr
 	for _, x := range o.Tables {
@@ -253,7 +253,7 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 			return nil, err
 		}
 		inputs = append(inputs, r)
-		names = append(names, kql.Format(x))
+		names = append(names, r.name)
 	}
 	kind := "outer"
 	if k, ok := o.Param("kind").(*kql.Ident); ok {
@@ -275,12 +275,15 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 			}
 		}
 	}
-	type outc struct {
-		name string
-		src  string
-		ty   Type
+	var outs []unionCol
+	hasOut := func(outs []unionCol, name string) bool {
+		for _, o := range outs {
+			if o.name == name {
+				return true
+			}
+		}
+		return false
 	}
-	var outs []outc
 	for _, n := range order {
 		ts := types[n]
 		if kind == "inner" {
@@ -293,11 +296,22 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 			}
 		}
 		if len(ts) == 1 {
-			outs = append(outs, outc{n, n, ts[0]})
+			outs = append(outs, unionCol{n, n, ts[0]})
 			continue
 		}
 		for _, ty := range ts {
-			outs = append(outs, outc{n + "_" + string(ty), n, ty})
+			// a name made from the type that some input already has gets a number
+			name := n + "_" + string(ty)
+			if _, taken := types[name]; taken || hasOut(outs, name) {
+				for k := 1; ; k++ {
+					c := name + strconv.Itoa(k)
+					if _, taken := types[c]; !taken && !hasOut(outs, c) {
+						name = c
+						break
+					}
+				}
+			}
+			outs = append(outs, unionCol{name, n, ty})
 		}
 	}
 	var cols []column
@@ -312,6 +326,10 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 		var sel []string
 		if len(cols) > len(outs) {
 			name := names[k]
+			if name == "" {
+				// a leg with no table name is named by its place, as in Kusto
+				name = "union_arg" + strconv.Itoa(k)
+			}
 			sel = append(sel, quote(name))
 		}
 		for _, oc := range outs {
@@ -338,6 +356,14 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 	}
 	sel := "SELECT " + strings.Join(append(outSel, "row_number() OVER (ORDER BY _src, _o2)"), ", ") + " FROM (" + strings.Join(parts, " UNION ALL ") + ")"
 	return t.stage(cols, sel), nil
+}
+
+// unionCol is an output column of union: its name, the input column it reads and its
+// type.
+type unionCol struct {
+	name string
+	src  string
+	ty   Type
 }
 
 // wildcardTables are the tables and views (let v = view () {…}) whose names match a

@@ -35,9 +35,14 @@ func (t *translator) tabular(x kql.Expr, e *env) (*rel, error) {
 					return nil, err
 				}
 			}
+			name := r.name
 			r, err = t.op(r, op, e)
 			if err != nil {
 				return nil, err
+			}
+			if r.name == "" && name != "" {
+				// the rows of T | where ... still come from T for union withsource=
+				r = r.named(name)
 			}
 		}
 		return r, nil
@@ -77,22 +82,26 @@ func (t *translator) tableRef(id *kql.Ident, e *env) (*rel, error) {
 	if b := e.lookup(id.Name); b != nil {
 		switch {
 		case b.rel != nil:
-			return b.rel, nil
+			return b.rel.named(id.Name), nil
 		case b.tab != nil:
 			r, err := t.tabular(b.tab, b.tabEnv)
 			if err != nil {
 				return nil, err
 			}
 			b.rel = r
-			return r, nil
+			return r.named(id.Name), nil
 		case b.fn != nil:
-			return t.callTabularFunc(id, b, nil, e)
+			r, err := t.callTabularFunc(id, b, nil, e)
+			if err != nil {
+				return nil, err
+			}
+			return r.named(id.Name), nil
 		}
 		return nil, t.errAt(id, "%s is a scalar, not a table", id.Name)
 	}
 	if t.tables != nil {
 		if r, ok := t.tables(id.Name); ok {
-			return r, nil
+			return r.named(id.Name), nil
 		}
 	}
 	return nil, t.errAt(id, "unknown table %q", id.Name)
