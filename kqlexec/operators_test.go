@@ -71,3 +71,35 @@ func TestOperators_UnionSources(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestSemantics_NaN checks that a real NaN stays NaN, apart from null, through stages,
+// arithmetic on columns, comparisons, conversions and functions (the isnan, isinf and
+// isfinite pages; SQLite itself stores a NaN as NULL).
+func TestSemantics_NaN(t *testing.T) {
+	e := mustOpen(t, "")
+	div := `range x from -1 to 1 step 1 | extend d = 1.0 * x / 0.0 `
+	cases := []queryCase{
+		{"kinds", div + `| project x, nan = isnan(d), inf = isinf(d), fin = isfinite(d), nul = isnull(d)`, "x,nan,inf,fin,nul",
+			[]string{"-1|false|true|false|false", "0|true|false|false|false", "1|false|true|false|false"}},
+		{"null_is_not_nan", `print n = isnan(real(null)), f = isfinite(2.5), z = isnull(real(nan)), w = isnan(real(nan))`, "n,f,z,w", []string{"false|true|false|true"}},
+		{"arith_and_compare", div + `| where x == 0 | project a = d * 2, b = d + x, c = d > 0, f = d < 0, g = d >= 0, s = tostring(d), l = tolong(d)`,
+			"a,b,c,f,g,s,l", []string{"NaN|NaN|false|false|false|NaN|null"}},
+		{"through_stages", div + `| extend d2 = d | project-away d | where isnan(d2) | project x, j = pack("v", d2)`, "x,j", []string{`0|{"v":"NaN"}`}},
+	}
+	checkQueries(t, e, cases)
+}
+
+// TestOperators_SummarizeEmptyDefaults checks the default values of aggregates over no
+// rows (the summarize page): 0 for count, sum, stdev and variance, NaN for avg, []
+// for the lists, null for the rest; with a by clause there is no row.
+func TestOperators_SummarizeEmptyDefaults(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"no_rows", `datatable(x:long)[] | summarize c = count(), s = sum(x), si = sumif(x, x > 0), a = avg(x), sd = stdev(x), v = variance(x), vi = varianceif(x, x > 1),
+			mn = min(x), ta = take_any(x), l = make_list(x), sp = stdevp(x)`, "c,s,si,a,sd,v,vi,mn,ta,l,sp", []string{"0|0|0|NaN|0|0|0|null|null|[]|null"}},
+		{"only_nulls", `datatable(x:real)[real(null), real(null)] | summarize s = sum(x), a = avg(x), c = count(x), mx = max(x)`, "s,a,c,mx", []string{"0|NaN|2|null"}},
+		{"by_no_rows", `datatable(x:long, k:string)[] | summarize sum(x) by k`, "k,sum_x", nil},
+		{"values", `datatable(x:long)[1, 2, long(null), 6] | summarize s = sum(x), a = avg(x), v = variance(x)`, "s,a,v", []string{"9|3|7"}},
+	}
+	checkQueries(t, e, cases)
+}

@@ -75,7 +75,7 @@ func sqlValue(v any) string {
 	case float64:
 		switch {
 		case math.IsNaN(x):
-			return "NULL"
+			return quote(nanText)
 		case math.IsInf(x, 1):
 			return "9e999"
 		case math.IsInf(x, -1):
