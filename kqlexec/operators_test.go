@@ -103,3 +103,22 @@ func TestOperators_SummarizeEmptyDefaults(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestFunctions_Range checks range() (the range-function page): the default step is
+// 1 for numbers and 1h for datetimes and timespans, the last value is at most stop,
+// a step away from stop gives [], a null bound or step null, and the array stops at
+// 2^20 values.
+func TestFunctions_Range(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"numbers", `print a = range(1, 8, 3), b = range(1, 3), c = range(5, 1, -2), d = range(3, 1), e = range(1.5, 3), f = range(1, 2, 0.5), g = range(int(1), int(2))`,
+			"a,b,c,d,e,f,g", []string{"[1,4,7]|[1,2,3]|[5,3,1]|[]|[1.5,2.5]|[1.0,1.5,2.0]|[1,2]"}},
+		{"times", `print a = range(1h, 3h), b = array_length(range(datetime(2015-01-01), datetime(2015-01-02))), c = range(datetime(2020-01-01), datetime(2020-01-03), 1d), d = range(2h, 0h, -1h)`,
+			"a,b,c,d", []string{`["01:00:00","02:00:00","03:00:00"]|25|["2020-01-01T00:00:00.0000000Z","2020-01-02T00:00:00.0000000Z","2020-01-03T00:00:00.0000000Z"]|["02:00:00","01:00:00","00:00:00"]`}},
+		{"nulls", `print a = isnull(range(1, long(null))), b = isnull(range(long(null), 3)), c = isnull(range(1, 3, long(null))), d = isnull(range(1, 3, 0))`,
+			"a,b,c,d", []string{"true|true|true|true"}},
+		{"cap", `print n = array_length(range(1, 1000000000)), m = array_length(range(0.0, 1e9))`,
+			"n,m", []string{"1048576|1048576"}},
+	}
+	checkQueries(t, e, cases)
+}
