@@ -122,3 +122,15 @@ func TestFunctions_Range(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestOperators_SearchEveryTable checks search with no input and no in: it searches
+// every table and every view the query declares, naming each in $table.
+func TestOperators_SearchEveryTable(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"views", `let A = view () { range n from 1 to 3 step 1 }; let B = view () { print n = 2, s = "two" }; let C = datatable(n:long)[2];
+search n == 2 | project-reorder $table, n`, "$table,n,s", []string{"A|2|", "B|2|two"}},
+		{"term", `let A = view () { print s = "alpha beta" }; let B = view () { print s = "gamma" }; search "beta"`, "$table,s", []string{"A|alpha beta"}},
+	}
+	checkQueries(t, e, cases)
+}
