@@ -1,6 +1,9 @@
 package kqlexec_test
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // TestOperators_Parse checks parse and parse-where against the kinds of the
 // reference's parse-operator page, on inputs made up here.
@@ -133,4 +136,28 @@ search n == 2 | project-reorder $table, n`, "$table,n,s", []string{"A|2|", "B|2|
 		{"term", `let A = view () { print s = "alpha beta" }; let B = view () { print s = "gamma" }; search "beta"`, "$table,s", []string{"A|alpha beta"}},
 	}
 	checkQueries(t, e, cases)
+}
+
+// TestFunctions_Toscalar checks toscalar() (the toscalar page): a scalar is computed
+// once for the query, a table gives its first row's first column, and neither may
+// read the row it is called from.
+func TestFunctions_Toscalar(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"once", `let g = toscalar(new_guid()); range x from 1 to 3 step 1 | extend g | summarize dcount(g)`, "dcount_g", []string{"1"}},
+		{"per_row_without", `let g = new_guid(); range x from 1 to 3 step 1 | extend g | summarize dcount(g)`, "dcount_g", []string{"3"}},
+		{"table", `let S = toscalar(datatable(a:long, b:string)[7, "x", 8, "y"] | sort by a desc); print S`, "print_0", []string{"8"}},
+		{"empty_table", `print isnull(toscalar(datatable(a:long)[]))`, "print_0", []string{"true"}},
+		{"in_range", `let Start = toscalar(print 2); let End = toscalar(range x from 1 to 6 step 1 | count); range z from Start to End step Start`, "z", []string{"2", "4", "6"}},
+		{"function_of_constant", `let f = (a:long) { toscalar(a * 2) }; print f(4)`, "print_0", []string{"8"}},
+	}
+	checkQueries(t, e, cases)
+	for _, q := range []string{
+		`let D = datatable(x:long, y:long)[1, 2]; let f = (k:long) { toscalar(D | where x == k | project y) }; range x from 1 to 2 step 1 | extend y = f(x)`,
+		`range x from 1 to 2 step 1 | extend y = toscalar(x)`,
+	} {
+		if _, err := e.Query(context.Background(), q); err == nil {
+			t.Errorf("%s: want an error (toscalar cannot read the row), got none", q)
+		}
+	}
 }

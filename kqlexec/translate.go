@@ -65,6 +65,9 @@ type translator struct {
 	// depend on the data, such as bag_unpack); nil when there is no engine.
 	probe func(sql string) ([][]any, error)
 	depth int
+	// tabDepth counts the tabular expressions being translated, one inside the other:
+	// a subquery cannot read the row of the expression around it.
+	tabDepth int
 	// sorted is set when the last operator of the query sorted its rows.
 	sorted bool
 	// props are the query's set statements (set query_bin_auto_size=1h), by name.
@@ -90,6 +93,9 @@ type binding struct {
 	// pattern is a declared pattern (declare pattern), its rules read in patEnv
 	pattern *kql.PatternStmt
 	patEnv  *env
+	// rowDepth is set on a function's parameter bound to a value of the caller's row:
+	// tabDepth+1 where it was bound; a subquery deeper than that cannot read it.
+	rowDepth int
 }
 
 func (e *env) lookup(name string) *binding {

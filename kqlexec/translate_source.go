@@ -10,7 +10,8 @@ import (
 // tabular translates a tabular expression.
 func (t *translator) tabular(x kql.Expr, e *env) (*rel, error) {
 	t.depth++
-	defer func() { t.depth-- }()
+	t.tabDepth++
+	defer func() { t.depth--; t.tabDepth-- }()
 	if t.depth > 100 {
 		return nil, t.errAt(x, "query nesting too deep")
 	}
@@ -247,8 +248,29 @@ func (t *translator) bindParam(inner *env, params []*kql.Param, name string, arg
 			x = coerce(x, ty)
 		}
 	}
-	inner.binds[name] = &binding{scalar: &x}
+	b := &binding{scalar: &x}
+	if readsRow(arg, sc) {
+		b.rowDepth = t.tabDepth + 1
+	}
+	inner.binds[name] = b
 	return nil
+}
+
+// readsRow reports whether x reads a column of the scope's row.
+func readsRow(x kql.Expr, sc *scope) bool {
+	if len(sc.cols) == 0 {
+		return false
+	}
+	found := false
+	kql.Inspect(x, func(n kql.Node) bool {
+		if id, ok := n.(*kql.Ident); ok {
+			if _, isCol := sc.column(id.Name); isCol {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 func (t *translator) datatable(d *kql.DatatableExpr, e *env) (*rel, error) {
