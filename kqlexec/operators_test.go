@@ -161,3 +161,20 @@ func TestFunctions_Toscalar(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregates_WeightedPercentiles checks percentilew and percentilesw (the
+// percentilesw page): nearest rank over each value repeated weight times, a null
+// value or a zero weight left out, columns named as the unweighted percentiles.
+func TestAggregates_WeightedPercentiles(t *testing.T) {
+	e := mustOpen(t, "")
+	rows := `datatable(v:long, w:long)[1, 3, 5, 1, 9, 0, long(null), 4]`
+	cases := []queryCase{
+		{"columns", rows + ` | summarize percentilesw(v, w, 50, 75, 76, 100), percentilew(v, w, 0)`,
+			"percentile_v_50,percentile_v_75,percentile_v_76,percentile_v_100,percentile_v_0", []string{"1|1|5|5|1"}},
+		{"named", rows + ` | summarize (a, b) = percentilesw(v, w, 50, 99.5)`, "a,b", []string{"1|5"}},
+		{"array", rows + ` | summarize percentilesw_array(v, w, dynamic([25, 100]))`, "percentiles_v", []string{"[1,5]"}},
+		{"by", `datatable(k:string, v:real, w:long)["a", 1.5, 1, "a", 2.5, 3, "b", 7.0, 2] | summarize percentilew(v, w, 50) by k | sort by k asc`,
+			"k,percentile_v_50", []string{"a|2.5", "b|7"}},
+	}
+	checkQueries(t, e, cases)
+}
