@@ -178,3 +178,21 @@ func TestAggregates_WeightedPercentiles(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestFunctions_HasIPv4Prefix checks has_ipv4, has_ipv4_prefix and their any forms
+// (their pages): a prefix is a whole address or parts ending with a dot, an invalid
+// one never matches, and an address counts only when no letter, digit or dot touches it.
+func TestFunctions_HasIPv4Prefix(t *testing.T) {
+	e := mustOpen(t, "")
+	text := `"from 10.20.30.40, to 10.20.3.4;"`
+	cases := []queryCase{
+		{"prefix", `print a = has_ipv4_prefix(` + text + `, "10.20."), b = has_ipv4_prefix(` + text + `, "10.20"), c = has_ipv4_prefix(` + text + `, "10.20.30.4"),
+			d = has_ipv4_prefix(` + text + `, "10.20.30.40"), e = has_ipv4_prefix(` + text + `, "300."), f = has_ipv4_prefix(` + text + `, "")`,
+			"a,b,c,d,e,f", []string{"true|false|false|true|false|false"}},
+		{"any_prefix", `print a = has_any_ipv4_prefix(` + text + `, dynamic(["10.2", "10.20.3."])), b = has_any_ipv4_prefix(` + text + `, "1.", "10.20.30."),
+			c = has_any_ipv4_prefix(` + text + `, dynamic(["10.2"]))`, "a,b,c", []string{"true|true|false"}},
+		{"delimited", `print a = has_ipv4("x10.1.1.1 y", "10.1.1.1"), b = has_ipv4("(10.1.1.1)", "10.1.1.1"), c = has_ipv4("10.1.1.1.5", "10.1.1.1"),
+			d = has_ipv4("10.1.1.256", "10.1.1.256"), e = has_ipv4_prefix("ip=10.1.1.1_", "10.1.")`, "a,b,c,d,e", []string{"false|true|false|false|true"}},
+	}
+	checkQueries(t, e, cases)
+}
