@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -294,7 +295,12 @@ func numEqual(g qeval.Value, w any, tol float64) bool {
 		case "-Infinity":
 			return math.IsInf(gf, -1)
 		}
-		return false
+		// a decimal is sent as its digits in a string, to keep its precision
+		f, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			return false
+		}
+		wf = f
 	default:
 		return false
 	}
