@@ -196,3 +196,18 @@ func TestFunctions_HasIPv4Prefix(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestFunctions_BetaAndBagZip checks the edge cases the beta_cdf, beta_inv and bag_zip
+// pages give: nulls, values out of range (NaN or null), and arrays of other lengths.
+func TestFunctions_BetaAndBagZip(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"beta_cdf", `print a = round(beta_cdf(0.5, 2.0, 2.0), 9), b = beta_cdf(1.5, 2, 2), c = beta_cdf(-0.1, 2, 2), d = beta_cdf(0.5, 0, 2), e = beta_cdf(0.5, 2, 20000),
+			f = isnull(beta_cdf(real(null), 2, 2)), g = beta_cdf(1, 2, 2)`, "a,b,c,d,e,f,g", []string{"0.5|NaN|NaN|NaN|NaN|true|1"}},
+		{"beta_inv", `print a = round(beta_inv(0.5, 2.0, 2.0), 9), b = isnull(beta_inv(1.5, 2, 2)), c = isnull(beta_inv(0, 2, 2)), d = beta_inv(0.5, -1, 2), e = beta_inv(1, 2, 3),
+			f = round(beta_cdf(beta_inv(0.3, 2, 5), 2, 5), 9), g = isnull(beta_inv(0.5, long(null), 2))`, "a,b,c,d,e,f,g", []string{"0.5|true|true|NaN|1|0.3|true"}},
+		{"bag_zip", `print a = bag_zip(dynamic(["a", 8, "b"]), dynamic([1, "2", 2.5])), b = bag_zip(dynamic(["a", "b"]), dynamic(1)), c = bag_zip(dynamic(["a", "b", "c"]), dynamic([1])),
+			d = isnull(bag_zip(dynamic("a"), dynamic([1]))), f = bag_zip(dynamic([]), dynamic([1]))`, "a,b,c,d,f", []string{`{"a":1,"b":2.5}|{"a":null,"b":null}|{"a":1,"b":null,"c":null}|true|{}`}},
+	}
+	checkQueries(t, e, cases)
+}
