@@ -37,8 +37,10 @@ func kqlDataDir(tb testing.TB) string {
 }
 
 type oracleCase struct {
-	ID       string `json:"id"`
-	KQL      string `json:"kql"`
+	ID  string `json:"id"`
+	KQL string `json:"kql"`
+	// Now is the time the engine ran the case, when the case records it.
+	Now      string `json:"now"`
 	Expected *struct {
 		Columns     []string          `json:"columns"`
 		ColumnTypes []string          `json:"column_types"`
@@ -97,6 +99,9 @@ func TestConformance_KustoEngine(t *testing.T) {
 			continue
 		}
 		cause := runCase(exec, c)
+		if cause != "" && clockRE.MatchString(c.KQL) {
+			cause = runAtCaseClock(t, c, cause)
+		}
 		if only != "" {
 			sqlText, _, _ := exec.Translate(c.KQL)
 			t.Logf("case %s\n%s\nSQL: %s\ncause: %q", c.ID, c.KQL, sqlText, cause)
@@ -131,6 +136,69 @@ func TestConformance_KustoEngine(t *testing.T) {
 	if rate < conformanceGoal && only == "" {
 		t.Errorf("conformance %.1f%% is below the goal of %.0f%%", 100*rate, 100*conformanceGoal)
 	}
+}
+
+// clockRE finds the queries that read the clock.
+var clockRE = regexp.MustCompile(`(?i)\b(now|ago)\s*\(`)
+
+// runAtCaseClock reruns a case that reads the clock at the time the engine ran it.
+// The cases do not record that time; a case may carry it ("now", RFC 3339), else
+// the instants its answer shows are tried (a range ending at now(), print now(), a
+// bin of now() ...), at most 64 of them. It returns "" when one of them matches,
+// else the cause found at the test's own clock.
+func runAtCaseClock(t *testing.T, c oracleCase, cause string) string {
+	var clocks []time.Time
+	if c.Now != "" {
+		if at, err := time.Parse(time.RFC3339Nano, c.Now); err == nil {
+			clocks = append(clocks, at)
+		}
+	} else {
+		clocks = instantsIn(c.Expected.Rows, 64)
+	}
+	for _, at := range clocks {
+		exec, err := kqlexec.Open("", kqlexec.Options{Now: at, Limits: qeval.Limits{Timeout: 10 * time.Second}, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := runCase(exec, c)
+		exec.Close()
+		if got == "" {
+			return ""
+		}
+	}
+	return cause
+}
+
+// instantsIn lists the distinct datetimes written in rows (in cells and inside
+// dynamic values), in order, at most max.
+func instantsIn(rows []json.RawMessage, max int) []time.Time {
+	var out []time.Time
+	seen := map[time.Time]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if at, err := time.Parse(time.RFC3339Nano, x); err == nil && !seen[at] && len(out) < max {
+				seen[at] = true
+				out = append(out, at)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, r := range rows {
+		var v any
+		if json.Unmarshal(r, &v) == nil {
+			walk(v)
+		}
+	}
+	return out
 }
 
 var sortsRE = regexp.MustCompile(`(?i)\b(sort|order)\s+by\b|\|\s*top\s`)
