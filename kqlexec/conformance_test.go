@@ -202,6 +202,50 @@ func instantsIn(rows []json.RawMessage, max int) []time.Time {
 }
 
 var sortsRE = regexp.MustCompile(`(?i)\b(sort|order)\s+by\b|\|\s*top\s`)
+
+// unorderRE finds the operators after which Kusto does not promise an order.
+var unorderRE = regexp.MustCompile(`(?i)\|\s*(summarize|join|union|distinct|partition|make-series|lookup|evaluate|reduce|fork|facet)\b`)
+
+// sortedResult reports whether a query's rows come in an order Kusto promises: it
+// sorts (sort, order by, top) at its top level, and no operator that gives rows in
+// no particular order follows the last sort. A sort inside a subquery (a partition's,
+// a join's side) orders only that subquery.
+func sortedResult(q string) bool {
+	last := -1
+	for _, m := range sortsRE.FindAllStringIndex(q, -1) {
+		if parenDepth(q[:m[0]]) == 0 {
+			last = m[1]
+		}
+	}
+	return last >= 0 && !unorderRE.MatchString(q[last:])
+}
+
+// parenDepth is the depth of open parentheses and brackets at the end of s, outside
+// string literals and comments.
+func parenDepth(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '"', '\'':
+			for i++; i < len(s) && s[i] != c; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if i+1 < len(s) && s[i+1] == '/' {
+				for i < len(s) && s[i] != '\n' {
+					i++
+				}
+			}
+		}
+	}
+	return depth
+}
 var approxRE = regexp.MustCompile(`(?i)\b(percentiles?|percentile_tdigest|percentiles_array|dcount|dcountif|hll|tdigest|rand|stdev|variance)\s*\(`)
 
 // runCase returns "" when the engine's answer matches, else the cause of the failure.
@@ -259,7 +303,7 @@ func runCase(exec *kqlexec.Executor, c oracleCase) (cause string) {
 			return "bad expected row"
 		}
 	}
-	ordered := sortsRE.MatchString(c.KQL)
+	ordered := sortedResult(c.KQL)
 	if ordered {
 		for i := range rs.Rows {
 			if !rowEqual(rs.Rows[i], wantRows[i], e.ColumnTypes, tol) {
