@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,8 +37,10 @@ func kqlDataDir(tb testing.TB) string {
 }
 
 type oracleCase struct {
-	ID       string `json:"id"`
-	KQL      string `json:"kql"`
+	ID  string `json:"id"`
+	KQL string `json:"kql"`
+	// Now is the time the engine ran the case, when the case records it.
+	Now      string `json:"now"`
 	Expected *struct {
 		Columns     []string          `json:"columns"`
 		ColumnTypes []string          `json:"column_types"`
@@ -96,6 +99,9 @@ func TestConformance_KustoEngine(t *testing.T) {
 			continue
 		}
 		cause := runCase(exec, c)
+		if cause != "" && clockRE.MatchString(c.KQL) {
+			cause = runAtCaseClock(t, c, cause)
+		}
 		if only != "" {
 			sqlText, _, _ := exec.Translate(c.KQL)
 			t.Logf("case %s\n%s\nSQL: %s\ncause: %q", c.ID, c.KQL, sqlText, cause)
@@ -132,7 +138,114 @@ func TestConformance_KustoEngine(t *testing.T) {
 	}
 }
 
+// clockRE finds the queries that read the clock.
+var clockRE = regexp.MustCompile(`(?i)\b(now|ago)\s*\(`)
+
+// runAtCaseClock reruns a case that reads the clock at the time the engine ran it.
+// The cases do not record that time; a case may carry it ("now", RFC 3339), else
+// the instants its answer shows are tried (a range ending at now(), print now(), a
+// bin of now() ...), at most 64 of them. It returns "" when one of them matches,
+// else the cause found at the test's own clock.
+func runAtCaseClock(t *testing.T, c oracleCase, cause string) string {
+	var clocks []time.Time
+	if c.Now != "" {
+		if at, err := time.Parse(time.RFC3339Nano, c.Now); err == nil {
+			clocks = append(clocks, at)
+		}
+	} else {
+		clocks = instantsIn(c.Expected.Rows, 64)
+	}
+	for _, at := range clocks {
+		exec, err := kqlexec.Open("", kqlexec.Options{Now: at, Limits: qeval.Limits{Timeout: 10 * time.Second}, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := runCase(exec, c)
+		exec.Close()
+		if got == "" {
+			return ""
+		}
+	}
+	return cause
+}
+
+// instantsIn lists the distinct datetimes written in rows (in cells and inside
+// dynamic values), in order, at most max.
+func instantsIn(rows []json.RawMessage, max int) []time.Time {
+	var out []time.Time
+	seen := map[time.Time]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if at, err := time.Parse(time.RFC3339Nano, x); err == nil && !seen[at] && len(out) < max {
+				seen[at] = true
+				out = append(out, at)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, r := range rows {
+		var v any
+		if json.Unmarshal(r, &v) == nil {
+			walk(v)
+		}
+	}
+	return out
+}
+
 var sortsRE = regexp.MustCompile(`(?i)\b(sort|order)\s+by\b|\|\s*top\s`)
+
+// unorderRE finds the operators after which Kusto does not promise an order.
+var unorderRE = regexp.MustCompile(`(?i)\|\s*(summarize|join|union|distinct|partition|make-series|lookup|evaluate|reduce|fork|facet)\b`)
+
+// sortedResult reports whether a query's rows come in an order Kusto promises: it
+// sorts (sort, order by, top) at its top level, and no operator that gives rows in
+// no particular order follows the last sort. A sort inside a subquery (a partition's,
+// a join's side) orders only that subquery.
+func sortedResult(q string) bool {
+	last := -1
+	for _, m := range sortsRE.FindAllStringIndex(q, -1) {
+		if parenDepth(q[:m[0]]) == 0 {
+			last = m[1]
+		}
+	}
+	return last >= 0 && !unorderRE.MatchString(q[last:])
+}
+
+// parenDepth is the depth of open parentheses and brackets at the end of s, outside
+// string literals and comments.
+func parenDepth(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '"', '\'':
+			for i++; i < len(s) && s[i] != c; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if i+1 < len(s) && s[i+1] == '/' {
+				for i < len(s) && s[i] != '\n' {
+					i++
+				}
+			}
+		}
+	}
+	return depth
+}
 var approxRE = regexp.MustCompile(`(?i)\b(percentiles?|percentile_tdigest|percentiles_array|dcount|dcountif|hll|tdigest|rand|stdev|variance)\s*\(`)
 
 // runCase returns "" when the engine's answer matches, else the cause of the failure.
@@ -190,7 +303,7 @@ func runCase(exec *kqlexec.Executor, c oracleCase) (cause string) {
 			return "bad expected row"
 		}
 	}
-	ordered := sortsRE.MatchString(c.KQL)
+	ordered := sortedResult(c.KQL)
 	if ordered {
 		for i := range rs.Rows {
 			if !rowEqual(rs.Rows[i], wantRows[i], e.ColumnTypes, tol) {
@@ -294,7 +407,12 @@ func numEqual(g qeval.Value, w any, tol float64) bool {
 		case "-Infinity":
 			return math.IsInf(gf, -1)
 		}
-		return false
+		// a decimal is sent as its digits in a string, to keep its precision
+		f, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			return false
+		}
+		wf = f
 	default:
 		return false
 	}

@@ -56,7 +56,8 @@
 //	translate_summarize.go   summarize, arg_max/arg_min, percentiles, column names
 //	translate_aggregate.go   the aggregation functions
 //	translate_join.go        join, lookup, union
-//	translate_expand.go      mv-expand, mv-apply, parse
+//	translate_expand.go      mv-expand, mv-apply
+//	translate_parse.go       parse and parse-where (simple, relaxed, regex)
 //	translate_plugins.go     evaluate bag_unpack, ipv4_lookup/ipv6_lookup, the activity
 //	                         plugins; make-series
 //	translate_find.go        find, as a union of one pipeline per table

@@ -44,6 +44,7 @@ var funcs = sync.OnceValue(func() map[string]*fnDef { return build(library) })
 // library is every group of KQL functions, one per file, in the order they are defined.
 var library = []func(def func(string, *fnDef)){
 	coreFuncs,
+	parseFuncs,
 	stringFuncs,
 	mathFuncs,
 	timeFuncs,

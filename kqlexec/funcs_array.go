@@ -2,6 +2,7 @@ package kqlexec
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 
@@ -216,61 +217,78 @@ func setOp(a []any, op string) any {
 	return Dyn{out}
 }
 
+// scalarRange is range(start, stop [, step]) (the range-function page): start,
+// start+step, ... while not past stop; the default step is 1 for numbers and 1h for
+// datetimes and timespans; a step that never reaches stop gives an empty array, a
+// zero or null step or bound null; the array stops at maxRangeLen values.
 func scalarRange(a []any) any {
 	step := get(a, 2, nil)
+	if len(a) > 2 && step == nil {
+		return nil
+	}
 	switch start := a[0].(type) {
-	case Datetime:
-		end, ok := toDatetime(a[1])
-		s, ok2 := toTimespan(step)
-		if step == nil {
-			s, ok2 = Timespan(tickDay), true
-		}
-		if !ok || !ok2 || s == 0 {
+	case Datetime, Timespan:
+		var end Datetime
+		switch e := a[1].(type) {
+		case Datetime:
+			end = e
+		case Timespan:
+			end = Datetime(e)
+		default:
 			return nil
 		}
-		var out []any
-		for d := start; (s > 0 && d <= end) || (s < 0 && d >= end); d += Datetime(s) {
-			out = append(out, d.String())
-			if len(out) > 1<<20 {
+		s := Timespan(tickHour)
+		if step != nil {
+			var ok bool
+			if s, ok = toTimespan(step); !ok {
 				return nil
 			}
 		}
-		return Dyn{nonNil(out)}
-	case Timespan:
-		end, ok := toTimespan(a[1])
-		s, ok2 := toTimespan(step)
-		if !ok || !ok2 || s == 0 {
+		if s == 0 {
 			return nil
 		}
-		var out []any
-		for d := start; (s > 0 && d <= end) || (s < 0 && d >= end); d += s {
-			out = append(out, d.String())
-			if len(out) > 1<<20 {
-				return nil
+		_, span := start.(Timespan)
+		d := Datetime(0)
+		if span {
+			d = Datetime(start.(Timespan))
+		} else {
+			d = start.(Datetime)
+		}
+		out := []any{}
+		for ; (s > 0 && d <= end) || (s < 0 && d >= end); d += Datetime(s) {
+			if span {
+				out = append(out, Timespan(d).String())
+			} else {
+				out = append(out, d.String())
+			}
+			if len(out) >= maxRangeLen {
+				break
 			}
 		}
-		return Dyn{nonNil(out)}
+		return Dyn{out}
 	case int64:
+		if _, isF := step.(float64); isF {
+			break
+		}
+		if _, isF := a[1].(float64); isF {
+			break
+		}
 		end, ok := toLong(a[1])
 		s := int64(1)
 		if step != nil {
-			if _, isF := step.(float64); !isF {
-				s, _ = toLong(step)
-			} else {
-				break
-			}
+			s, _ = toLong(step)
 		}
 		if !ok || s == 0 {
 			return nil
 		}
-		var out []any
+		out := []any{}
 		for i := start; (s > 0 && i <= end) || (s < 0 && i >= end); i += s {
 			out = append(out, json.Number(strconv.FormatInt(i, 10)))
 			if len(out) >= maxRangeLen {
 				break
 			}
 		}
-		return Dyn{nonNil(out)}
+		return Dyn{out}
 	}
 	f, ok1 := toReal(a[0])
 	e, ok2 := toReal(a[1])
@@ -278,17 +296,17 @@ func scalarRange(a []any) any {
 	if step != nil {
 		s, _ = toReal(step)
 	}
-	if !ok1 || !ok2 || s == 0 {
+	if a[0] == nil || a[1] == nil || !ok1 || !ok2 || s == 0 || math.IsNaN(s) {
 		return nil
 	}
-	var out []any
+	out := []any{}
 	for x := f; (s > 0 && x <= e) || (s < 0 && x >= e); x += s {
 		out = append(out, toJSONValue(x))
-		if len(out) > 1<<20 {
-			return nil
+		if len(out) >= maxRangeLen {
+			break
 		}
 	}
-	return Dyn{nonNil(out)}
+	return Dyn{out}
 }
 
 // maxRangeLen is the longest array range() makes, as in Kusto.

@@ -148,15 +148,6 @@ func coreFuncs(def func(string, *fnDef)) {
 	def("getindex", &fnDef{min: 2, max: 2, args: []Type{TDynamic}, ret: TDynamic, fn: func(a []any) any { return getIndex(a[0], a[1]) }})
 	def("mvx_idx", &fnDef{min: 1, max: -1, rest: TDynamic, ret: TDynamic, fn: mvxIdx})
 	def("mvx_at", fixed(TDynamic, mvxAt, TDynamic, TLong, TString))
-	def("parse_group", fixed(TString, func(a []any) any {
-		m := regexMatch(a[0].(string), a[2].(string))
-		i := int(a[1].(int64))
-		if m == nil || i >= len(m) {
-			return nil
-		}
-		return m[i]
-	}, TString, TLong, TString))
-	def("parse_match", fixed(TBool, func(a []any) any { return regexMatch(a[0].(string), a[1].(string)) != nil }, TString, TString))
 	def("pack_all", &fnDef{min: 1, max: -1, ret: TDynamic, fn: packAll})
 	def("max_of", &fnDef{min: 1, max: -1, fn: func(a []any) any { return extremeOf(a, 1) }})
 	def("min_of", &fnDef{min: 1, max: -1, fn: func(a []any) any { return extremeOf(a, -1) }})

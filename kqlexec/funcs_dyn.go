@@ -252,12 +252,15 @@ func dynamicFuncs(def func(string, *fnDef)) {
 		cur[parts[len(parts)-1]] = toJSONValue(a[2])
 		return Dyn{out}
 	}, TDynamic, TString, TDynamic))
+	// bag_zip (its page): keys that are not strings are skipped (their values with
+	// them), a missing value is null, values not in an array are all null; keys not
+	// in an array give null
 	def("bag_zip", fixed(TDynamic, func(a []any) any {
 		ks, ok1 := arr(a[0])
-		vs, ok2 := arr(a[1])
-		if !ok1 || !ok2 {
+		if !ok1 {
 			return nil
 		}
+		vs, _ := arr(a[1])
 		m := map[string]any{}
 		for i, k := range ks {
 			s, ok := k.(string)

@@ -85,10 +85,11 @@ var ipv4InText = regexp.MustCompile(`\d{1,3}(?:\.\d{1,3}){3}`)
 func ipv4sIn(s string) []string {
 	var out []string
 	for _, m := range ipv4InText.FindAllStringIndex(s, -1) {
-		if m[0] > 0 && (isDigit(s[m[0]-1]) || s[m[0]-1] == '.') {
+		// delimited by characters that are neither letters nor digits (nor a dot)
+		if m[0] > 0 && (isAlnum(s[m[0]-1]) || s[m[0]-1] == '.') {
 			continue
 		}
-		if m[1] < len(s) && (isDigit(s[m[1]]) || s[m[1]] == '.') {
+		if m[1] < len(s) && (isAlnum(s[m[1]]) || s[m[1]] == '.') {
 			continue
 		}
 		if _, _, ok := parseIPv4(s[m[0]:m[1]]); ok {
@@ -100,16 +101,60 @@ func ipv4sIn(s string) []string {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+func isAlnum(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// hasIPv4 is has_ipv4, has_any_ipv4 (prefix false) and has_ipv4_prefix,
+// has_any_ipv4_prefix (their pages): a wanted address or prefix that is not valid
+// never matches; a valid prefix is a whole address or one to three parts ending
+// with a dot (192.168.).
 func hasIPv4(a []any, prefix bool) any {
 	found := ipv4sIn(toString(a[0]))
 	for _, want := range flatten(a, 1) {
+		whole := validIPv4(want)
+		if !whole && (!prefix || !validIPv4Prefix(want)) {
+			continue
+		}
 		for _, f := range found {
-			if (!prefix && f == want) || (prefix && strings.HasPrefix(f, want)) {
+			if f == want || (!whole && strings.HasPrefix(f, want)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// validIPv4 reports whether s is a dotted IPv4 address of four parts, each 0 to 255.
+func validIPv4(s string) bool {
+	parts := strings.Split(s, ".")
+	return len(parts) == 4 && validIPv4Parts(parts)
+}
+
+// validIPv4Prefix reports whether s is one to three IPv4 parts, each followed by a dot.
+func validIPv4Prefix(s string) bool {
+	if !strings.HasSuffix(s, ".") {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(s, "."), ".")
+	return len(parts) >= 1 && len(parts) <= 3 && validIPv4Parts(parts)
+}
+
+func validIPv4Parts(parts []string) bool {
+	for _, p := range parts {
+		if p == "" || len(p) > 3 {
+			return false
+		}
+		n := 0
+		for i := 0; i < len(p); i++ {
+			if !isDigit(p[i]) {
+				return false
+			}
+			n = n*10 + int(p[i]-'0')
+		}
+		if n > 255 {
+			return false
+		}
+	}
+	return true
 }
 
 // ipFuncs defines this file's functions (see library in funcs.go).

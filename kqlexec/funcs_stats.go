@@ -54,21 +54,35 @@ func betaFraction(x, a, b float64) float64 {
 
 // statsFuncs defines this file's functions (see library in funcs.go).
 func statsFuncs(def func(string, *fnDef)) {
+	// beta_cdf (its page): null for a null argument; NaN for x outside [0, 1] or a
+	// parameter outside (0, 10000]
 	def("beta_cdf", fixed(TReal, func(a []any) any {
-		x, _ := toReal(a[0])
-		al, _ := toReal(a[1])
-		be, _ := toReal(a[2])
-		if x < 0 || x > 1 || al <= 0 || be <= 0 {
+		x, ok1 := toReal(a[0])
+		al, ok2 := toReal(a[1])
+		be, ok3 := toReal(a[2])
+		if !ok1 || !ok2 || !ok3 {
+			return nil
+		}
+		if x < 0 || x > 1 || al <= 0 || be <= 0 || al > 10000 || be > 10000 {
 			return math.NaN()
 		}
 		return incBeta(x, al, be)
 	}, TReal, TReal, TReal))
+	// beta_inv (its page's example, where the engine's answers and the notes differ):
+	// null for a null argument or a probability outside (0, 1]; NaN for a parameter
+	// that is not positive
 	def("beta_inv", fixed(TReal, func(a []any) any {
-		p, _ := toReal(a[0])
-		al, _ := toReal(a[1])
-		be, _ := toReal(a[2])
-		if p < 0 || p > 1 || al <= 0 || be <= 0 {
+		p, ok1 := toReal(a[0])
+		al, ok2 := toReal(a[1])
+		be, ok3 := toReal(a[2])
+		if !ok1 || !ok2 || !ok3 || p <= 0 || p > 1 {
+			return nil
+		}
+		if al <= 0 || be <= 0 {
 			return math.NaN()
+		}
+		if p == 1 {
+			return 1.0
 		}
 		lo, hi := 0.0, 1.0
 		for range 200 {

@@ -125,7 +125,7 @@ var partial = map[string]string{
 	"new_activity_metrics":    "no calendar windows (week, month, year) and no Lookback table; an empty cohort's rates are null where Kusto gives NaN",
 	"active_users_count":      "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without active ids are left out",
 	"sliding_window_counts":   "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without rows in their window are left out",
-	"search":                  "over the piped input or search in (T1, T2); not over every table of the database; a piped search adds no $table column",
+	"search":                  "a piped search adds no $table column",
 	"top-hitters":             "exact counts and sums, where Kusto estimates (within its error)",
 	"top-nested":              "with others on the last level only",
 	"facet":                   "the first table only (with's rows, else the first column's counts); Kusto returns one per column",

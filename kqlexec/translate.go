@@ -31,6 +31,16 @@ type rel struct {
 	// graph is set on what make-graph returns: not a table, only graph operators
 	// read it
 	graph *graph
+	// name is the table's name as union withsource= reports it: a table's or view's
+	// name, or the name given by the as operator ("" for other expressions)
+	name string
+}
+
+// named returns r under a name.
+func (r *rel) named(name string) *rel {
+	c := *r
+	c.name = name
+	return &c
 }
 
 func (r *rel) index(name string) int {
@@ -55,6 +65,9 @@ type translator struct {
 	// depend on the data, such as bag_unpack); nil when there is no engine.
 	probe func(sql string) ([][]any, error)
 	depth int
+	// tabDepth counts the tabular expressions being translated, one inside the other:
+	// a subquery cannot read the row of the expression around it.
+	tabDepth int
 	// sorted is set when the last operator of the query sorted its rows.
 	sorted bool
 	// props are the query's set statements (set query_bin_auto_size=1h), by name.
@@ -80,6 +93,9 @@ type binding struct {
 	// pattern is a declared pattern (declare pattern), its rules read in patEnv
 	pattern *kql.PatternStmt
 	patEnv  *env
+	// rowDepth is set on a function's parameter bound to a value of the caller's row:
+	// tabDepth+1 where it was bound; a subquery deeper than that cannot read it.
+	rowDepth int
 }
 
 func (e *env) lookup(name string) *binding {

@@ -70,7 +70,12 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 		if name == "sumif" {
 			v = "CASE WHEN " + cond(1) + " THEN " + v + " END"
 		}
-		return expr{sql: "sum(" + v + ")", t: ty}, nil
+		// the sum of no values is 0 (the summarize page's default values)
+		zero := "0"
+		if ty == TReal || ty == TDecimal {
+			zero = "0.0"
+		}
+		return expr{sql: "coalesce(sum(" + v + "), " + zero + ")", t: ty}, nil
 	case "avg", "avgif":
 		if err := need(1+b2i(name == "avgif"), 1+b2i(name == "avgif")); err != nil {
 			return expr{}, err
@@ -83,7 +88,8 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 		if x.t.ticky() {
 			return expr{sql: "CAST(avg(" + v + ") AS INTEGER)", t: x.t}, nil
 		}
-		return expr{sql: "avg(" + v + ")", t: TReal}, nil
+		// the average of no values is 0/0, NaN (the summarize page)
+		return expr{sql: "CASE WHEN count(" + v + ") = 0 THEN " + quote(nanText) + " ELSE avg(" + v + ") END", t: TReal}, nil
 	case "min", "max", "minif", "maxif":
 		iff := strings.HasSuffix(name, "if")
 		if err := need(1+b2i(iff), 1+b2i(iff)); err != nil {
@@ -190,7 +196,13 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 		if iff {
 			x = expr{sql: "CASE WHEN " + cond(1) + " THEN " + x.sql + " END", t: TReal}
 		}
-		return aggCall(strings.TrimSuffix(name, "if"), TReal, x), nil
+		agg := aggCall(strings.TrimSuffix(name, "if"), TReal, x)
+		if !strings.Contains(name, "p") {
+			// stdev, variance and their if forms of no values are 0 (the summarize
+			// page's default values); the population forms stay null
+			agg.sql = "coalesce(" + agg.sql + ", 0.0)"
+		}
+		return agg, nil
 	case "covariance", "covariancep", "corr", "covarianceif", "covariancepif":
 		iff := strings.HasSuffix(name, "if")
 		if err := need(2+b2i(iff), 2+b2i(iff)); err != nil {

@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -84,7 +85,32 @@ func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) 
 	if op == "==" {
 		op = "="
 	}
-	return expr{sql: "(" + l.sql + " " + op + " " + r.sql + ")", t: TBool}, nil
+	sql := "(" + l.sql + " " + op + " " + r.sql + ")"
+	if l.t == TReal || l.t == TDecimal {
+		// NaN is ordered with nothing: every comparison with it is false
+		sql = nanGuard(sql, "0", l, r)
+	}
+	return expr{sql: sql, t: TBool}, nil
+}
+
+// colRefRE matches the SQL of a plain column reference (t.c3).
+var colRefRE = regexp.MustCompile(`^(?:[a-z]\w*\.)?c\d+$`)
+
+// nanGuard makes sql, an SQL operation on reals, give nan when an operand is a stored
+// NaN (the text 'NaN', which SQLite arithmetic would read as 0). Only operands that
+// are column references are checked: they are read twice, which costs nothing; the
+// NaN a Go function returns inside an expression is not seen by SQL arithmetic.
+func nanGuard(sql, nan string, ops ...expr) string {
+	var conds []string
+	for _, x := range ops {
+		if (x.t == TReal || x.t == TDecimal) && !x.isLit && colRefRE.MatchString(x.sql) {
+			conds = append(conds, "typeof("+x.sql+") = 'text'")
+		}
+	}
+	if len(conds) == 0 {
+		return sql
+	}
+	return "CASE WHEN " + strings.Join(conds, " OR ") + " THEN " + nan + " ELSE " + sql + " END"
 }
 
 // nullEquality is Kusto's == and != (its null-values page): a null and a non-null
@@ -122,7 +148,11 @@ func (t *translator) arith(b *kql.Binary, op string, l, r expr) (expr, error) {
 		r = coerce(r, TLong)
 	}
 	bin := func(ty Type) (expr, error) {
-		return expr{sql: "(" + l.sql + " " + op + " " + r.sql + ")", t: ty}, nil
+		x := expr{sql: "(" + l.sql + " " + op + " " + r.sql + ")", t: ty}
+		if ty == TReal || ty == TDecimal {
+			x.sql = nanGuard(x.sql, quote(nanText), l, r)
+		}
+		return x, nil
 	}
 	lt, rt := l.t, r.t
 	switch {

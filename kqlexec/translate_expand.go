@@ -1,7 +1,6 @@
 package kqlexec
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/qeval/qeval/kql"
@@ -70,94 +69,6 @@ func (t *translator) mvExpand(in *rel, o *kql.MvExpandOp, e *env) (*rel, error) 
 			return nil, err
 		}
 		sel += " WHERE " + pos + " < " + n
-	}
-	return t.stage(cols, sel), nil
-}
-
-// parse translates parse and parse-where into a regular expression with one group per
-// extracted column.
-func (t *translator) parse(in *rel, o *kql.ParseOp, e *env) (*rel, error) {
-	sc := inScope(in, e)
-	src, err := t.expr(o.X, sc)
-	if err != nil {
-		return nil, err
-	}
-	src = coerce(src, TString)
-	kind := "simple"
-	if k, ok := o.Param("kind").(*kql.Ident); ok {
-		kind = strings.ToLower(k.Name)
-	}
-	flags := ""
-	if f, ok := o.Param("flags").(*kql.Ident); ok {
-		flags = f.Name
-	}
-	var re strings.Builder
-	re.WriteString("(?s")
-	if strings.Contains(flags, "i") {
-		re.WriteString("i")
-	}
-	re.WriteString(")")
-	if kind != "regex" {
-		re.WriteString("^")
-	}
-	var outCols []column
-	for i, p := range o.Pattern {
-		last := i == len(o.Pattern)-1
-		switch v := p.(type) {
-		case *kql.Literal:
-			if kind == "regex" {
-				re.WriteString(v.Value)
-			} else {
-				re.WriteString(regexp.QuoteMeta(v.Value))
-			}
-		case *kql.Star:
-			if last {
-				re.WriteString(".*")
-			} else {
-				re.WriteString(".*?")
-			}
-		case *kql.ColumnDecl:
-			ty, err := t.declType(v, v.Type, TString)
-			if err != nil {
-				return nil, err
-			}
-			outCols = append(outCols, column{v.Name.Name, ty})
-			switch {
-			case kind != "regex" && ty.integer():
-				re.WriteString(`([-+]?\d+)`)
-			case kind != "regex" && ty == TReal:
-				re.WriteString(`([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)`)
-			case last:
-				re.WriteString("(.*)")
-			default:
-				re.WriteString("(.*?)")
-			}
-		default:
-			return nil, t.unsupported(p, "parse pattern element "+kql.Format(p))
-		}
-	}
-	if _, err := regexp.Compile(re.String()); err != nil {
-		return nil, t.errAt(o, "parse pattern: %v", err)
-	}
-	pattern := lit(re.String(), TString)
-	cols := append([]column(nil), in.cols...)
-	sqls := selectCols(in)
-	for i, c := range outCols {
-		v := call("parse_group", TString, pattern, lit(int64(i+1), TLong), src)
-		if c.Type != TString {
-			v = call("_cvt", c.Type, v)
-		}
-		cols, sqls = setCol(cols, sqls, c, v.sql)
-	}
-	sel := "SELECT " + strings.Join(append(sqls, "t._o"), ", ") + " FROM " + in.from + " t"
-	if o.Name == "parse-where" {
-		conds := []string{call("parse_match", TBool, pattern, src).sql}
-		for i, c := range outCols {
-			if c.Type != TString {
-				conds = append(conds, call("_cvt", c.Type, call("parse_group", TString, pattern, lit(int64(i+1), TLong), src)).sql+" IS NOT NULL")
-			}
-		}
-		sel += " WHERE " + strings.Join(conds, " AND ")
 	}
 	return t.stage(cols, sel), nil
 }

@@ -75,7 +75,7 @@ func sqlValue(v any) string {
 	case float64:
 		switch {
 		case math.IsNaN(x):
-			return "NULL"
+			return quote(nanText)
 		case math.IsInf(x, 1):
 			return "9e999"
 		case math.IsInf(x, -1):
@@ -346,6 +346,10 @@ func (t *translator) ident(id *kql.Ident, sc *scope) (expr, error) {
 	if b := sc.env.lookup(id.Name); b != nil {
 		switch {
 		case b.scalar != nil:
+			if b.rowDepth > 0 && t.tabDepth+1 > b.rowDepth {
+				// Kusto evaluates a subquery once, not per row (the toscalar page)
+				return expr{}, t.errAt(id, "can't use %q as it is defined outside its row-context scope", id.Name)
+			}
 			return *b.scalar, nil
 		case b.fn != nil && len(b.fn.Params) == 0 && !funcIsTabular(b.fn, b.fnEnv, t):
 			return t.callScalarFunc(id, b, nil, sc)

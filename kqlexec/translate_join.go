@@ -230,7 +230,7 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 	var names []string
 	if in != nil {
 		inputs = append(inputs, in)
-		names = append(names, "")
+		names = append(names, in.name)
 	}
 	var tables []kql.Expr
 	for _, x := range o.Tables {
@@ -253,7 +253,7 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 			return nil, err
 		}
 		inputs = append(inputs, r)
-		names = append(names, kql.Format(x))
+		names = append(names, r.name)
 	}
 	kind := "outer"
 	if k, ok := o.Param("kind").(*kql.Ident); ok {
@@ -275,12 +275,15 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 			}
 		}
 	}
-	type outc struct {
-		name string
-		src  string
-		ty   Type
+	var outs []unionCol
+	hasOut := func(outs []unionCol, name string) bool {
+		for _, o := range outs {
+			if o.name == name {
+				return true
+			}
+		}
+		return false
 	}
-	var outs []outc
 	for _, n := range order {
 		ts := types[n]
 		if kind == "inner" {
@@ -293,11 +296,22 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 			}
 		}
 		if len(ts) == 1 {
-			outs = append(outs, outc{n, n, ts[0]})
+			outs = append(outs, unionCol{n, n, ts[0]})
 			continue
 		}
 		for _, ty := range ts {
-			outs = append(outs, outc{n + "_" + string(ty), n, ty})
+			// a name made from the type that some input already has gets a number
+			name := n + "_" + string(ty)
+			if _, taken := types[name]; taken || hasOut(outs, name) {
+				for k := 1; ; k++ {
+					c := name + strconv.Itoa(k)
+					if _, taken := types[c]; !taken && !hasOut(outs, c) {
+						name = c
+						break
+					}
+				}
+			}
+			outs = append(outs, unionCol{name, n, ty})
 		}
 	}
 	var cols []column
@@ -312,6 +326,10 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 		var sel []string
 		if len(cols) > len(outs) {
 			name := names[k]
+			if name == "" {
+				// a leg with no table name is named by its place, as in Kusto
+				name = "union_arg" + strconv.Itoa(k)
+			}
 			sel = append(sel, quote(name))
 		}
 		for _, oc := range outs {
@@ -338,6 +356,14 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 	}
 	sel := "SELECT " + strings.Join(append(outSel, "row_number() OVER (ORDER BY _src, _o2)"), ", ") + " FROM (" + strings.Join(parts, " UNION ALL ") + ")"
 	return t.stage(cols, sel), nil
+}
+
+// unionCol is an output column of union: its name, the input column it reads and its
+// type.
+type unionCol struct {
+	name string
+	src  string
+	ty   Type
 }
 
 // wildcardTables are the tables and views (let v = view () {…}) whose names match a
@@ -369,4 +395,70 @@ func (t *translator) wildcardTables(id *kql.Ident, e *env) []kql.Expr {
 		}
 	}
 	return out
+}
+
+// pushLeftFilters applies to in, the left side of an innerunique join, the where
+// operators that directly follow the join and read only columns of in (and let
+// bindings) with functions that do not depend on row order; the filters still run
+// after the join, where they then keep every row.
+func (t *translator) pushLeftFilters(in *rel, j *kql.JoinOp, rest []kql.Operator, e *env) (*rel, error) {
+	if k := strings.ToLower(j.Kind()); k != "" && k != "innerunique" {
+		return in, nil
+	}
+	out := in
+	for _, op := range rest {
+		w, ok := op.(*kql.WhereOp)
+		if !ok || !t.readsOnly(w.Pred, in, e) {
+			break
+		}
+		r, err := t.op(out, w, e)
+		if err != nil {
+			return nil, err
+		}
+		out = r
+	}
+	return out, nil
+}
+
+// rowOrderFuncs read other rows or the row order: a filter that calls them cannot
+// move before a join.
+var rowOrderFuncs = map[string]bool{"row_number": true, "prev": true, "next": true, "row_cumsum": true,
+	"row_rank_dense": true, "row_rank_min": true, "row_window_session": true, "toscalar": true}
+
+// readsOnly reports whether x reads no column but those of r, no table, and calls no
+// function that depends on the row order or draws random values.
+func (t *translator) readsOnly(x kql.Expr, r *rel, e *env) bool {
+	ok := true
+	skip := map[kql.Node]bool{}
+	kql.Inspect(x, func(n kql.Node) bool {
+		if !ok || skip[n] {
+			return false
+		}
+		switch v := n.(type) {
+		case *kql.PipeExpr, kql.Operator, *kql.FuncDef:
+			ok = false
+		case *kql.Call:
+			name := strings.ToLower(v.Name())
+			if rowOrderFuncs[name] || isVolatile(name) {
+				ok = false
+			}
+			if id, isID := v.Func.(*kql.Ident); isID {
+				if b := e.lookup(id.Name); b != nil && b.fn != nil {
+					ok = false // a user function may read anything
+				}
+			}
+			skip[v.Func] = true
+		case *kql.Member:
+			skip[v.Name] = true
+		case *kql.Ident:
+			if r.index(v.Name) >= 0 {
+				return true
+			}
+			if b := e.lookup(v.Name); b == nil || b.scalar == nil {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
 }

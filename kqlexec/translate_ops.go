@@ -153,6 +153,7 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		t.sorted = wasSorted
 		return t.parse(in, o, e)
 	case *kql.AsOp:
+		in = in.named(o.Name.Name)
 		e.binds[o.Name.Name] = &binding{rel: in}
 		t.sorted = wasSorted
 		return in, nil

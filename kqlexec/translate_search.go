@@ -12,8 +12,8 @@ import (
 // match on every column (billg: has, billg*: hasprefix, *billg: hassuffix, *billg*:
 // contains, bi*lg: a regex), Col:"term" the same on one column, * every row, and the
 // rest of the predicate is KQL as written. kind=case_sensitive makes the terms case
-// sensitive. A search of every table of the database (no input, no in) is not
-// translated: the local engine does not list its tables.
+// sensitive. A search with no input and no in searches every table of the database
+// and every view (let V = view () {…}) the query declares.
 func (t *translator) search(in *rel, o *kql.SearchOp, e *env) (*rel, error) {
 	cs := false
 	if k, ok := o.Param("kind").(*kql.Ident); ok {
@@ -26,13 +26,17 @@ func (t *translator) search(in *rel, o *kql.SearchOp, e *env) (*rel, error) {
 		}
 	}
 	if in == nil {
-		if len(o.Tables) == 0 {
-			return nil, t.unsupported(o, "search over every table (name them: search in (T1, T2) …)")
+		tables := o.Tables
+		if len(tables) == 0 {
+			// every table of the database and every view the query declares
+			if tables = t.wildcardTables(&kql.Ident{Span: o.Span, Name: "*"}, e); len(tables) == 0 {
+				return nil, t.errAt(o, "search: there is no table or view to search")
+			}
 		}
 		var err error
 		if in, err = t.union(nil, &kql.UnionOp{OpBase: kql.OpBase{Span: o.Span, Name: "union",
 			Params: []*kql.OpParam{{Span: o.Span, Name: "withsource", Value: &kql.Ident{Span: o.Span, Name: "$table"}}}},
-			Tables: o.Tables}, e); err != nil {
+			Tables: tables}, e); err != nil {
 			return nil, err
 		}
 	} else if len(o.Tables) > 0 {

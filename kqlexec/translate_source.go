@@ -10,7 +10,8 @@ import (
 // tabular translates a tabular expression.
 func (t *translator) tabular(x kql.Expr, e *env) (*rel, error) {
 	t.depth++
-	defer func() { t.depth-- }()
+	t.tabDepth++
+	defer func() { t.depth--; t.tabDepth-- }()
 	if t.depth > 100 {
 		return nil, t.errAt(x, "query nesting too deep")
 	}
@@ -26,10 +27,23 @@ func (t *translator) tabular(x kql.Expr, e *env) (*rel, error) {
 			return nil, err
 		}
 		t.sorted = false
-		for _, op := range v.Ops {
+		for i, op := range v.Ops {
+			if j, ok := op.(*kql.JoinOp); ok {
+				// Kusto pushes the filters that follow an innerunique join and read only
+				// left columns into the left side, before its keys are made unique (the
+				// join-innerunique page): the rows they keep are the ones deduplicated
+				if r, err = t.pushLeftFilters(r, j, v.Ops[i+1:], e); err != nil {
+					return nil, err
+				}
+			}
+			name := r.name
 			r, err = t.op(r, op, e)
 			if err != nil {
 				return nil, err
+			}
+			if r.name == "" && name != "" {
+				// the rows of T | where ... still come from T for union withsource=
+				r = r.named(name)
 			}
 		}
 		return r, nil
@@ -69,22 +83,26 @@ func (t *translator) tableRef(id *kql.Ident, e *env) (*rel, error) {
 	if b := e.lookup(id.Name); b != nil {
 		switch {
 		case b.rel != nil:
-			return b.rel, nil
+			return b.rel.named(id.Name), nil
 		case b.tab != nil:
 			r, err := t.tabular(b.tab, b.tabEnv)
 			if err != nil {
 				return nil, err
 			}
 			b.rel = r
-			return r, nil
+			return r.named(id.Name), nil
 		case b.fn != nil:
-			return t.callTabularFunc(id, b, nil, e)
+			r, err := t.callTabularFunc(id, b, nil, e)
+			if err != nil {
+				return nil, err
+			}
+			return r.named(id.Name), nil
 		}
 		return nil, t.errAt(id, "%s is a scalar, not a table", id.Name)
 	}
 	if t.tables != nil {
 		if r, ok := t.tables(id.Name); ok {
-			return r, nil
+			return r.named(id.Name), nil
 		}
 	}
 	return nil, t.errAt(id, "unknown table %q", id.Name)
@@ -230,8 +248,29 @@ func (t *translator) bindParam(inner *env, params []*kql.Param, name string, arg
 			x = coerce(x, ty)
 		}
 	}
-	inner.binds[name] = &binding{scalar: &x}
+	b := &binding{scalar: &x}
+	if readsRow(arg, sc) {
+		b.rowDepth = t.tabDepth + 1
+	}
+	inner.binds[name] = b
 	return nil
+}
+
+// readsRow reports whether x reads a column of the scope's row.
+func readsRow(x kql.Expr, sc *scope) bool {
+	if len(sc.cols) == 0 {
+		return false
+	}
+	found := false
+	kql.Inspect(x, func(n kql.Node) bool {
+		if id, ok := n.(*kql.Ident); ok {
+			if _, isCol := sc.column(id.Name); isCol {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 func (t *translator) datatable(d *kql.DatatableExpr, e *env) (*rel, error) {

@@ -270,7 +270,17 @@ func spToscalar(t *translator, c *kql.Call, sc *scope) (expr, error) {
 	if isTabular(c.Args[0], sc.env, t) {
 		return t.scalarSubquery(c.Args[0], sc)
 	}
-	return t.expr(c.Args[0], sc)
+	// a scalar is computed once for the query (toscalar(new_guid()) is one value),
+	// so it cannot read the row
+	t.tabDepth++
+	x, err := t.expr(c.Args[0], &scope{env: sc.env})
+	t.tabDepth--
+	if err != nil || x.isLit {
+		return x, err
+	}
+	r := t.stage([]column{{"toscalar", x.t}}, "SELECT "+x.sql+", 0")
+	t.materialize(r)
+	return expr{sql: "(SELECT c0 FROM " + r.from + ")", t: x.t}, nil
 }
 
 func spConvert(to Type) specialFunc {

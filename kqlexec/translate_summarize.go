@@ -136,6 +136,8 @@ var aggPrefix = map[string]string{
 	"take_any": "any", "any": "any", "take_anyif": "anyif", "anyif": "anyif",
 	"count_distinct": "count_distinct", "count_distinctif": "count_distinctif",
 	"percentiles_array": "percentiles", "percentilesw_array": "percentiles", "buildschema": "schema",
+	// a weighted percentile is named as the unweighted one (the percentilesw page)
+	"percentilew": "percentile",
 }
 
 // aggName is the default column name of an aggregation item: count_, sum_X, ...
@@ -286,10 +288,8 @@ func (t *translator) percentiles(c *kql.Call, names []string, row *scope) ([]out
 		if err != nil {
 			return nil, err
 		}
+		// weighted or not, the columns are named percentile_X_P (the percentilesw page)
 		name := "percentile_" + autoName(c.Args[0]) + "_" + strings.ReplaceAll(kql.Format(p), ".", "_")
-		if weighted {
-			name = "percentilew_" + autoName(c.Args[0]) + "_" + strings.ReplaceAll(kql.Format(p), ".", "_")
-		}
 		if i < len(names) {
 			name = names[i]
 		}

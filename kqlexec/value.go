@@ -13,6 +13,11 @@ import (
 // and decimal REAL, datetime and timespan INTEGER ticks, guid TEXT, dynamic TEXT
 // holding compact JSON (SQL NULL for a null dynamic).
 //
+// A real NaN is stored as the TEXT 'NaN' (nanText): SQLite turns a NaN double into
+// NULL, and Kusto keeps NaN apart from null (isnan, isnull, avg of no values). The Go
+// functions decode it back to NaN; SQL arithmetic and comparisons on columns guard for
+// it (see nanGuard).
+//
 // At run time the Go functions see decoded values: nil, string, int64, float64, bool,
 // Datetime, Timespan, Guid or Dyn.
 
@@ -102,6 +107,9 @@ func decode(v any, t Type) any {
 	return nil
 }
 
+// nanText is how a real NaN is stored.
+const nanText = "NaN"
+
 // bigJSON caches the last large JSON texts decoded: mv-expand reads the same array once
 // per element. Decoded values are never modified in place (functions copy first).
 var bigJSON struct {
@@ -170,6 +178,9 @@ func encode(v any, t Type) any {
 		return nil
 	case TReal, TDecimal:
 		if f, ok := toReal(v); ok {
+			if math.IsNaN(f) {
+				return nanText
+			}
 			return f
 		}
 		return nil
