@@ -41,6 +41,13 @@ type CaseResult struct {
 	Confidence     *Confidence     `json:"confidence,omitempty"`
 	Validator      *ValidatorFlags `json:"validator,omitempty"`
 	ShouldPass     *bool           `json:"should_pass,omitempty"`
+	// ExpectedQueries are the golds of a case with several, in the suite's order;
+	// ExpectedQuery is then the one the metrics were computed against: the gold that
+	// matched, else the first. MatchedGold is the number from 1 of the gold that
+	// matched, on a case with several golds (a suite's list, Spider 2.0's _a/_b files);
+	// 0 when none did or the case has one.
+	ExpectedQueries []string `json:"expected_queries,omitempty"`
+	MatchedGold     int      `json:"matched_gold,omitempty"`
 	// Verdict is the execution match (nil when execution did not run).
 	Verdict *Verdict `json:"execution,omitempty"`
 	// Metrics holds every metric by name, with the same shape as `qeval score --json`.
@@ -83,8 +90,8 @@ type RunInfo struct {
 	PassRequires []string `json:"pass_requires,omitempty"`
 	// FailOn are the conditions that fail the run (exit 3), as the suite or --fail-on
 	// gave them.
-	FailOn []string `json:"fail_on,omitempty"`
-	ResumedFrom  string   `json:"resumed_from,omitempty"`
+	FailOn      []string `json:"fail_on,omitempty"`
+	ResumedFrom string   `json:"resumed_from,omitempty"`
 	// Benchmark is the benchmark a benchmark run scored, with its official summary.
 	Benchmark *BenchmarkInfo `json:"benchmark,omitempty"`
 }
