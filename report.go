@@ -317,12 +317,15 @@ type GoldAudit struct {
 	Cases        []AuditedCase `json:"cases,omitempty"` // the flagged cases
 }
 
-// AuditedCase is one flagged gold of a run.
+// AuditedCase is one flagged gold of a run. Gold is which gold of its case (from 1)
+// when the case has several: each is audited, and the case is set aside (Excluded) when
+// one of them carries an excluded flag.
 type AuditedCase struct {
 	ID       string         `json:"id"`
 	Flags    []string       `json:"flags"`
 	Excluded bool           `json:"excluded,omitempty"`
 	Evidence map[string]any `json:"evidence,omitempty"`
+	Gold     int            `json:"gold,omitempty"`
 }
 
 // Interval is an estimate with its 95% confidence interval.
