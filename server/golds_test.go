@@ -70,6 +70,8 @@ func TestBrowser_SeveralGolds(t *testing.T) {
 			t.Errorf("case details lack %q:\n%s", want, detail)
 		}
 	}
+	openSection(t, b, "success", 2)
+	openSection(t, b, "error", 1)
 	if s := b.text(t, "success-list"); !strings.Contains(s, "Gold 2 of 2 matched") || strings.Count(s, "matched") != 1 {
 		t.Errorf("Success section:\n%s", s)
 	}

@@ -302,19 +302,28 @@ function renderSummary(v, table) {
   const bad = rows.filter((c) => !passed(c));
   $("success-count").textContent = ok.length;
   $("error-count").textContent = bad.length;
-  // the sections the seed describes, drawn when opened (open at once for small runs)
-  for (const [group, list, items] of [["success-group", "success-list", ok], ["error-group", "error-list", bad]]) {
+  // the sections the seed describes, under the table that already lists every case:
+  // collapsed to their count, the first cards drawn when opened, the rest on demand
+  for (const [group, list, more, items] of [["success-group", "success-list", "success-more", ok], ["error-group", "error-list", "error-more", bad]]) {
     const d = $(group);
+    const button = $(more);
     $(list).replaceChildren();
+    button.hidden = true;
     d.dataset.drawn = "";
     d.ontoggle = () => {
-      if (d.open && !d.dataset.drawn) {
-        d.dataset.drawn = "1";
-        $(list).replaceChildren(...items.map((r) => caseItem(rowCase(r), true)));
-      }
+      if (!d.open || d.dataset.drawn) return;
+      d.dataset.drawn = "1";
+      $(list).replaceChildren(...items.slice(0, firstCards).map((r) => caseItem(rowCase(r), true)));
+      const rest = items.length - firstCards;
+      if (rest <= 0) return;
+      button.textContent = "Show the other " + rest + (rest === 1 ? " case" : " cases") + " (first " + firstCards + " of " + items.length + " shown)";
+      button.hidden = false;
+      button.onclick = () => {
+        $(list).append(...items.slice(firstCards).map((r) => caseItem(rowCase(r), true)));
+        button.hidden = true;
+      };
     };
-    d.open = rows.length <= 200;
-    if (d.open) d.ontoggle();
+    d.open = false;
   }
   const scorable = rows.length - unscorable.length;
   let text = ok.length + " passed, " + (bad.length - unscorable.length) + " failed or errored, of " + rows.length + " cases";
@@ -341,6 +350,9 @@ function renderSummary(v, table) {
   }
   $("summary").hidden = false;
 }
+
+// firstCards is how many cards an opened Success or Error section draws at first.
+const firstCards = 20;
 
 // rowCase is a table row in the shape caseItem reads.
 function rowCase(r) {
