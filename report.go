@@ -41,6 +41,13 @@ type CaseResult struct {
 	Confidence     *Confidence     `json:"confidence,omitempty"`
 	Validator      *ValidatorFlags `json:"validator,omitempty"`
 	ShouldPass     *bool           `json:"should_pass,omitempty"`
+	// ExpectedQueries are the golds of a case with several, in the suite's order;
+	// ExpectedQuery is then the one the metrics were computed against: the gold that
+	// matched, else the first. MatchedGold is the number from 1 of the gold that
+	// matched, on a case with several golds (a suite's list, Spider 2.0's _a/_b files);
+	// 0 when none did or the case has one.
+	ExpectedQueries []string `json:"expected_queries,omitempty"`
+	MatchedGold     int      `json:"matched_gold,omitempty"`
 	// Verdict is the execution match (nil when execution did not run).
 	Verdict *Verdict `json:"execution,omitempty"`
 	// Metrics holds every metric by name, with the same shape as `qeval score --json`.
@@ -83,8 +90,8 @@ type RunInfo struct {
 	PassRequires []string `json:"pass_requires,omitempty"`
 	// FailOn are the conditions that fail the run (exit 3), as the suite or --fail-on
 	// gave them.
-	FailOn []string `json:"fail_on,omitempty"`
-	ResumedFrom  string   `json:"resumed_from,omitempty"`
+	FailOn      []string `json:"fail_on,omitempty"`
+	ResumedFrom string   `json:"resumed_from,omitempty"`
 	// Benchmark is the benchmark a benchmark run scored, with its official summary.
 	Benchmark *BenchmarkInfo `json:"benchmark,omitempty"`
 }
@@ -310,12 +317,15 @@ type GoldAudit struct {
 	Cases        []AuditedCase `json:"cases,omitempty"` // the flagged cases
 }
 
-// AuditedCase is one flagged gold of a run.
+// AuditedCase is one flagged gold of a run. Gold is which gold of its case (from 1)
+// when the case has several: each is audited, and the case is set aside (Excluded) when
+// one of them carries an excluded flag.
 type AuditedCase struct {
 	ID       string         `json:"id"`
 	Flags    []string       `json:"flags"`
 	Excluded bool           `json:"excluded,omitempty"`
 	Evidence map[string]any `json:"evidence,omitempty"`
+	Gold     int            `json:"gold,omitempty"`
 }
 
 // Interval is an estimate with its 95% confidence interval.

@@ -136,6 +136,10 @@ type Case struct {
 	ExpectedQuery   string   `json:"expected_query" yaml:"expected_query"`
 	ExpectedTables  []string `json:"expected_tables,omitempty" yaml:"expected_tables"`
 	ExpectedColumns []string `json:"expected_columns,omitempty" yaml:"expected_columns"`
+	// OtherGolds are the case's further acceptable answers, in order, when the suite
+	// file gives expected_query as a list (ExpectedQuery is its first): the case matches
+	// if any of them does. Golds lists them all.
+	OtherGolds []string `json:"-" yaml:"-"`
 	// ShouldPass is what a correct validator says of the generated query.
 	ShouldPass *bool    `json:"should_pass,omitempty" yaml:"should_pass"`
 	Tags       []string `json:"tags,omitempty" yaml:"tags"`
@@ -146,6 +150,14 @@ type Case struct {
 	Validator      *ValidatorFlags `json:"validator,omitempty" yaml:"validator"`
 	// Line is the line of the suite file the case starts on (0 when unknown).
 	Line int `json:"-" yaml:"-"`
+}
+
+// Golds are every acceptable gold query of the case, ExpectedQuery first.
+func (c *Case) Golds() []string {
+	if len(c.OtherGolds) == 0 {
+		return []string{c.ExpectedQuery}
+	}
+	return append([]string{c.ExpectedQuery}, c.OtherGolds...)
 }
 
 // ValidatorFlags are what the system's own validator said of its query.

@@ -66,6 +66,9 @@ type Item struct {
 	DBID     string
 	Question string // "" when the gold set has none
 	Gold     string
+	// GoldNumber is, for a suite case with several golds, which of them Gold is (from
+	// 1); the case's items share its Index. 0 for a case with one gold.
+	GoldNumber int
 	// Source is the resolved database: one file or server, or the files of a test suite.
 	Source *qeval.Source
 	// Err is why the item could not be read or its database resolved; it is flagged
@@ -123,6 +126,8 @@ type Finding struct {
 	Gold     string         `json:"gold"`
 	Flags    []string       `json:"flags"`
 	Evidence map[string]any `json:"evidence"`
+	// GoldNumber is the item's: which gold of its case, when the case has several.
+	GoldNumber int `json:"gold_number,omitempty"`
 }
 
 // Has reports whether the finding carries the flag.
@@ -186,7 +191,8 @@ func Run(ctx context.Context, items []Item, opt Options) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Items: make([]Finding, len(items)), Total: len(items), Counts: map[string]int{}}
 	for i, it := range items {
-		rep.Items[i] = Finding{Index: it.Index, DBID: it.DBID, Ref: it.Ref, Question: it.Question, Gold: it.Gold, Flags: []string{}, Evidence: map[string]any{}}
+		rep.Items[i] = Finding{Index: it.Index, DBID: it.DBID, Ref: it.Ref, Question: it.Question, Gold: it.Gold, GoldNumber: it.GoldNumber,
+			Flags: []string{}, Evidence: map[string]any{}}
 		if it.Err != nil || it.Source == nil {
 			msg := "no database"
 			if it.Err != nil {

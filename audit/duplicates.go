@@ -18,7 +18,9 @@ type other struct {
 }
 
 // duplicates flags items whose gold another item of the same database also has, or
-// whose question another item asks with another gold.
+// whose question another item asks with another gold. The golds of one suite case
+// (items sharing its Index) answer the same question by design: they are not
+// duplicates of each other.
 func duplicates(items []Item, fs []Finding) {
 	byGold := map[string][]int{}
 	byQuestion := map[string][]int{}
@@ -38,14 +40,14 @@ func duplicates(items []Item, fs []Finding) {
 		var ev duplicateEvidence
 		if gk[i] != "" {
 			for _, j := range byGold[gk[i]] {
-				if j != i {
+				if items[j].Index != items[i].Index {
 					ev.SameGold = append(ev.SameGold, other{Index: items[j].Index, Question: items[j].Question})
 				}
 			}
 		}
 		if qk[i] != "" {
 			for _, j := range byQuestion[qk[i]] {
-				if j != i && gk[j] != gk[i] {
+				if items[j].Index != items[i].Index && gk[j] != gk[i] {
 					ev.SameQuestion = append(ev.SameQuestion, other{Index: items[j].Index, Gold: items[j].Gold})
 				}
 			}

@@ -38,9 +38,10 @@ func CheckFlags(field string, flags []string) ([]string, error) {
 	return out, nil
 }
 
-// SuiteItems turns the cases of a suite into audit items, each database resolved
-// through cat; a case that cannot be audited carries its error. path names the suite
-// in the items' references.
+// SuiteItems turns the cases of a suite into audit items, one per gold query (a case
+// with several golds gives several items, which share its Index and carry their
+// GoldNumber), each database resolved through cat; a case that cannot be audited
+// carries its error. path names the suite in the items' references.
 func SuiteItems(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, path string) []Item {
 	out := make([]Item, 0, len(s.Cases))
 	for i, c := range s.Cases {
@@ -48,22 +49,45 @@ func SuiteItems(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, path str
 		if name == "" {
 			name = s.Database
 		}
-		ref := fmt.Sprintf("%s case %q", path, c.ID)
-		if c.Line > 0 {
-			ref = fmt.Sprintf("%s:%d (case %q)", path, c.Line, c.ID)
+		golds := c.Golds()
+		var src *qeval.Source
+		var srcErr error
+		resolved := false
+		for g, gold := range golds {
+			it := Item{Index: i, DBID: filepath.Base(name), Question: c.Question, Gold: gold}
+			if len(golds) > 1 {
+				it.GoldNumber = g + 1
+			}
+			it.Ref = suiteRef(path, c, it.GoldNumber)
+			if len(c.Tags) == 1 && filepath.Base(name) == c.Tags[0] {
+				it.DBID = c.Tags[0]
+			}
+			if strings.TrimSpace(gold) == "" {
+				it.Err = fmt.Errorf("case %q has no expected query", c.ID)
+			} else {
+				if !resolved {
+					src, srcErr = cat.Resolve(ctx, name, s.Dialect)
+					resolved = true
+				}
+				it.Source, it.Err = src, srcErr
+			}
+			out = append(out, it)
 		}
-		it := Item{Index: i, Ref: ref, DBID: filepath.Base(name), Question: c.Question, Gold: c.ExpectedQuery}
-		if len(c.Tags) == 1 && filepath.Base(name) == c.Tags[0] {
-			it.DBID = c.Tags[0]
-		}
-		if strings.TrimSpace(c.ExpectedQuery) == "" {
-			it.Err = fmt.Errorf("case %q has no expected query", c.ID)
-		} else {
-			it.Source, it.Err = cat.Resolve(ctx, name, s.Dialect)
-		}
-		out = append(out, it)
 	}
 	return out
+}
+
+// suiteRef names a case's gold in messages: suite.yaml:12 (case "c3"), with the gold's
+// number when the case has several.
+func suiteRef(path string, c qeval.Case, gold int) string {
+	which := fmt.Sprintf("case %q", c.ID)
+	if gold > 0 {
+		which += fmt.Sprintf(", gold %d", gold)
+	}
+	if c.Line > 0 {
+		return fmt.Sprintf("%s:%d (%s)", path, c.Line, which)
+	}
+	return path + " " + which
 }
 
 // Suite audits the gold queries of a suite before it runs and sets aside (removes from
@@ -87,17 +111,26 @@ func Suite(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, exclude []str
 		return nil, err
 	}
 	ga := &qeval.GoldAudit{Total: rep.Total, Flagged: rep.Flagged, Counts: rep.Counts, ExcludeFlags: exclude}
-	kept := make([]qeval.Case, 0, len(s.Cases))
-	for i, f := range rep.Items {
-		excluded := f.HasAny(exclude...)
-		if len(f.Flags) > 0 {
-			ga.Cases = append(ga.Cases, qeval.AuditedCase{ID: s.Cases[i].ID, Flags: f.Flags, Excluded: excluded, Evidence: f.Evidence})
+	// a case is set aside when one of its golds carries an excluded flag
+	excluded := make([]bool, len(s.Cases))
+	for _, f := range rep.Items {
+		if f.HasAny(exclude...) {
+			excluded[f.Index] = true
 		}
-		if excluded {
+	}
+	for _, f := range rep.Items {
+		if len(f.Flags) > 0 {
+			ga.Cases = append(ga.Cases, qeval.AuditedCase{ID: s.Cases[f.Index].ID, Gold: f.GoldNumber, Flags: f.Flags,
+				Excluded: excluded[f.Index], Evidence: f.Evidence})
+		}
+	}
+	kept := make([]qeval.Case, 0, len(s.Cases))
+	for i, c := range s.Cases {
+		if excluded[i] {
 			ga.Excluded++
 			continue
 		}
-		kept = append(kept, s.Cases[i])
+		kept = append(kept, c)
 	}
 	s.Cases = kept
 	return ga, nil

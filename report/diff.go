@@ -69,6 +69,41 @@ type CaseChange struct {
 	HeadScore *float64 `json:"head_score"`
 	// Reason is why the case does not pass now (broken) or did not before (fixed).
 	Reason string `json:"reason,omitempty"`
+	// BaseGold and HeadGold are, on a case with several golds, the number (from 1) of
+	// the gold that matched in each run (0: none), and Golds how many it has (0 when
+	// unknown, as for Spider 2.0's gold files).
+	BaseGold int `json:"base_matched_gold,omitempty"`
+	HeadGold int `json:"head_matched_gold,omitempty"`
+	Golds    int `json:"golds,omitempty"`
+}
+
+// caseChange is the change of a case from b to h; reason is the failing side's.
+func caseChange(b, h *qeval.CaseResult, reason string) CaseChange {
+	cc := CaseChange{ID: h.ID, From: b.Status, To: h.Status, BaseScore: b.TotalScore, HeadScore: h.TotalScore, Reason: reason,
+		BaseGold: b.MatchedGold, HeadGold: h.MatchedGold, Golds: max(len(b.ExpectedQueries), len(h.ExpectedQueries))}
+	if cc.Golds < 2 {
+		cc.Golds = 0
+	}
+	return cc
+}
+
+// GoldNote says how the matched gold changed, on a case with several: "gold 1 → none
+// of 2"; "" otherwise.
+func (c CaseChange) GoldNote() string {
+	if c.BaseGold == 0 && c.HeadGold == 0 && c.Golds == 0 {
+		return ""
+	}
+	gold := func(n int) string {
+		if n == 0 {
+			return "none"
+		}
+		return strconv.Itoa(n)
+	}
+	note := "gold " + gold(c.BaseGold) + " → " + gold(c.HeadGold)
+	if c.Golds > 0 {
+		note += " of " + strconv.Itoa(c.Golds)
+	}
+	return note
 }
 
 // DiffOptions configures Compare.
@@ -119,9 +154,9 @@ func Compare(base, head *qeval.Report, opt DiffOptions) (*Diff, error) {
 		case !bp && !hp:
 			d.StillFailing++
 		case bp:
-			d.Broken = append(d.Broken, CaseChange{h.ID, b.Status, h.Status, b.TotalScore, h.TotalScore, caseReason(h, head.Run.Threshold)})
+			d.Broken = append(d.Broken, caseChange(b, h, caseReason(h, head.Run.Threshold)))
 		default:
-			d.Fixed = append(d.Fixed, CaseChange{h.ID, b.Status, h.Status, b.TotalScore, h.TotalScore, caseReason(b, base.Run.Threshold)})
+			d.Fixed = append(d.Fixed, caseChange(b, h, caseReason(b, base.Run.Threshold)))
 		}
 		pass = append(pass, metric.Paired{Base: one(bp), Head: one(hp)})
 		if bs, hs := metricScore(b, metric.NameExecutionMatch), metricScore(h, metric.NameExecutionMatch); bs != nil && hs != nil {

@@ -47,7 +47,7 @@ func (d *Diff) WriteText(w io.Writer) error {
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		for _, c := range list.cases {
 			fmt.Fprintf(tw, "  %s\t%s → %s\t%s → %s\t%s\n", termText(clip(c.ID, 60)), termText(c.From), termText(c.To),
-				scorePtr(c.BaseScore), scorePtr(c.HeadScore), termText(clip(c.Reason, 100)))
+				scorePtr(c.BaseScore), scorePtr(c.HeadScore), termText(withNote(clip(c.Reason, 100), c.GoldNote())))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -94,7 +94,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 				break
 			}
 			p("| %s | %s → %s | %s → %s | %s |\n", mdEscape(clip(c.ID, 60)), mdEscape(c.From), mdEscape(c.To),
-				scorePtr(c.BaseScore), scorePtr(c.HeadScore), mdEscape(clip(c.Reason, 160)))
+				scorePtr(c.BaseScore), scorePtr(c.HeadScore), mdEscape(withNote(clip(c.Reason, 160), c.GoldNote())))
 		}
 		p("\n</details>\n\n")
 	}

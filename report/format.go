@@ -169,6 +169,35 @@ func caseReason(c *qeval.CaseResult, threshold float64) string {
 	return "no score"
 }
 
+// goldNote says which gold of a case with several matched: "gold 2 of 3 matched",
+// "none of 3 golds matched" ("3 golds" when nothing was executed); "" for a case with
+// one gold.
+func goldNote(c *qeval.CaseResult) string {
+	n := len(c.ExpectedQueries)
+	switch {
+	case c.MatchedGold > 0 && n > 1:
+		return fmt.Sprintf("gold %d of %d matched", c.MatchedGold, n)
+	case c.MatchedGold > 0:
+		return fmt.Sprintf("gold %d matched", c.MatchedGold)
+	case n > 1 && c.Verdict != nil:
+		return fmt.Sprintf("none of %d golds matched", n)
+	case n > 1:
+		return fmt.Sprintf("%d golds", n)
+	}
+	return ""
+}
+
+// withNote is text followed by a note in parentheses, when there is one.
+func withNote(text, note string) string {
+	switch {
+	case note == "":
+		return text
+	case text == "":
+		return note
+	}
+	return text + " (" + note + ")"
+}
+
 // sortedKeys returns the keys of m in order.
 func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 	return slices.Sorted(maps.Keys(m))

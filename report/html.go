@@ -105,6 +105,8 @@ type htmlCase struct {
 	Gold, Pred  *htmlTable
 	ScoreText   string
 	SearchIndex string
+	// GoldNote says which gold matched, on a case with several.
+	GoldNote string
 }
 
 type htmlMetric struct {
@@ -188,7 +190,7 @@ func htmlCaseOrder(cases []qeval.CaseResult) []int {
 }
 
 func newHTMLCase(c *qeval.CaseResult, names []string, threshold float64) htmlCase {
-	hc := htmlCase{CaseResult: c, Reason: caseReason(c, threshold), Reasoning: reasoning(c), ScoreText: scorePtr(c.TotalScore)}
+	hc := htmlCase{CaseResult: c, Reason: caseReason(c, threshold), Reasoning: reasoning(c), ScoreText: scorePtr(c.TotalScore), GoldNote: goldNote(c)}
 	for _, n := range names {
 		m, ok := c.Metrics[n]
 		if !ok {

@@ -189,6 +189,12 @@ func caseDetails(c *qeval.CaseResult, threshold float64) string {
 	line("total score", total+", threshold "+score(threshold))
 	line("question", c.Question)
 	line("expected", c.ExpectedQuery)
+	if len(c.ExpectedQueries) > 1 || c.MatchedGold > 0 {
+		line("golds", goldNote(c))
+		for i, q := range c.ExpectedQueries {
+			line(fmt.Sprintf("gold %d", i+1), q)
+		}
+	}
 	line("generated", c.GeneratedQuery)
 	if c.Verdict != nil {
 		v := string(c.Verdict.Outcome)

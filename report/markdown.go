@@ -229,7 +229,7 @@ func (m Markdown) writeFailures(p func(string, ...any), r *qeval.Report) {
 			continue
 		}
 		p("| %s | %s | %s | %s |\n", mdEscape(clip(c.ID, 60)), mdEscape(c.Status), scorePtr(c.TotalScore),
-			mdEscape(clip(caseReason(c, r.Run.Threshold), 160)))
+			mdEscape(withNote(clip(caseReason(c, r.Run.Threshold), 160), goldNote(c))))
 	}
 	p("\n</details>\n\n")
 }

@@ -361,7 +361,7 @@ func (r *run) runCaseSafely(ctx context.Context, c qeval.Case) (res qeval.CaseRe
 			if r.cfg.Logger != nil {
 				r.cfg.Logger.Error("case panicked", "case", c.ID, "panic", p, "stack", stack)
 			}
-			res = qeval.CaseResult{ID: c.ID, Question: c.Question, Tags: c.Tags, ExpectedQuery: c.ExpectedQuery,
+			res = qeval.CaseResult{ID: c.ID, Question: c.Question, Tags: c.Tags, ExpectedQuery: c.ExpectedQuery, ExpectedQueries: severalGolds(c),
 				Status: qeval.StatusError, Reason: fmt.Sprintf("internal error: panic: %v (a bug in qeval: please report it)", p),
 				Metrics: skipAll("the case could not be scored: internal error")}
 		}
@@ -386,7 +386,7 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 		}
 		return res
 	}
-	res = qeval.CaseResult{ID: c.ID, Question: c.Question, Tags: c.Tags, ExpectedQuery: c.ExpectedQuery,
+	res = qeval.CaseResult{ID: c.ID, Question: c.Question, Tags: c.Tags, ExpectedQuery: c.ExpectedQuery, ExpectedQueries: severalGolds(c),
 		ShouldPass: c.ShouldPass, Confidence: c.Confidence, Validator: c.Validator}
 	db := c.Database
 	if db == "" {
@@ -455,9 +455,15 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 
 // execute runs both queries of a case on its database and gives the metrics what the
 // database knows: the verdict, the dialect its queries are parsed in, its schema and
-// the engine's answer to which tables each query reads.
+// the engine's answer to which tables each query reads. On a case with several golds
+// the metrics are computed against the gold that matched, else the first (matchGolds).
 func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, mc *metric.Case, res *qeval.CaseResult) {
 	v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: db, Gold: c.ExpectedQuery, Pred: generated})
+	if len(c.OtherGolds) > 0 {
+		var gold string
+		v, gold, res.MatchedGold = r.matchGolds(ctx, c, db, generated, v)
+		mc.Expected, res.ExpectedQuery = gold, gold
+	}
 	mc.Execution = &v
 	short := v
 	short.Gold, short.Pred = v.Gold.Preview(reportRows, reportValueBytes), v.Pred.Preview(reportRows, reportValueBytes)
@@ -470,7 +476,7 @@ func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, m
 	if d.reads != nil {
 		// the engine's answer to which tables each query reads, when it can tell
 		mc.GeneratedReads, _ = d.reads.Reads(ctx, generated)
-		mc.ExpectedReads, _ = d.reads.Reads(ctx, c.ExpectedQuery)
+		mc.ExpectedReads, _ = d.reads.Reads(ctx, mc.Expected)
 	}
 	if len(c.ExpectedColumns) > 0 && v.Gold != nil {
 		// expected columns named by the case win over the gold result's own
@@ -480,6 +486,50 @@ func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, m
 		}
 		mc.ExpectedResult = &qeval.ResultSet{Columns: cols, Rows: v.Gold.Rows}
 	}
+}
+
+// matchGolds tries the other golds of a case whose first gold gave verdict first, in
+// order, until one matches: it returns the verdict to keep, its gold and its number
+// from 1 (0 when none matched: the first gold's verdict then stands). A generated query
+// that failed on its own (an error, a timeout, a result too large) is not run again
+// for the other golds. The verdict kept counts the time spent on every gold tried.
+func (r *run) matchGolds(ctx context.Context, c qeval.Case, db, generated string, first qeval.Verdict) (qeval.Verdict, string, int) {
+	if first.Match {
+		return first, c.ExpectedQuery, 1
+	}
+	goldTime, predTime, last := first.GoldTime, first.PredTime, first.Outcome
+	for i, gold := range c.OtherGolds {
+		if predFailed(last) || ctx.Err() != nil {
+			break
+		}
+		v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: db, Gold: gold, Pred: generated})
+		goldTime, predTime, last = goldTime+v.GoldTime, predTime+v.PredTime, v.Outcome
+		if v.Match {
+			v.GoldTime, v.PredTime = goldTime, predTime
+			return v, gold, i + 2
+		}
+	}
+	first.GoldTime, first.PredTime = goldTime, predTime
+	return first, c.ExpectedQuery, 0
+}
+
+// predFailed says whether an outcome is the generated query's own failure, which
+// another gold would not change.
+func predFailed(o qeval.Outcome) bool {
+	switch o {
+	case qeval.OutcomePredError, qeval.OutcomeTimeout, qeval.OutcomeTooLarge, qeval.OutcomeCanceled, qeval.OutcomeUnsupported:
+		return true
+	}
+	return false
+}
+
+// severalGolds is every gold of a case with more than one, for its report; nil
+// otherwise.
+func severalGolds(c qeval.Case) []string {
+	if len(c.OtherGolds) == 0 {
+		return nil
+	}
+	return c.Golds()
 }
 
 // reportRows is how many rows of each result a report keeps, and reportValueBytes how

@@ -272,6 +272,13 @@ func TestBrowser_LargeRun(t *testing.T) {
 	if n := b.eval(t, `String(document.querySelectorAll("#success-list li, #error-list li, #live li").length)`); n != "0" {
 		t.Errorf("%s case items drawn outside the table for a large run, want none until a section is opened", n)
 	}
+	// an opened section draws its first 20 cards, the rest on demand (issue 38)
+	start := poll[float64](t, b, "the clock", `performance.now()`)
+	openSection(t, b, "error", 20)
+	t.Logf("the Error section of 1,667 cases opened in %.0f ms", poll[float64](t, b, "the clock", `performance.now()`)-start)
+	if s := section(t, b, "error"); !s.More || !strings.HasPrefix(s.Button, "Show the other 1647 cases") {
+		t.Errorf("Error section of a large run: %+v", s)
+	}
 	if p := b.consoleErrors(); len(p) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(p, "\n"))
 	}

@@ -188,6 +188,9 @@ func TestBrowser_LiveRun(t *testing.T) {
 	if c := b.text(t, "summary-counts"); !strings.Contains(c, "5 passed, 3 failed or errored, of 8 cases. Pass rate 62.5%") {
 		t.Errorf("counts: %q", c)
 	}
+	// the sections are collapsed to their count: opened, they draw their cards
+	openSection(t, b, "error", 3)
+	openSection(t, b, "success", 5)
 	errs := b.text(t, "error-list")
 	if !strings.Contains(errs, "✗") || !strings.Contains(errs, "Why: the generated query did not execute") || strings.Contains(errs, "p1 —") {
 		t.Errorf("Error section:\n%s", errs)

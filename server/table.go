@@ -40,6 +40,10 @@ type Row struct {
 	Expected      string  `json:"expected_query"`
 	Generated     string  `json:"generated_query"`
 	Reason        string  `json:"reason,omitempty"`
+	// MatchedGold and Golds are, on a case with several golds, the number (from 1) of
+	// the one that matched (0: none) and how many there are (0 when unknown).
+	MatchedGold int `json:"matched_gold,omitempty"`
+	Golds       int `json:"golds,omitempty"`
 	// Reasoning is the judge's reasoning on a case that did not pass.
 	Reasoning string   `json:"reasoning,omitempty"`
 	Flags     []string `json:"flags,omitempty"`
@@ -201,7 +205,10 @@ func tableOf(v *RunView, rep *qeval.Report) *Table {
 		c := &rep.Cases[i]
 		r := Row{ID: c.ID, Status: c.Status, Question: c.Question, Tags: c.Tags, Score: c.TotalScore,
 			Components: make(map[string]*float64, len(qeval.Components)), DurationMS: c.DurationMS,
-			Expected: c.ExpectedQuery, Generated: c.GeneratedQuery, Reason: c.Reason}
+			Expected: c.ExpectedQuery, Generated: c.GeneratedQuery, Reason: c.Reason, MatchedGold: c.MatchedGold}
+		if n := len(c.ExpectedQueries); n > 1 {
+			r.Golds = n
+		}
 		for _, name := range qeval.Components {
 			if m, ok := c.Metrics[name]; ok && m.Skipped == nil && m.Error == nil {
 				r.Components[name] = m.Score

@@ -152,7 +152,7 @@ func (r *run) Close() error {
 // Score scores one instance.
 func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
 	it := evaluateOne(ctx, r.opt, r.p.goldDir, c.ID, r.p.stds[c.ID])
-	res := qeval.CaseResult{ID: c.ID, Database: c.Database, Status: qeval.StatusFail}
+	res := qeval.CaseResult{ID: c.ID, Database: c.Database, Status: qeval.StatusFail, MatchedGold: it.gold}
 	score := float64(it.Score)
 	res.TotalScore = &score
 	res.Metrics = map[string]qeval.MetricResult{"execution_match": {Score: &score}}

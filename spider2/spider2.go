@@ -84,8 +84,10 @@ func GoldPaths(dir, id string) (paths []string, single bool, err error) {
 // Verdict is the comparison of one predicted result with an item's gold results.
 type Verdict struct {
 	Score int
-	// Matched is the gold file that matched ("" when none did).
+	// Matched is the gold file that matched ("" when none did), and Gold its number
+	// from 1 among the item's gold files (0 when none did).
 	Matched string
+	Gold    int
 	// Err is set when the comparison itself failed, as evaluate.py's "Python Script
 	// Error" (a condition column out of range, malformed condition_cols): score 0.
 	Err error
@@ -108,7 +110,7 @@ func Compare(pred *qeval.ResultSet, golds []*qeval.ResultSet, paths []string, si
 			return Verdict{Err: err}
 		}
 		if ok {
-			return Verdict{Score: 1, Matched: filepath.Base(paths[i])}
+			return Verdict{Score: 1, Matched: filepath.Base(paths[i]), Gold: i + 1}
 		}
 	}
 	return Verdict{}
@@ -192,6 +194,10 @@ type Item struct {
 	Error      *string `json:"error"`
 	// Matched names the gold file that matched.
 	Matched string `json:"matched,omitempty"`
+	// gold is, on an item with several gold files (<id>_a.csv, <id>_b.csv, …), the
+	// number from 1 of the one that matched: its case's matched_gold. It is not in
+	// the official item line.
+	gold int
 }
 
 // Options configures Evaluate.
@@ -344,6 +350,9 @@ func evaluateOne(ctx context.Context, opt Options, goldDir, id string, std Stand
 		return fail("Result Error")
 	}
 	it.Score, it.Matched = 1, v.Matched
+	if len(paths) > 1 {
+		it.gold = v.Gold
+	}
 	return it
 }
 

@@ -3,12 +3,14 @@ package spider2_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/spider2"
 )
 
@@ -127,6 +129,28 @@ func TestExtractSQL(t *testing.T) {
 	} {
 		if got := spider2.ExtractSQL(in); got != want {
 			t.Errorf("ExtractSQL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A Spider 2.0 item with several gold files (<id>_a.csv, <id>_b.csv) records which
+// matched as its case's matched_gold, as a suite case with several golds does (issue 38).
+func TestBenchmark_MatchedGold(t *testing.T) {
+	fs := flag.NewFlagSet("spider2", flag.ContinueOnError)
+	open := spider2.Benchmark{}.Flags(fs)
+	dir := filepath.Join("testdata", "rules")
+	if err := fs.Parse([]string{"--gold-dir", filepath.Join(dir, "gold"), "--result-dir", filepath.Join(dir, "pred")}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := open(context.Background(), qeval.BenchmarkEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	for id, want := range map[string]int{"second_gold_matches": 2, "order_ignored": 0} {
+		res := run.Score(context.Background(), qeval.Case{ID: id})
+		if res.MatchedGold != want || res.Status != qeval.StatusPass {
+			t.Errorf("%s: %s, matched gold %d, want PASS, %d", id, res.Status, res.MatchedGold, want)
 		}
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // CSV columns: id, question, expected_query, expected_tables, expected_columns,
 // should_pass, tags, database, generated_query, confidence, safety_valid, is_valid,
-// validator_errors. List cells separate items with ";" (or "|").
+// validator_errors. List cells separate items with ";" (or "|"). A case with several
+// golds repeats the expected_query column, one gold per cell (empty cells are skipped).
 var csvColumns = map[string]bool{
 	"id": true, "question": true, "expected_query": true, "expected_tables": true, "expected_columns": true,
 	"should_pass": true, "tags": true, "database": true, "generated_query": true, "confidence": true,
@@ -55,6 +56,7 @@ func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
 		header = rec
 	}
 	col := map[string]int{}
+	var goldCols []int // every expected_query column, in order
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		if !csvColumns[h] {
@@ -62,6 +64,9 @@ func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
 			continue
 		}
 		col[h] = i
+		if h == "expected_query" {
+			goldCols = append(goldCols, i)
+		}
 	}
 	for {
 		rec, line, err := recs.read(p)
@@ -80,9 +85,18 @@ func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
 			}
 			return ""
 		}
-		c := qeval.Case{Line: line, ID: get("id"), Question: get("question"), ExpectedQuery: get("expected_query"),
+		c := qeval.Case{Line: line, ID: get("id"), Question: get("question"),
 			ExpectedTables: list(get("expected_tables")), ExpectedColumns: list(get("expected_columns")),
 			Tags: list(get("tags")), Database: get("database")}
+		var golds []string
+		for _, i := range goldCols {
+			if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
+				golds = append(golds, strings.TrimSpace(rec[i]))
+			}
+		}
+		if len(golds) > 0 {
+			setGolds(&c, golds)
+		}
 		boolCell := func(name string) *bool {
 			v := get(name)
 			if v == "" {

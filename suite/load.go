@@ -97,6 +97,16 @@ const MaxCaseBytes = 8 << 20
 type problems struct {
 	file string
 	list []string
+	// goldsBad holds the lines of the cases whose expected_query list was reported
+	// (their golds are not "missing" too).
+	goldsBad map[int]bool
+}
+
+func (p *problems) badGolds(line int) {
+	if p.goldsBad == nil {
+		p.goldsBad = map[int]bool{}
+	}
+	p.goldsBad[line] = true
 }
 
 func (p *problems) add(line int, caseID, format string, args ...any) {
@@ -225,8 +235,21 @@ func parseDocument(data []byte, p *problems) *qeval.Suite {
 		}
 		checkKeys(cn, caseKeys, "case", id, p)
 		checkKeys(child(cn, "validator"), validatorKeys, "validator", id, p)
+		var golds []string
+		if gn := child(cn, "expected_query"); gn != nil && gn.Kind == yaml.SequenceNode {
+			// several golds: read here, the rest of the case as usual
+			var ok bool
+			if golds, ok = yamlGolds(gn, id, p); !ok {
+				golds = nil
+				p.badGolds(cn.Line)
+			}
+			cn = withoutKey(cn, "expected_query")
+		}
 		if err := cn.Decode(&c); err != nil {
 			addDecodeError(p, id, err)
+		}
+		if len(golds) > 0 {
+			setGolds(&c, golds)
 		}
 		c.Line = cn.Line
 		s.Cases = append(s.Cases, c)
@@ -264,6 +287,8 @@ func asTypeError(err error, te **yaml.TypeError) bool {
 type jsonCase struct {
 	qeval.Case
 	ID json.RawMessage `json:"id"`
+	// ExpectedQuery is one query or a list of them (jsonGolds).
+	ExpectedQuery json.RawMessage `json:"expected_query"`
 }
 
 // parseJSONCase reads one JSONL line with encoding/json (a YAML parser took 5× the
@@ -284,6 +309,15 @@ func parseJSONCase(line []byte, n int, p *problems) (qeval.Case, bool) {
 		} else {
 			c.ID = string(id) // a number, as written
 		}
+	}
+	golds, bad := jsonGolds(jc.ExpectedQuery)
+	if len(bad) > 0 {
+		p.badGolds(n)
+		for _, msg := range bad {
+			p.add(n, c.ID, "%s", msg)
+		}
+	} else if len(golds) > 0 {
+		setGolds(&c, golds)
 	}
 	var unknown []string
 	for k := range raw {

@@ -98,6 +98,15 @@ function executionLine(c) {
   return { ok: false, text: "Execution error (" + v.outcome + "): " + (v.error || "no message") };
 }
 
+// goldText says which gold of a case with several matched ("" for a case with one):
+// matched is its number from 1 (0: none), n how many golds there are (0: unknown).
+function goldText(matched, n) {
+  if (matched && n > 1) return "Gold " + matched + " of " + n + " matched";
+  if (matched) return "Gold " + matched + " matched";
+  if (n > 1) return "None of the " + n + " golds matched";
+  return "";
+}
+
 function passed(c) {
   return c.status === "PASS";
 }
@@ -144,6 +153,9 @@ function caseItem(c, full) {
     return p;
   };
   add(executionLine(c).text, "exec");
+  // a full case lists its golds; a table row (rowCase) counts them
+  const g = goldText(c.matched_gold, c.golds != null ? c.golds : (c.expected_queries || []).length);
+  if (g) add(g, "gold");
   add(scoreLine(c), "score");
   add(componentLine(c), "components");
   if (full && !passed(c)) {
@@ -290,19 +302,28 @@ function renderSummary(v, table) {
   const bad = rows.filter((c) => !passed(c));
   $("success-count").textContent = ok.length;
   $("error-count").textContent = bad.length;
-  // the sections the seed describes, drawn when opened (open at once for small runs)
-  for (const [group, list, items] of [["success-group", "success-list", ok], ["error-group", "error-list", bad]]) {
+  // the sections the seed describes, under the table that already lists every case:
+  // collapsed to their count, the first cards drawn when opened, the rest on demand
+  for (const [group, list, more, items] of [["success-group", "success-list", "success-more", ok], ["error-group", "error-list", "error-more", bad]]) {
     const d = $(group);
+    const button = $(more);
     $(list).replaceChildren();
+    button.hidden = true;
     d.dataset.drawn = "";
     d.ontoggle = () => {
-      if (d.open && !d.dataset.drawn) {
-        d.dataset.drawn = "1";
-        $(list).replaceChildren(...items.map((r) => caseItem(rowCase(r), true)));
-      }
+      if (!d.open || d.dataset.drawn) return;
+      d.dataset.drawn = "1";
+      $(list).replaceChildren(...items.slice(0, firstCards).map((r) => caseItem(rowCase(r), true)));
+      const rest = items.length - firstCards;
+      if (rest <= 0) return;
+      button.textContent = "Show the other " + rest + (rest === 1 ? " case" : " cases") + " (first " + firstCards + " of " + items.length + " shown)";
+      button.hidden = false;
+      button.onclick = () => {
+        $(list).append(...items.slice(firstCards).map((r) => caseItem(rowCase(r), true)));
+        button.hidden = true;
+      };
     };
-    d.open = rows.length <= 200;
-    if (d.open) d.ontoggle();
+    d.open = false;
   }
   const scorable = rows.length - unscorable.length;
   let text = ok.length + " passed, " + (bad.length - unscorable.length) + " failed or errored, of " + rows.length + " cases";
@@ -330,6 +351,9 @@ function renderSummary(v, table) {
   $("summary").hidden = false;
 }
 
+// firstCards is how many cards an opened Success or Error section draws at first.
+const firstCards = 20;
+
 // rowCase is a table row in the shape caseItem reads.
 function rowCase(r) {
   const metrics = {};
@@ -337,7 +361,8 @@ function rowCase(r) {
   if (r.reasoning) metrics.llm_grading = Object.assign({}, metrics.llm_grading, { details: { reasoning: r.reasoning } });
   if (r.generated_rows != null) metrics.execution_match = { details: { generated_rows: r.generated_rows } };
   return { id: r.id, status: r.status, question: r.question, generated_query: r.generated_query, total_score: r.score,
-    reason: r.reason, metrics, execution: r.outcome ? { outcome: r.outcome, error: r.exec_error } : null };
+    reason: r.reason, metrics, execution: r.outcome ? { outcome: r.outcome, error: r.exec_error } : null,
+    matched_gold: r.matched_gold, golds: r.golds };
 }
 
 // ---- the case table -----------------------------------------------------------------
@@ -632,7 +657,24 @@ function caseDetail(c) {
   const box = document.createElement("div");
   if (c.question) para(box, "Question: " + c.question);
   if (c.tags && c.tags.length) para(box, "Tags: " + c.tags.join(", "));
-  side(box, preNode(c.expected_query || "(none)"), "Gold query", preNode(c.generated_query || "(no generated query)"), "Generated query");
+  const golds = c.expected_queries || [];
+  const g = goldText(c.matched_gold, golds.length);
+  side(box, preNode(c.expected_query || "(none)"), "Gold query" + (g ? " — " + g.toLowerCase() : ""),
+    preNode(c.generated_query || "(no generated query)"), "Generated query");
+  if (golds.length > 1) {
+    const d = document.createElement("details");
+    d.className = "golds";
+    const s = document.createElement("summary");
+    s.textContent = "All " + golds.length + " golds";
+    const ol = document.createElement("ol");
+    for (const q of golds) {
+      const li = document.createElement("li");
+      li.append(preNode(q));
+      ol.append(li);
+    }
+    d.append(s, ol);
+    box.append(d);
+  }
   para(box, executionLine(c).text, "exec");
   para(box, scoreLine(c), "score");
   para(box, componentLine(c), "components");
@@ -779,6 +821,8 @@ function compareRow(p) {
       }
       pre(div, x.generated_query || "(no generated query)");
       para(div, sideText(x) + (x.outcome ? " — execution " + x.outcome : ""));
+      const g = goldText(x.matched_gold, x.golds);
+      if (g) para(div, g, "gold");
       if (x.reason) para(div, "Why: " + x.reason, "why");
       const a = document.createElement("a");
       a.href = "/runs/" + run + "#case-" + encodeURIComponent(x.id);
