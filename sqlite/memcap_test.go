@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/sqlite"
@@ -14,7 +15,13 @@ import (
 // connections (the server's run store) may go past it (issue 39: PRAGMA hard_heap_limit
 // is process-wide, and a 50,000-case report could not be stored, "out of memory").
 func TestMemoryCap_OwnConnectionsOnly(t *testing.T) {
-	e := mustOpen(t, "CREATE TABLE t (a INTEGER)") // the default cap, 256 MiB
+	// the default cap, 256 MiB; a deadline long enough that only the cap can stop the
+	// query, even on a loaded machine
+	e, err := sqlite.Open(buildDB(t, t.TempDir(), "CREATE TABLE t (a INTEGER)"), qeval.Limits{Timeout: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
 	if _, err := e.Query(context.Background(), "SELECT count(*) FROM t"); err != nil {
 		t.Fatal(err)
 	}
