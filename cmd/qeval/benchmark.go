@@ -54,14 +54,14 @@ func (f *benchmarkFlags) env(e *env) qeval.BenchmarkEnv {
 	return qeval.BenchmarkEnv{Stderr: e.stderr, Catalog: &registry.Catalog{Openers: registry.OfficialOpeners(), AllowPrivileged: f.unsafePriv},
 		Opener: registry.OfficialOpener, Mirror: registry.MirrorForPredictions(e.stderr, f.unsafePriv), AllowPrivileged: f.unsafePriv,
 		GoldCache: func(ctx context.Context, spec string) (qeval.Cache, func(), error) {
-			jf := &judgeFlags{cacheDir: spec, cacheTTL: cache.DefaultTTL}
+			o := registry.CacheOptions{Dir: spec, TTL: cache.DefaultTTL}
 			if strings.HasPrefix(spec, "redis://") || strings.HasPrefix(spec, "rediss://") {
-				jf.cacheDir, jf.cacheURL = "", spec
+				o.Dir, o.URL = "", spec
 			}
-			if err := jf.resolveCacheKey(e.getenv); err != nil { // QEVAL_CACHE_KEY
+			if err := o.ResolveKey(e.getenv); err != nil { // QEVAL_CACHE_KEY
 				return nil, nil, err
 			}
-			c, closers := jf.openCache(ctx, logger, true)
+			c, closers := registry.OpenCache(ctx, o, logger, true)
 			return c, func() {
 				for _, cl := range closers {
 					cl.Close()

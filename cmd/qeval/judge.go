@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -76,215 +75,36 @@ func addJudgeFlags(fs *flag.FlagSet, defaultProvider string) *judgeFlags {
 	return f
 }
 
-// judgeSetup is a judge ready for a run, or the reason there is none.
-type judgeSetup struct {
-	Judge    qeval.Judge // nil when Skipped is set
-	Skipped  string      // why judge metrics are skipped
-	Provider string
-	Model    string
-	stats    func() qeval.JudgeStats
-	store    qeval.Cache
-	closers  []io.Closer
-	// Secrets are the judge's API key (masked in every output).
-	Secrets qeval.Secrets
+// options are the judge's settings as the flags give them.
+func (f *judgeFlags) options(e *env, logger *slog.Logger) registry.JudgeOptions {
+	return registry.JudgeOptions{Provider: f.provider, InferProvider: !f.chosen && (f.fs == nil || !flagSet(f.fs, "judge")),
+		Model: f.model, BaseURL: f.baseURL, Timeout: f.timeout, Concurrency: f.concurrency,
+		Cache: f.cache(), NoCache: f.noCache, Temperature: f.temperature, Samples: f.samples, Panel: f.panel,
+		Getenv: e.getenv, Logger: logger}
 }
 
-// Stats returns what the judge did (zero without a judge).
-func (s *judgeSetup) Stats() qeval.JudgeStats {
-	if s.stats == nil {
-		return qeval.JudgeStats{}
-	}
-	return s.stats()
+// cache are the cache's settings as the flags give them.
+func (f *judgeFlags) cache() registry.CacheOptions {
+	return registry.CacheOptions{Dir: f.cacheDir, URL: f.cacheURL, Key: f.cacheKey, TTL: f.cacheTTL}
 }
 
-// Close closes the cache.
-func (s *judgeSetup) Close() {
-	for _, c := range s.closers {
-		c.Close()
-	}
-}
-
-// open builds the judge from the flags and the environment. A missing API key or
-// --judge none is not an error: the setup says the judge is skipped and why. An
-// unknown provider or an incomplete openai-compatible configuration is an error.
-func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*judgeSetup, error) {
-	if err := f.resolveCacheKey(e.getenv); err != nil {
-		return nil, err
-	}
-	if !f.chosen && (f.fs == nil || !flagSet(f.fs, "judge")) && f.model != "" {
-		// --model gpt-4o-mini without --judge: the provider that serves the model
-		if p, ok := registry.ProviderForModel(f.model); ok {
-			f.provider = p
-		}
-	}
-	s := &judgeSetup{Provider: f.provider}
-	if f.provider == "" || f.provider == "none" {
-		s.Skipped = "no LLM judge configured (--judge none)"
-		return s, nil
-	}
-	if f.timeout <= 0 || f.concurrency <= 0 {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "--judge-timeout and --judge-concurrency must be positive"}
-	}
-	cfg, err := registry.ResolveProvider(f.provider, registry.ProviderConfig{Model: f.model, BaseURL: f.baseURL, Getenv: e.getenv})
-	if err != nil {
-		return nil, err
-	}
-	s.Model = cfg.Model
-	c, err := registry.NewCompleter(f.provider, cfg)
-	if errors.Is(err, qeval.ErrNoAPIKey) {
-		s.Skipped = "no LLM judge: " + qeval.ErrorMessage(err)
-		if h := qeval.ErrorHint(err); h != "" {
-			s.Skipped += " (" + h + ")"
-		}
-		return s, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.Secrets = qeval.Secrets{cfg.APIKey}
-	j := judge.New(c, judge.Config{Provider: f.provider, Model: cfg.Model, CallTimeout: f.timeout,
-		MaxConcurrency: f.concurrency, Logger: logger, Secrets: s.Secrets, Temperature: &f.temperature})
-	s.Judge, s.stats = j, j.Stats
-	if f.noCache {
-		// no disk cache; identical questions within the run are still asked once
-		s.store = cache.Memory(cache.Options{TTL: f.cacheTTL})
-	} else {
-		s.store, s.closers = f.openCache(ctx, logger, false)
-	}
-	cj := judge.Cached(j, s.store)
-	s.Judge, s.stats = cj, cj.Stats
-	if f.samples > 1 {
-		if f.temperature == 0 {
-			logger.Warn("--judge-samples with --judge-temperature 0: the samples will mostly repeat one answer")
-		}
-		s.Judge = judge.Sampled(cj, f.samples)
-	}
-	if strings.TrimSpace(f.panel) == "" {
-		return s, nil
-	}
-	stats := []func() qeval.JudgeStats{cj.Stats}
-	var members []qeval.Judge
-	for _, spec := range strings.Split(f.panel, ",") {
-		spec = strings.TrimSpace(spec)
-		if spec == "" {
-			continue
-		}
-		prov, model, ok := strings.Cut(spec, ":")
-		if !ok {
-			model = spec
-			if prov, ok = registry.ProviderForModel(model); !ok {
-				prov = f.provider
-			}
-		}
-		pcfg := registry.ProviderConfig{Model: model, Getenv: e.getenv}
-		if prov == f.provider {
-			pcfg.BaseURL = f.baseURL
-		}
-		rc, err := registry.ResolveProvider(prov, pcfg)
-		if err != nil {
-			return nil, err
-		}
-		c, err := registry.NewCompleter(prov, rc)
-		if err != nil {
-			return nil, &qeval.Error{Code: qeval.ErrorCode(err), Op: "--judge-panel " + spec, Message: qeval.ErrorMessage(err), Hint: qeval.ErrorHint(err), Err: err}
-		}
-		s.Secrets = append(s.Secrets, rc.APIKey)
-		pc := judge.Cached(judge.New(c, judge.Config{Provider: prov, Model: rc.Model, CallTimeout: f.timeout,
-			MaxConcurrency: f.concurrency, Logger: logger, Secrets: s.Secrets, Temperature: &f.temperature}), s.store)
-		members = append(members, pc)
-		stats = append(stats, pc.Stats)
-	}
-	s.Judge = judge.Panel(s.Judge, members...)
-	s.stats = func() qeval.JudgeStats {
-		var t qeval.JudgeStats
-		for _, st := range stats {
-			x := st()
-			t.Calls += x.Calls
-			t.CacheHits += x.CacheHits
-			t.InputTokens += x.InputTokens
-			t.OutputTokens += x.OutputTokens
-			t.Errors += x.Errors
-			t.Timeouts += x.Timeouts
-		}
-		return t
-	}
-	return s, nil
-}
-
-// resolveCacheKey takes the cache key from $QEVAL_CACHE_KEY when --cache-key is not
-// given, and refuses one too short to be a secret.
-func (f *judgeFlags) resolveCacheKey(getenv func(string) string) error {
-	if f.cacheKey == "" && getenv != nil {
-		f.cacheKey = getenv("QEVAL_CACHE_KEY")
-	}
-	if f.cacheKey != "" && len(f.cacheKey) < cache.MinKeyBytes {
-		return &qeval.Error{Code: qeval.CodeInvalid, Message: "--cache-key (or QEVAL_CACHE_KEY): " + cache.ErrShortKey.Error(),
-			Hint: "make one with: openssl rand -hex 32"}
-	}
-	return nil
-}
-
-// openCache opens the local cache file (or, when it cannot be opened, warns and
-// keeps the cache in memory) and, with --cache, the shared cache in front of it.
-// noMemory keeps no copy of the file's entries in memory (the gold results have
-// their own bounded memory cache).
-func (f *judgeFlags) openCache(ctx context.Context, logger *slog.Logger, noMemory bool) (qeval.Cache, []io.Closer) {
-	opt := cache.Options{TTL: f.cacheTTL, NoMemory: noMemory}
-	var local *cache.Store
-	dir := f.cacheDir
-	if dir == "" {
-		if d, err := cache.DefaultDir(); err != nil {
-			logger.Warn("cache kept in memory only", "err", err)
-		} else {
-			dir = d
-		}
-	}
-	if dir != "" {
-		s, err := cache.Open(ctx, dir, opt)
-		if err != nil {
-			logger.Warn("cache kept in memory only", "err", err)
-		}
-		local = s
-	}
-	if local == nil {
-		opt.NoMemory = false
-		local = cache.Memory(opt)
-	}
-	closers := []io.Closer{local}
-	if f.cacheURL == "" {
-		return local, closers
-	}
-	r, err := cache.OpenRedis(ctx, f.cacheURL, opt)
-	if err != nil {
-		logger.Warn("the shared cache is not used; the local cache file is", "err", qeval.ErrorMessage(err))
-		return local, closers
-	}
-	var shared qeval.Cache = r
-	if f.cacheKey != "" {
-		shared = &cache.Sealed{Cache: r, Key: []byte(f.cacheKey), Reject: func(key string, n int64) {
-			if n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th…
-				logger.Warn("a shared cache entry failed authentication and was ignored: written without this --cache-key, under another key, or altered",
-					"key", key, "rejected", n)
-			}
-		}}
-	} else if !f.warnedKey {
-		f.warnedKey = true
-		logger.Warn("the shared cache's entries are not authenticated: whoever can write to " + r.Target() +
-			" chooses the cached verdicts and gold results; give every replica --cache-key or QEVAL_CACHE_KEY")
-	}
-	fb := &cache.Fallback{Shared: shared, Local: local, Warn: func(err error) {
-		logger.Warn("the shared cache failed; the local cache file is used until it answers again", "err", err)
-	}}
-	return fb, append(closers, r)
+// open builds the judge from the flags and the environment (see registry.OpenJudge).
+func (f *judgeFlags) open(ctx context.Context, e *env, logger *slog.Logger) (*registry.JudgeSetup, error) {
+	return registry.OpenJudge(ctx, f.options(e, logger))
 }
 
 // openGoldCache is the shared store of gold results (nil with --no-cache: gold
 // results are then kept in this process's memory only).
-func (f *judgeFlags) openGoldCache(ctx context.Context, logger *slog.Logger) (qeval.Cache, []io.Closer) {
+func (f *judgeFlags) openGoldCache(ctx context.Context, e *env, logger *slog.Logger) (qeval.Cache, []io.Closer, error) {
 	if f.noCache {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return f.openCache(ctx, logger, true)
+	o := f.cache()
+	if err := o.ResolveKey(e.getenv); err != nil {
+		return nil, nil, err
+	}
+	c, closers := registry.OpenCache(ctx, o, logger, true)
+	return c, closers, nil
 }
 
 // judgeOutput is what 'qeval judge --json' prints.

@@ -83,7 +83,7 @@ type runState struct {
 	shard    *shard.Part
 	allIDs   []string // every case id of a sharded run
 	audit    *qeval.GoldAudit
-	judge    *judgeSetup
+	judge    *registry.JudgeSetup
 	logger   *slog.Logger
 	secrets  qeval.Secrets
 	loaded   *runner.Results // a resumed run's results
@@ -260,7 +260,10 @@ func (f *runFlags) config(ctx context.Context, e *env, st *runState) (runner.Con
 		MaxResultBytes: f.maxBytes, MaxRunBytes: f.maxRunBytes, Judge: js.Judge, JudgeOnExecMatch: askOnMatch, JudgeSkipped: js.Skipped,
 		JudgeStats: js.Stats, Version: version, Logger: st.logger, Now: e.clock()}
 	if f.goldCache {
-		c, closers := f.judge.openGoldCache(ctx, st.logger)
+		c, closers, err := f.judge.openGoldCache(ctx, e, st.logger)
+		if err != nil {
+			return runner.Config{}, err
+		}
 		st.closers = append(st.closers, func() {
 			for _, cl := range closers {
 				cl.Close()
@@ -312,7 +315,7 @@ func (f *runFlags) layerJudge(s *qeval.Suite) (bool, error) {
 }
 
 // judgeInfo is what the report records of the judge.
-func (f *runFlags) judgeInfo(js *judgeSetup, askOnMatch bool) *qeval.JudgeInfo {
+func (f *runFlags) judgeInfo(js *registry.JudgeSetup, askOnMatch bool) *qeval.JudgeInfo {
 	jf := f.judge
 	info := &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature,
 		OnExecMatch: map[bool]string{true: qeval.OnExecMatchAsk, false: qeval.OnExecMatchSkip}[askOnMatch]}

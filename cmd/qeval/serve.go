@@ -63,7 +63,10 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 		return fail(e, err)
 	}
 	defer js.Close()
-	goldCache, closers := jf.openGoldCache(ctx, logger)
+	goldCache, closers, err := jf.openGoldCache(ctx, e, logger)
+	if err != nil {
+		return fail(e, err)
+	}
 	defer func() {
 		for _, c := range closers {
 			c.Close()
@@ -130,7 +133,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 
 // judgeForModel builds judges for the other models score requests name: the same
 // provider, settings and cache, another model.
-func judgeForModel(jf *judgeFlags, js *judgeSetup, e *env, logger *slog.Logger) func(string) (qeval.Judge, error) {
+func judgeForModel(jf *judgeFlags, js *registry.JudgeSetup, e *env, logger *slog.Logger) func(string) (qeval.Judge, error) {
 	return func(model string) (qeval.Judge, error) {
 		// the model's name picks its provider; the server's base URL is for its own
 		provider, baseURL := jf.provider, jf.baseURL
@@ -147,10 +150,10 @@ func judgeForModel(jf *judgeFlags, js *judgeSetup, e *env, logger *slog.Logger) 
 		}
 		j := judge.New(c, judge.Config{Provider: provider, Model: pc.Model, CallTimeout: jf.timeout,
 			MaxConcurrency: jf.concurrency, Logger: logger, Temperature: &jf.temperature})
-		if js.store == nil {
+		if js.Store == nil {
 			return j, nil
 		}
-		return judge.Cached(j, js.store), nil
+		return judge.Cached(j, js.Store), nil
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/registry"
 )
 
 // A request's model picks the provider that serves it; without that provider's key the
@@ -16,7 +17,7 @@ func TestJudgeForModel_RoutesByName(t *testing.T) {
 	jf := &judgeFlags{provider: "anthropic"}
 	build := func(vars map[string]string) func(string) (qeval.Judge, error) {
 		e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(k string) string { return vars[k] }}
-		return judgeForModel(jf, &judgeSetup{}, e, slog.New(slog.DiscardHandler))
+		return judgeForModel(jf, &registry.JudgeSetup{}, e, slog.New(slog.DiscardHandler))
 	}
 	anthropicOnly := build(map[string]string{"ANTHROPIC_API_KEY": "sk-a"})
 	_, err := anthropicOnly("gpt-4o-mini")
