@@ -23,9 +23,9 @@ type sectionState struct {
 func section(t *testing.T, b *browserSession, name string) sectionState {
 	t.Helper()
 	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[sectionState](`(() => {
-		const more = document.getElementById("` + name + `-more");
-		return {open: document.getElementById("` + name + `-group").open, count: document.getElementById("` + name + `-count").textContent,
-			cards: document.querySelectorAll("#` + name + `-list li").length, more: !!more && !more.hidden, button: more ? more.textContent : ""};
+		const more = document.getElementById("`+name+`-more");
+		return {open: document.getElementById("`+name+`-group").open, count: document.getElementById("`+name+`-count").textContent,
+			cards: document.querySelectorAll("#`+name+`-list li").length, more: !!more && !more.hidden, button: more ? more.textContent : ""};
 	})()`))
 	if err != nil {
 		t.Fatalf("the %s section: %v", name, err)
