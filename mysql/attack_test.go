@@ -17,7 +17,7 @@ import (
 // privileges do not.
 func TestSandbox_Issue22Attacks(t *testing.T) {
 	dsn := dsnFor(t, newDatabase(t, []string{"CREATE TABLE t (a INT)", "INSERT INTO t VALUES (1)"}), nil)
-	e, err := registry.EngineFor(dsn).OpenPrivileged(dsn, qeval.Limits{})
+	e, err := registry.EngineFor(dsn).New(dsn, registry.Params{AllowPrivileged: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,49 +3,100 @@ package registry
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/clickhouse"
-	"github.com/qeval/qeval/duckdb"
-	"github.com/qeval/qeval/kqlexec"
-	"github.com/qeval/qeval/kusto"
-	"github.com/qeval/qeval/mysql"
-	"github.com/qeval/qeval/postgres"
 	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/validate"
 )
 
 // Engine is everything qeval knows of one database engine, chosen once per database:
-// the dialect its queries are parsed in, how a target names it, and how to open it.
-// sqlc's config.Engine switch is the model. Adding an engine is a package of its own
-// and one line in engines.
+// its name, the dialect its queries are written in and the grammar they are read with,
+// how a target names it, its one constructor (which the registry gives the parse-tree
+// statement guard of every SQL engine), how its targets print, how SQLite databases are
+// mirrored into it and how its least-privileged role is made. sqlc's config.Engine
+// switch is the model. Adding an engine is a package of its own and one entry in
+// engines.
 type Engine struct {
 	// Name is the engine's name in flags and reports.
 	Name string
-	// Dialect is the query language the metrics parse its queries in.
+	// Dialect is the query language of its queries, as the metrics, the validator and
+	// the judge's prompt name it.
 	Dialect string
+	// Grammar is the SQL grammar its queries are read with (sqlparse.SQLite, Postgres or
+	// MySQL): DuckDB's SQL descends from PostgreSQL's, ClickHouse quotes as MySQL does.
+	// Empty for a KQL engine. Every engine with a grammar runs the parse-tree statement
+	// guard (validate.Guard) before each query.
+	Grammar string
 	// Accepts reports whether a target (a DSN, a URL, a path) is this engine's. The
 	// first engine of the list that accepts a target opens it; sqlite, last, takes paths.
 	Accepts func(target string) bool
-	// Open opens a target with limits. It never returns a non-nil Executor with an error.
-	Open qeval.Opener
-	// OpenAt, when set, opens a target with "now" pinned (the local KQL engine); Open is
-	// then OpenAt(time.Now()).
-	OpenAt func(now time.Time) qeval.Opener
+	// Hint is how a target of this engine is written, for messages.
+	Hint string
 	// Display, when set, returns the target as it may be printed (a DSN's password masked).
 	Display func(target string) string
-	// OpenPrivileged, when set, is Open without the refusal of a privileged role (a
-	// superuser, a role that reads server files): --unsafe-allow-privileged.
-	OpenPrivileged qeval.Opener
 	// File, when set, says the engine's targets are files on this machine: it returns
 	// the file a target names (after any prefix such as duckdb:), so a suite may name
 	// it relative to its own folder and a missing file is reported before the run.
 	File func(target string) string
+	// Mirror, when set, is how Mirror copies SQLite databases into this engine.
+	Mirror *MirrorWriter
+	// Roles, when set, is how `qeval db setup-role` makes this engine's reader role.
+	Roles *RoleSetup
+
+	// open is the adapter's constructor; New gives it the statement guard.
+	open func(target string, p Params, guard func(string) error) (qeval.Executor, error)
+	// privileged says open refuses a privileged role unless Params.AllowPrivileged.
+	privileged bool
+
+	// Open is New with zero Params but the limits, OpenAt New with Now, OpenPrivileged
+	// New with AllowPrivileged: the ways to open an engine had before Params, filled in
+	// by LookupEngine and EngineFor for callers that still read them.
+	//
+	// Deprecated: use New or Opener.
+	Open           qeval.Opener
+	OpenAt         func(now time.Time) qeval.Opener
+	OpenPrivileged qeval.Opener
+}
+
+// Params is what an engine's constructor takes, the same for every engine; an engine
+// reads the fields that concern it (k6's output.Params is the model).
+type Params struct {
+	// Limits caps each query: timeout, rows, bytes.
+	Limits qeval.Limits
+	// Now pins "now" for the engines whose queries read the clock (the local KQL
+	// engine), so that every query of a run sees the same time; zero is the time of
+	// opening.
+	Now time.Time
+	// AllowPrivileged opens a server database even as a privileged role (a superuser, a
+	// role that reads server files or signals sessions): --unsafe-allow-privileged.
+	AllowPrivileged bool
+}
+
+// New opens a target: the engine's one constructor. It never returns a non-nil
+// Executor with an error.
+func (e Engine) New(target string, p Params) (qeval.Executor, error) {
+	var guard func(string) error
+	if e.Grammar != "" {
+		guard = validate.Guard(e.Dialect)
+	}
+	ex, err := e.open(target, p, guard)
+	if err != nil {
+		return nil, err
+	}
+	return ex, nil
+}
+
+// Opener is New as a qeval.Opener: the limits come with each call, the rest from p.
+func (e Engine) Opener(p Params) qeval.Opener {
+	return func(target string, l qeval.Limits) (qeval.Executor, error) {
+		q := p
+		q.Limits = l
+		return e.New(target, q)
+	}
 }
 
 // relativeTo names a file target relative to dir, keeping its prefix.
@@ -60,67 +111,14 @@ func (e Engine) relativeTo(dir, target string) string {
 	return target[:len(target)-len(f)] + filepath.Join(dir, f)
 }
 
-// engines is the one list of database engines, in the order targets are tried.
-var engines = []Engine{
-	{Name: "postgres", Dialect: "postgres", Accepts: prefixes("postgres://", "postgresql://"), Open: postgresOpener(false),
-		OpenPrivileged: postgresOpener(true), Display: postgres.MaskDSN},
-	{Name: "mysql", Dialect: "mysql", Accepts: isMySQL, Open: mysqlOpener(false),
-		OpenPrivileged: mysqlOpener(true), Display: mysql.MaskDSN},
-	{Name: "kusto", Dialect: "kql", Accepts: isKusto, Open: kustoOpener},
-	{Name: "kql", Dialect: "kql", Accepts: prefixes("kql:"), OpenAt: kqlOpenerAt},
-	{Name: "clickhouse", Dialect: "clickhouse", Accepts: clickhouse.IsTarget, Open: clickhouseOpener(false),
-		OpenPrivileged: clickhouseOpener(true), Display: clickhouse.MaskDSN},
-	{Name: "duckdb", Dialect: "duckdb", Accepts: duckdb.IsTarget, Open: opener(duckdb.Open), File: duckdb.Path},
-	{Name: "sqlite", Dialect: "sqlite", Accepts: func(string) bool { return true }, Open: opener(sqlite.Open), File: func(t string) string { return t }},
-}
-
-// opener turns an adapter's Open into a qeval.Opener that returns a nil interface on
-// error: a typed nil *Executor inside a non-nil interface made Close panic.
-func opener[E qeval.Executor](open func(string, qeval.Limits) (E, error)) qeval.Opener {
-	return func(target string, l qeval.Limits) (qeval.Executor, error) {
-		ex, err := open(target, l)
-		if err != nil {
-			return nil, err
-		}
-		return ex, nil
-	}
-}
-
-// postgresOpener opens PostgreSQL with the parse-tree statement guard, refusing a
-// privileged role unless allowPrivileged.
-func postgresOpener(allowPrivileged bool) qeval.Opener {
-	guard := validate.Guard("postgres")
-	return opener(func(target string, l qeval.Limits) (*postgres.Executor, error) {
-		return postgres.OpenWith(target, l, postgres.Options{AllowPrivileged: allowPrivileged, Guard: guard})
-	})
-}
-
-// mysqlOpener opens MySQL or MariaDB with the parse-tree statement guard, refusing a
-// user that holds more than reading unless allowPrivileged.
-func mysqlOpener(allowPrivileged bool) qeval.Opener {
-	return guarded(opener(func(target string, l qeval.Limits) (*mysql.Executor, error) {
-		return mysql.OpenWith(target, l, mysql.Options{AllowPrivileged: allowPrivileged})
-	}), validate.Guard("mysql"))
-}
-
-// clickhouseOpener opens ClickHouse, refusing a user that may read every database or
-// write unless allowPrivileged.
-func clickhouseOpener(allowPrivileged bool) qeval.Opener {
-	return opener(func(target string, l qeval.Limits) (*clickhouse.Executor, error) {
-		return clickhouse.OpenWith(target, l, clickhouse.Options{AllowPrivileged: allowPrivileged})
-	})
-}
-
 // guarded runs guard on each query before the executor sees it: the parser-backed
-// statement check injected into an executor that has no option for it.
-func guarded(open qeval.Opener, guard func(string) error) qeval.Opener {
-	return func(target string, l qeval.Limits) (qeval.Executor, error) {
-		ex, err := open(target, l)
-		if err != nil {
-			return nil, err
-		}
-		return &guardedExecutor{Executor: ex, guard: guard}, nil
+// statement check injected into an executor that has no option for it. A nil guard
+// leaves the executor as it is.
+func guarded(ex qeval.Executor, guard func(string) error) qeval.Executor {
+	if guard == nil {
+		return ex
 	}
+	return &guardedExecutor{Executor: ex, guard: guard}
 }
 
 type guardedExecutor struct {
@@ -144,17 +142,6 @@ func (g *guardedExecutor) Schema(ctx context.Context) (*qeval.Schema, error) {
 	return sr.Schema(ctx)
 }
 
-func kqlOpenerAt(now time.Time) qeval.Opener {
-	open := kqlexec.OpenerAt(now)
-	return func(target string, l qeval.Limits) (qeval.Executor, error) {
-		ex, err := open(strings.TrimPrefix(target, "kql:"), l)
-		if err != nil {
-			return nil, err
-		}
-		return ex, nil
-	}
-}
-
 func prefixes(ps ...string) func(string) bool {
 	return func(t string) bool {
 		t = strings.ToLower(t)
@@ -167,31 +154,6 @@ func prefixes(ps ...string) func(string) bool {
 	}
 }
 
-// isMySQL: a mysql:// URL or a go-sql-driver DSN (user@tcp(host)/db, user@unix(sock)/db).
-func isMySQL(t string) bool {
-	l := strings.ToLower(t)
-	return strings.HasPrefix(l, "mysql://") || strings.Contains(l, "@tcp(") || strings.Contains(l, "@unix(")
-}
-
-func isKusto(t string) bool {
-	l := strings.ToLower(t)
-	return strings.HasPrefix(l, "https://") && strings.Contains(l, ".kusto.")
-}
-
-// kustoOpener opens an Azure Data Explorer database named as
-// https://<cluster>/<database>, signing in with the SDK's default credential chain.
-func kustoOpener(target string, limits qeval.Limits) (qeval.Executor, error) {
-	u, err := url.Parse(target)
-	if err != nil || u.Host == "" || strings.Trim(u.Path, "/") == "" {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("kusto target %q must look like https://<cluster>/<database>", target)}
-	}
-	ex, err := kusto.New(kusto.Config{ClusterURL: u.Scheme + "://" + u.Host, Database: strings.Trim(u.Path, "/"), Auth: kusto.AuthDefault, Limits: limits})
-	if err != nil {
-		return nil, err
-	}
-	return ex, nil
-}
-
 // LookupEngine returns the engine of a name; an unknown name lists the known ones.
 func LookupEngine(name string) (Engine, error) {
 	for _, e := range engines {
@@ -202,13 +164,14 @@ func LookupEngine(name string) (Engine, error) {
 	return Engine{}, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown database engine %q (known: %s)", name, strings.Join(Engines(), ", "))}
 }
 
-// Opener returns the opener of an engine; an unknown name lists the known ones.
+// Opener returns the opener of an engine (Params zero but the limits); an unknown
+// name lists the known ones.
 func Opener(engine string) (qeval.Opener, error) {
 	e, err := LookupEngine(engine)
 	if err != nil {
 		return nil, err
 	}
-	return e.Open, nil
+	return e.Opener(Params{}), nil
 }
 
 // Engines lists the engine names, sorted.
@@ -244,9 +207,13 @@ func (e Engine) Show(target string) string {
 	return target
 }
 
+// withOpen fills in the deprecated opener fields from New.
 func (e Engine) withOpen() Engine {
-	if e.Open == nil && e.OpenAt != nil {
-		e.Open = e.OpenAt(time.Now())
+	e.Open = e.Opener(Params{})
+	e.OpenAt = func(now time.Time) qeval.Opener { return e.Opener(Params{Now: now}) }
+	e.OpenPrivileged = nil
+	if e.privileged {
+		e.OpenPrivileged = e.Opener(Params{AllowPrivileged: true})
 	}
 	return e
 }

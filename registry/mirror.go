@@ -13,10 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/clickhouse"
 	"github.com/qeval/qeval/duckdb"
-	"github.com/qeval/qeval/mysql"
-	"github.com/qeval/qeval/postgres"
 	"github.com/qeval/qeval/sqlite"
 )
 
@@ -93,59 +90,14 @@ type MirrorOptions struct {
 // (nothing half-written is left) and reported with its db_id; the others go on.
 func Mirror(ctx context.Context, dest string, srcs []MirrorSource, opt MirrorOptions) ([]Mirrored, error) {
 	e := EngineFor(dest)
-	var open func(src MirrorSource) (sink qeval.TableSink, target string, err error)
-	switch e.Name {
-	case "duckdb":
-		path := duckdb.Path(dest)
-		single := len(srcs) == 1 && duckdb.IsTarget(path) && !isDir(path)
-		if !single {
-			if err := os.MkdirAll(path, 0o755); err != nil {
-				return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror into " + dest, Message: err.Error(), Err: err}
-			}
-		}
-		open = func(src MirrorSource) (qeval.TableSink, string, error) {
-			file := path
-			if !single {
-				file = filepath.Join(path, src.DBID+".duckdb")
-			}
-			if opt.Replace {
-				os.Remove(file)
-				os.Remove(file + ".wal")
-			}
-			w, err := duckdb.Create(file)
-			if err != nil {
-				return nil, "", err
-			}
-			return w, "duckdb:" + file, nil
-		}
-	case "clickhouse":
-		open = func(src MirrorSource) (qeval.TableSink, string, error) {
-			w, err := clickhouse.CreateDatabase(ctx, dest, src.DBID, opt.Replace)
-			if err != nil {
-				return nil, "", err
-			}
-			return w, w.Target(), nil
-		}
-	case "postgres":
-		open = func(src MirrorSource) (qeval.TableSink, string, error) {
-			w, err := postgres.CreateSchema(ctx, dest, src.DBID, opt.Replace)
-			if err != nil {
-				return nil, "", err
-			}
-			return w, w.Target(), nil
-		}
-	case "mysql":
-		open = func(src MirrorSource) (qeval.TableSink, string, error) {
-			w, err := mysql.CreateDatabase(ctx, dest, src.DBID, opt.Replace)
-			if err != nil {
-				return nil, "", err
-			}
-			return w, w.Target(), nil
-		}
-	default:
+	if e.Mirror == nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror into " + e.Show(dest),
 			Message: fmt.Sprintf("cannot mirror into a %s target", e.Name),
-			Hint:    "mirror into duckdb:PATH, postgres://…, mysql://…, or clickhouse://host:9000/db"}
+			Hint:    "mirror into " + mirrorTargets()}
+	}
+	open, err := e.Mirror.Open(ctx, dest, srcs, opt)
+	if err != nil {
+		return nil, err
 	}
 	// the databases are copied side by side (each into its own file, schema or database)
 	done := make([]Mirrored, len(srcs))
@@ -236,29 +188,63 @@ func mirrorOne(ctx context.Context, src MirrorSource, open func(MirrorSource) (q
 // Unmirror drops what Mirror made on a server (schemas or databases); DuckDB files are
 // the caller's to remove.
 func Unmirror(ctx context.Context, dest string, done []Mirrored) error {
+	w := EngineFor(dest).Mirror
+	if w == nil || w.Drop == nil {
+		return nil
+	}
 	var first error
-	if EngineFor(dest).Name == "postgres" {
-		for _, m := range done {
-			if err := postgres.DropSchema(ctx, dest, m.DBID); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	if EngineFor(dest).Name == "mysql" {
-		for _, m := range done {
-			if err := mysql.DropDatabase(ctx, dest, m.DBID); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	if EngineFor(dest).Name == "clickhouse" {
-		for _, m := range done {
-			if err := clickhouse.DropDatabase(ctx, dest, m.DBID); err != nil && first == nil {
-				first = err
-			}
+	for _, m := range done {
+		if err := w.Drop(ctx, dest, m.DBID); err != nil && first == nil {
+			first = err
 		}
 	}
 	return first
+}
+
+// MirrorWriter is an engine's side of Mirror: where each copied database goes.
+type MirrorWriter struct {
+	// Open readies dest for srcs and returns how to open the sink of one source, with
+	// the target that will name its copy.
+	Open func(ctx context.Context, dest string, srcs []MirrorSource, opt MirrorOptions) (func(MirrorSource) (qeval.TableSink, string, error), error)
+	// Drop removes one copy from its server (Unmirror); nil when the copies are files.
+	Drop func(ctx context.Context, dest, dbID string) error
+}
+
+// targetSink is a sink that knows the target naming what it wrote.
+type targetSink interface {
+	qeval.TableSink
+	Target() string
+}
+
+// serverMirror is the mirror writer of a server engine: each source becomes a schema
+// or database of its db_id on the server dest names.
+func serverMirror[W targetSink](create func(ctx context.Context, admin, name string, replace bool) (W, error), drop func(ctx context.Context, admin, name string) error) *MirrorWriter {
+	return &MirrorWriter{
+		Open: func(ctx context.Context, dest string, _ []MirrorSource, opt MirrorOptions) (func(MirrorSource) (qeval.TableSink, string, error), error) {
+			return func(src MirrorSource) (qeval.TableSink, string, error) {
+				w, err := create(ctx, dest, src.DBID, opt.Replace)
+				if err != nil {
+					return nil, "", err
+				}
+				return w, w.Target(), nil
+			}, nil
+		},
+		Drop: drop,
+	}
+}
+
+// mirrorTargets lists the targets Mirror writes into, for a hint.
+func mirrorTargets() string {
+	var out []string
+	for _, e := range engines {
+		if e.Mirror != nil {
+			out = append(out, e.Hint)
+		}
+	}
+	if len(out) > 1 {
+		out[len(out)-1] = "or " + out[len(out)-1]
+	}
+	return strings.Join(out, ", ")
 }
 
 // mirrorFormat versions the DuckDB files Mirror writes: a change in how types or keys

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/qeval/qeval/sqlite"
+	"github.com/qeval/qeval/registry"
 
 	"github.com/qeval/qeval"
 )
@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS cases (
 // openStore opens (or creates) the store and marks runs left running by a previous
 // process as interrupted.
 func openStore(path string, now func() time.Time) (*store, error) {
-	db, err := sqlite.OpenStore(path)
+	db, err := registry.OpenStore(path)
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open run store " + path, Message: err.Error(), Err: err}
 	}

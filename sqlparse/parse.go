@@ -106,6 +106,12 @@ func ParseStatementsWithin(dialect, sql string, schema *qeval.Schema, lim Limits
 	return out, nil
 }
 
+// Grammar returns the grammar a dialect's queries are read with: SQLite, Postgres or
+// MySQL (DuckDB's queries are read as PostgreSQL's, ClickHouse's as MySQL's). An
+// unknown dialect is an error naming the known ones. The registry's engines declare
+// their grammar, and a registry test checks it against this.
+func Grammar(dialect string) (string, error) { return normDialect(dialect) }
+
 func normDialect(d string) (string, error) {
 	switch strings.ToLower(strings.TrimSpace(d)) {
 	case "", SQLite, "sqlite3":

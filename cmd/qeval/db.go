@@ -5,14 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/clickhouse"
-	"github.com/qeval/qeval/mysql"
-	"github.com/qeval/qeval/postgres"
 	"github.com/qeval/qeval/registry"
 )
 
@@ -42,57 +38,32 @@ func cmdDB(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
-	engine := registry.EngineOf(*dsn)
+	// the DSN's engine; PostgreSQL's statements when there is no DSN to go by (--print)
+	engine := registry.EngineFor(*dsn)
+	if engine.Roles == nil {
+		engine, _ = registry.LookupEngine("postgres")
+	}
+	req := registry.RoleRequest{DSN: *dsn, Role: *role, Schema: *schema, Host: *host, Password: password}
 	if *printOnly {
-		return printRoleSQL(e, engine, *dsn, *role, *schema, *host, password)
+		fmt.Fprint(e.stdout, engine.Roles.Print(req))
+		return exitOK
 	}
 	if *dsn == "" {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --dsn", Hint: "or --print to see the SQL"})
 	}
-	var what, target string
-	switch engine {
-	case "mysql":
-		r, err := mysql.SetupReader(ctx, *dsn, *role, *host, password)
-		if err != nil {
-			return fail(e, err)
-		}
-		what, target = fmt.Sprintf("user %s can log in from %s and read database %s", *role, r.Host, r.Database), r.DSN
-	case "clickhouse":
-		r, err := clickhouse.SetupReader(ctx, *dsn, *role, *host, password)
-		if err != nil {
-			return fail(e, err)
-		}
-		from := r.Host
-		if from == "" {
-			from = "any address"
-		}
-		if r.UsersXML != "" {
-			if code := writeUsersXML(e, *usersXML, r.UsersXML); code != exitOK {
-				return code
-			}
-			fmt.Fprintf(e.stderr, "this server keeps its users in users.xml (no SQL users before ClickHouse 20.4): nothing was changed; "+
-				"put the entry above in its users.d folder (/etc/clickhouse-server/users.d/%s.xml), which it reads within seconds\n", *role)
-			what = fmt.Sprintf("with that entry, user %s can log in from %s and read database %s (readonly profile, allow_databases)", *role, from, r.Database)
-		} else {
-			if !r.Created {
-				fmt.Fprintf(e.stderr, "user %s exists: its password was replaced and read access granted again\n", *role)
-			}
-			what = fmt.Sprintf("user %s can log in from %s and read database %s", *role, from, r.Database)
-		}
-		target = r.DSN
-	default:
-		created, err := postgres.SetupRole(ctx, *dsn, *role, *schema, password)
-		if err != nil {
-			return fail(e, err)
-		}
-		if !created {
-			fmt.Fprintf(e.stderr, "role %s exists: its password was replaced and read access granted again\n", *role)
-		}
-		if target, err = postgres.RoleDSN(*dsn, *role, password); err != nil {
-			return fail(e, err)
-		}
-		what = fmt.Sprintf("role %s can log in and read the tables of schema %s", *role, *schema)
+	made, err := engine.Roles.Create(ctx, req)
+	if err != nil {
+		return fail(e, err)
 	}
+	if made.UsersXML != "" {
+		if code := writeUsersXML(e, *usersXML, made.UsersXML); code != exitOK {
+			return code
+		}
+	}
+	if made.Note != "" {
+		fmt.Fprintln(e.stderr, made.Note)
+	}
+	what, target := made.What, made.Target
 	if given {
 		target = registry.EngineFor(target).Show(target) // the password is the file's
 		what += " with the password of " + *passwordFile
@@ -138,35 +109,5 @@ func writeUsersXML(e *env, file, entry string) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "--users-xml", Message: err.Error()})
 	}
 	fmt.Fprintf(e.stderr, "wrote the users.xml entry to %s\n", file)
-	return exitOK
-}
-
-// printRoleSQL is setup-role --print: the statements for the DSN's engine (PostgreSQL
-// when none is given), with the password in them.
-func printRoleSQL(e *env, engine, dsn, role, schema, host, password string) int {
-	db := "<database>"
-	if u, err := url.Parse(dsn); err == nil && strings.Trim(u.Path, "/") != "" {
-		db = strings.Trim(u.Path, "/")
-	}
-	switch engine {
-	case "mysql":
-		if d := mysql.DatabaseOf(dsn); d != "" {
-			db = d
-		}
-		if host == "" {
-			host = "%"
-		}
-		fmt.Fprintln(e.stdout, strings.Join(mysql.ReaderSetupSQL(role, host, db, password), ";\n")+";")
-	case "clickhouse":
-		if host == "%" {
-			host = ""
-		}
-		fmt.Fprintln(e.stdout, "-- ClickHouse 20.4 and later (SQL users):")
-		fmt.Fprintln(e.stdout, strings.Join(clickhouse.ReaderSetupSQL(role, host, db, password), ";\n")+";")
-		fmt.Fprintf(e.stdout, "-- older servers (users.xml): /etc/clickhouse-server/users.d/%s.xml\n", role)
-		fmt.Fprint(e.stdout, clickhouse.ReaderUsersXML(role, host, db, password))
-	default:
-		fmt.Fprintln(e.stdout, strings.Join(postgres.RoleSetupSQL(role, schema, password), ";\n")+";")
-	}
 	return exitOK
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/kqlexec"
 	"github.com/qeval/qeval/registry"
 )
 
@@ -63,7 +62,8 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 		if source == "" {
 			source = *db
 		}
-		ex, err = kqlexec.Open(source, kqlexec.Options{Now: now, Limits: limits})
+		kql, _ := registry.LookupEngine("kql")
+		ex, err = kql.New(source, registry.Params{Now: now, Limits: limits})
 		if err != nil {
 			return fail(e, err)
 		}
@@ -78,11 +78,7 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 		if engine.Dialect == "kql" {
 			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--db %s is a KQL source: use --dialect kql", engine.Show(*db))})
 		}
-		open := engine.Open
-		if *unsafePriv && engine.OpenPrivileged != nil {
-			open = engine.OpenPrivileged
-		}
-		if ex, err = open(*db, limits); err != nil {
+		if ex, err = engine.New(*db, registry.Params{Limits: limits, AllowPrivileged: *unsafePriv}); err != nil {
 			return fail(e, err)
 		}
 	default:

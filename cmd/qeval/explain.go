@@ -11,7 +11,6 @@ import (
 	"github.com/qeval/qeval/compare"
 	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/registry"
-	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/suite"
 	"github.com/qeval/qeval/testsuite"
 )
@@ -77,8 +76,7 @@ func cmdExplain(ctx context.Context, args []string, e *env) int {
 			keys = all[it.DBID]
 		}
 		ce, err := testsuite.Shrink(ctx, testsuite.ShrinkOptions{Database: v.Database, Gold: g, Pred: p, Mode: m, Ordered: ordered,
-			ForeignKeys: keys, Open: sqlite.Opener,
-			Create: func(path, like string) (testsuite.TableWriter, error) { return sqlite.CreateLike(path, like) }})
+			ForeignKeys: keys, Open: registry.OpenSQLite, Create: registry.CreateSQLiteLike})
 		if err != nil {
 			out.ShrinkError = qeval.ErrorMessage(err)
 		} else {

@@ -7,12 +7,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/kqlexec"
+	"github.com/qeval/qeval/registry"
 )
 
 // cmdKQL is `qeval kql support`: the support matrix of the local KQL engine, every
 // name of the KQL reference with what the engine does with it, computed from the
-// engine's code (kqlexec.Support).
+// engine's code (registry.KQLSupport).
 func cmdKQL(_ context.Context, args []string, e *env) int {
 	if len(args) == 0 || args[0] != "support" {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval kql takes the subcommand support",
@@ -25,13 +25,13 @@ func cmdKQL(_ context.Context, args []string, e *env) int {
 	if code := parseFlags(fs, args[1:]); code >= 0 {
 		return code
 	}
-	switch kqlexec.Status(*status) {
-	case "", kqlexec.Supported, kqlexec.Partly, kqlexec.Unsupported:
+	switch registry.KQLStatus(*status) {
+	case "", registry.KQLSupported, registry.KQLPartly, registry.KQLUnsupported:
 	default:
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--status %q: want supported, partly or unsupported", *status)})
 	}
-	all := kqlexec.Support()
-	var shown []kqlexec.Feature
+	all := registry.KQLSupport()
+	var shown []registry.KQLFeature
 	kinds := map[string]bool{}
 	for _, f := range all {
 		kinds[f.Kind] = true
@@ -57,8 +57,8 @@ func cmdKQL(_ context.Context, args []string, e *env) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Kind, f.Name, f.Status, f.Reason)
 	}
 	tw.Flush()
-	n := kqlexec.SupportCounts(all)
+	n := registry.KQLSupportCounts(all)
 	fmt.Fprintf(e.stderr, "%d names of the KQL reference: %d supported, %d partly, %d unsupported\n",
-		len(all), n[kqlexec.Supported], n[kqlexec.Partly], n[kqlexec.Unsupported])
+		len(all), n[registry.KQLSupported], n[registry.KQLPartly], n[registry.KQLUnsupported])
 	return exitOK
 }

@@ -27,9 +27,9 @@ func TestMirror_DuckDB(t *testing.T) {
 	if code != exitOK || !strings.Contains(onDuck, `"Rock",1297`) || !strings.Contains(onSQLite, `"Rock",1297`) {
 		t.Errorf("the same query on SQLite and on the DuckDB copy:\n%s\n%s\n%s", onSQLite, onDuck, stderr)
 	}
-	// the copy is read-only through qeval
+	// the copy is read-only through qeval (the registry's statement guard speaks first)
 	code, _, stderr = runCLI(t, "", "exec", "--db", "duckdb:"+target, "--query", "DELETE FROM Track")
-	if code == exitOK || !strings.Contains(stderr, "DELETE is not allowed") {
+	if code == exitOK || !strings.Contains(stderr, "DELETE statements are not allowed") {
 		t.Errorf("DELETE on the copy: code %d, %s", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "", "mirror", "--to", "duckdb:"+target, "../../examples/chinook/chinook.sqlite")
@@ -82,7 +82,7 @@ func TestMirror_ClickHouse(t *testing.T) {
 		t.Errorf("mirror onto an existing database: code %d, %s", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "", "exec", "--unsafe-allow-privileged", "--db", target, "--query", "DROP DATABASE qeval_mirror_test")
-	if code == exitOK || !strings.Contains(stderr, "DROP is not allowed") {
+	if code == exitOK || !strings.Contains(stderr, "DROP statements are not allowed") {
 		t.Errorf("DROP through exec: code %d, %s", code, stderr)
 	}
 	// without the flag the default user, which reads every database, is refused (issue 39)

@@ -11,7 +11,6 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
 	"github.com/qeval/qeval/registry"
-	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/suite"
 	"github.com/qeval/qeval/testsuite"
 )
@@ -71,9 +70,9 @@ func cmdTestsuite(ctx context.Context, args []string, e *env) int {
 	man, err := testsuite.Build(ctx, golds, testsuite.Options{
 		DBDir: *db, Out: *out, ForeignKeys: keys, PerSchema: *perSchema, Candidates: *candidates,
 		Seed: *seed, Version: version, Timeout: *timeout, Workers: *workers, Mode: m,
-		Open:   sqlite.Opener,
-		Create: func(path, like string) (testsuite.TableWriter, error) { return sqlite.CreateLike(path, like) },
-		Check:  sqlite.Check,
+		Open:   registry.OpenSQLite,
+		Create: registry.CreateSQLiteLike,
+		Check:  registry.CheckSQLite,
 	})
 	if man != nil {
 		printManifest(e, man, time.Since(start))

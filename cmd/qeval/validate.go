@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/kqlexec"
-	"github.com/qeval/qeval/sqlite"
+	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/sqlparse"
 	"github.com/qeval/qeval/validate"
 )
@@ -106,12 +105,7 @@ func cmdValidate(ctx context.Context, args []string, e *env) int {
 // readKQLSchema reads the tables and column types of a KQL source (a data folder, a
 // data file or a SQLite file) through the local KQL engine.
 func readKQLSchema(ctx context.Context, source string) (*qeval.Schema, error) {
-	ex, err := kqlexec.Open(source, kqlexec.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer ex.Close()
-	return ex.Schema(ctx)
+	return registry.ReadSchema(ctx, "kql:"+source)
 }
 
 // validateOutput is one line of qeval validate's output: the verdict and its input's index.
@@ -122,10 +116,5 @@ type validateOutput struct {
 
 // readSchema reads the tables and columns of a SQLite database file.
 func readSchema(ctx context.Context, path string) (*qeval.Schema, error) {
-	ex, err := sqlite.Open(path, qeval.Limits{})
-	if err != nil {
-		return nil, err
-	}
-	defer ex.Close()
-	return ex.Schema(ctx)
+	return registry.ReadSchema(ctx, path)
 }
