@@ -211,3 +211,26 @@ func TestFunctions_BetaAndBagZip(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestOperators_Reduce checks reduce (the reduce-operator page): terms split at the
+// given characters (else at every character that is not an ASCII letter or digit),
+// words more frequent than the threshold kept, the rest written *, rows in no group
+// counted as others.
+func TestOperators_Reduce(t *testing.T) {
+	e := mustOpen(t, "")
+	cities := `datatable(s:string)["San Bernard", "San Jose", "San Diego", "Paris", "Paris", "x-1", "x-2", "Rome"]`
+	cases := []queryCase{
+		{"characters", `range x from 1 to 10 step 1 | project str = strcat("foo", "Z", tostring(x)) | reduce by str with characters="Z"`,
+			"Pattern,Count,Representative", []string{"foo*|10|fooZ1"}},
+		{"no_frequent_word", `range x from 1 to 10 step 1 | project str = strcat("foo", "Z", tostring(x)) | reduce by str`,
+			"Pattern,Count,Representative", []string{"others|10|"}},
+		{"groups", cities + ` | reduce by s with threshold=0.2`, "Pattern,Count,Representative",
+			[]string{"San*|3|San Bernard", "Paris|2|Paris", "x*|2|x-1", "others|1|"}},
+		{"threshold_keeps_fewer", cities + ` | reduce by s with threshold=0.3`, "Pattern,Count,Representative",
+			[]string{"San*|3|San Bernard", "others|5|"}},
+		{"source", cities + ` | reduce kind=source by s with threshold=0.3 | project s, Pattern`, "s,Pattern",
+			[]string{"San Bernard|San*", "San Jose|San*", "San Diego|San*", "Paris|others", "Paris|others", "x-1|others", "x-2|others", "Rome|others"}},
+		{"empty", `datatable(s:string)[] | reduce by s`, "Pattern,Count,Representative", nil},
+	}
+	checkQueries(t, e, cases)
+}
