@@ -250,3 +250,16 @@ func TestFunctions_SeriesElementwise(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestFunctions_Rand checks rand() and rand(N) (the rand page): reals in [0, 1) or
+// whole reals in [0, N), null for N below 1, one draw per row kept by later stages.
+func TestFunctions_Rand(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"ranges", `range x from 1 to 2000 step 1 | extend u = rand(), k = rand(5) | summarize lo = min(u) >= 0.0, hi = max(u) < 1.0, kmin = min(k), kmax = max(k), whole = countif(k != floor(k, 1)) == 0, kinds = dcount(k)`,
+			"lo,hi,kmin,kmax,whole,kinds", []string{"true|true|0|4|true|5"}},
+		{"types_and_nulls", `print a = rand(0), b = rand(long(null)), c = rand(1) | extend t = gettype(c)`, "a,b,c,t", []string{"null|null|0|real"}},
+		{"one_draw_per_row", `range x from 1 to 50 step 1 | extend r = rand() | extend d = r - r, r2 = r | summarize maxd = max(d), same = countif(r == r2)`, "maxd,same", []string{"0|50"}},
+	}
+	checkQueries(t, e, cases)
+}
