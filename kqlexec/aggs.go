@@ -47,6 +47,7 @@ var aggFactories = map[string]func() aggImpl{
 	"binary_all_or":        func() aggImpl { return &bitAgg{op: "or"} },
 	"binary_all_xor":       func() aggImpl { return &bitAgg{op: "xor"} },
 	"buildschema":          func() aggImpl { return &schemaAgg{} },
+	"reduce":               func() aggImpl { return &reduceAgg{} },
 }
 
 // goAgg is the SQLite aggregate ka(name, signature, args...).

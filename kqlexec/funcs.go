@@ -45,6 +45,7 @@ var funcs = sync.OnceValue(func() map[string]*fnDef { return build(library) })
 var library = []func(def func(string, *fnDef)){
 	coreFuncs,
 	parseFuncs,
+	reduceFuncs,
 	stringFuncs,
 	mathFuncs,
 	timeFuncs,

@@ -138,18 +138,14 @@ func mathFuncs(def func(string, *fnDef)) {
 	}})
 	def("bin", &fnDef{min: 2, max: 2, retf: binType, fn: func(a []any) any { return binAt(a[0], a[1], nil) }})
 	def("bin_at", &fnDef{min: 3, max: 3, retf: binType, fn: func(a []any) any { return binAt(a[0], a[1], a[2]) }})
-	def("rand", &fnDef{min: 0, max: 1, args: []Type{TLong}, retf: func(a []expr) Type {
-		if len(a) == 1 {
-			return TLong
-		}
-		return TReal
-	}, fn: func(a []any) any {
+	// rand is translated to SQL (spRand); this Go form is what a call through kf runs
+	def("rand", &fnDef{min: 0, max: 1, args: []Type{TLong}, ret: TReal, fn: func(a []any) any {
 		if len(a) == 1 {
 			n := long(a, 0, 0)
 			if n <= 0 {
 				return nil
 			}
-			return rand.Int64N(n)
+			return float64(rand.Int64N(n))
 		}
 		return rand.Float64()
 	}})

@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -41,63 +42,107 @@ func realsDyn(fs []float64, valid []bool) Dyn {
 	return Dyn{out}
 }
 
+// seriesUnary applies f to each element; a null or non-numeric element gives null,
+// a NaN or infinity f computes is kept (as Kusto writes it: "NaN", "Infinity").
 func seriesUnary(f func(float64) float64) *fnDef {
 	return fixed(TDynamic, func(a []any) any {
 		xs, valid, ok := nums(a[0])
 		if !ok {
 			return nil
 		}
+		out := make([]any, len(xs))
 		for i := range xs {
-			xs[i] = f(xs[i])
+			if valid[i] {
+				out[i] = toJSONValue(f(xs[i]))
+			}
 		}
-		return realsDyn(xs, valid)
+		return Dyn{out}
 	}, TDynamic)
 }
 
-// seriesBinary applies f to two series, or a series and a number.
-func seriesBinary(f func(x, y float64) any) *fnDef {
+// seriesOperand is one operand of a binary series function: an array, or a scalar
+// applied to every element.
+type seriesOperand struct {
+	xs     []any
+	scalar bool
+}
+
+func (o seriesOperand) at(i int) (any, bool) {
+	if o.scalar {
+		return o.xs[0], true
+	}
+	if i < len(o.xs) {
+		return o.xs[i], true
+	}
+	return nil, false
+}
+
+// seriesBinary applies f to two series element by element, or to a series and a
+// scalar (the series_add page and its siblings): the result is as long as the longer
+// series, an element missing from the shorter one or not numeric gives null. When
+// intf is set and both elements are integers, intf computes a long.
+func seriesBinary(f func(x, y float64) any, intf func(x, y int64) any) *fnDef {
 	return &fnDef{min: 2, max: 2, ret: TDynamic, fn: func(a []any) any {
-		get := func(v any) ([]float64, []bool, bool) {
-			if _, isDyn := v.(Dyn); isDyn {
-				if xs, valid, ok := nums(v); ok {
-					return xs, valid, true
+		get := func(v any) (seriesOperand, bool) {
+			if d, isDyn := v.(Dyn); isDyn {
+				if xs, ok := d.V.([]any); ok {
+					return seriesOperand{xs: xs}, true
 				}
+				v = d.V
 			}
-			f, ok := toReal(v)
-			if !ok {
-				return nil, nil, false
+			if v == nil {
+				return seriesOperand{}, false
 			}
-			return []float64{f}, []bool{true}, true
+			return seriesOperand{xs: []any{toJSONValue(v)}, scalar: true}, true
 		}
-		x, xv, ok1 := get(a[0])
-		y, yv, ok2 := get(a[1])
+		x, ok1 := get(a[0])
+		y, ok2 := get(a[1])
 		if !ok1 || !ok2 {
 			return nil
 		}
-		n := max(len(x), len(y))
-		if len(x) != 1 && len(y) != 1 {
-			n = min(len(x), len(y))
+		n := max(len(x.xs), len(y.xs))
+		switch {
+		case x.scalar && y.scalar:
+			n = 1
+		case x.scalar:
+			n = len(y.xs)
+		case y.scalar:
+			n = len(x.xs)
 		}
 		out := make([]any, n)
 		for i := range out {
-			xi, yi := i, i
-			if len(x) == 1 {
-				xi = 0
-			}
-			if len(y) == 1 {
-				yi = 0
-			}
-			if !xv[xi] || !yv[yi] {
+			xe, okx := x.at(i)
+			ye, oky := y.at(i)
+			if !okx || !oky || xe == nil || ye == nil {
 				continue
 			}
-			r := f(x[xi], y[yi])
-			if fl, ok := r.(float64); ok && math.IsNaN(fl) {
+			if intf != nil {
+				if xi, ok := jsonInt(xe); ok {
+					if yi, ok := jsonInt(ye); ok {
+						out[i] = toJSONValue(intf(xi, yi))
+						continue
+					}
+				}
+			}
+			xf, okx := toReal(Dyn{xe})
+			yf, oky := toReal(Dyn{ye})
+			if !okx || !oky {
 				continue
 			}
-			out[i] = toJSONValue(r)
+			out[i] = toJSONValue(f(xf, yf))
 		}
 		return Dyn{out}
 	}}
+}
+
+// jsonInt reads a JSON integer (a number written without a fraction or exponent).
+func jsonInt(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok || strings.ContainsAny(string(n), ".eE") {
+		return 0, false
+	}
+	i, err := n.Int64()
+	return i, err == nil
 }
 
 // seriesFuncs defines this file's functions (see library in funcs.go).
@@ -122,17 +167,17 @@ func seriesFuncs(def func(string, *fnDef)) {
 	def("series_atan", seriesUnary(math.Atan))
 	def("series_exp", seriesUnary(math.Exp))
 	def("series_log", seriesUnary(math.Log))
-	def("series_add", seriesBinary(func(x, y float64) any { return x + y }))
-	def("series_subtract", seriesBinary(func(x, y float64) any { return x - y }))
-	def("series_multiply", seriesBinary(func(x, y float64) any { return x * y }))
-	def("series_divide", seriesBinary(func(x, y float64) any { return x / y }))
-	def("series_pow", seriesBinary(func(x, y float64) any { return math.Pow(x, y) }))
-	def("series_greater", seriesBinary(func(x, y float64) any { return x > y }))
-	def("series_greater_equals", seriesBinary(func(x, y float64) any { return x >= y }))
-	def("series_less", seriesBinary(func(x, y float64) any { return x < y }))
-	def("series_less_equals", seriesBinary(func(x, y float64) any { return x <= y }))
-	def("series_equals", seriesBinary(func(x, y float64) any { return x == y }))
-	def("series_not_equals", seriesBinary(func(x, y float64) any { return x != y }))
+	def("series_add", seriesBinary(func(x, y float64) any { return x + y }, func(x, y int64) any { return x + y }))
+	def("series_subtract", seriesBinary(func(x, y float64) any { return x - y }, func(x, y int64) any { return x - y }))
+	def("series_multiply", seriesBinary(func(x, y float64) any { return x * y }, func(x, y int64) any { return x * y }))
+	def("series_divide", seriesBinary(func(x, y float64) any { return x / y }, nil))
+	def("series_pow", seriesBinary(func(x, y float64) any { return math.Pow(x, y) }, nil))
+	def("series_greater", seriesBinary(func(x, y float64) any { return x > y }, nil))
+	def("series_greater_equals", seriesBinary(func(x, y float64) any { return x >= y }, nil))
+	def("series_less", seriesBinary(func(x, y float64) any { return x < y }, nil))
+	def("series_less_equals", seriesBinary(func(x, y float64) any { return x <= y }, nil))
+	def("series_equals", seriesBinary(func(x, y float64) any { return x == y }, nil))
+	def("series_not_equals", seriesBinary(func(x, y float64) any { return x != y }, nil))
 	def("series_sum", fixed(TReal, func(a []any) any {
 		xs, valid, ok := nums(a[0])
 		if !ok {

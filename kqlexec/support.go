@@ -127,6 +127,7 @@ var partial = map[string]string{
 	"sliding_window_counts":   "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without rows in their window are left out",
 	"search":                  "a piped search adds no $table column",
 	"top-hitters":             "exact counts and sums, where Kusto estimates (within its error)",
+	"reduce":                  "one pass of the clustering of the paper its page names (SLCT): Kusto's own groups may differ on large or varied inputs",
 	"top-nested":              "with others on the last level only",
 	"facet":                   "the first table only (with's rows, else the first column's counts); Kusto returns one per column",
 	"fork":                    "the first branch's table only (Kusto returns one per branch, the first is the primary result)",

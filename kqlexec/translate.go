@@ -263,7 +263,7 @@ func (t *translator) stage(cols []column, sel string) *rel {
 	}
 	// a stage that draws random values is computed once: SQLite would otherwise
 	// inline it and draw again at each reference (r = rand() read twice, two values)
-	if strings.Contains(sel, "kfv(") {
+	if strings.Contains(sel, "kfv(") || strings.Contains(sel, "random()") {
 		b.WriteString("_o) AS MATERIALIZED (")
 	} else {
 		b.WriteString("_o) AS (")

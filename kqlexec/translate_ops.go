@@ -57,6 +57,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 		return t.topNested(in, o, e)
 	case *kql.TopHittersOp:
 		return t.topHitters(in, o, e)
+	case *kql.ReduceOp:
+		return t.reduce(in, o, e)
 	case *kql.ParseKvOp:
 		return t.parseKv(in, o, e)
 	case *kql.SearchOp:

@@ -31,6 +31,8 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return spNot, true
 	case "now":
 		return spNow, true
+	case "rand":
+		return spRand, true
 	case "ago":
 		return spAgo, true
 	case "strcat":
@@ -224,6 +226,31 @@ func spNot(t *translator, c *kql.Call, sc *scope) (expr, error) {
 		return expr{}, err
 	}
 	return expr{sql: "(NOT " + coerce(a[0], TBool).sql + ")", t: TBool}, nil
+}
+
+// uniformSQL draws a real in [0, 1) from 53 bits of SQLite's random().
+const uniformSQL = "((random() & 9007199254740991) / 9007199254740992.0)"
+
+// spRand is rand() and rand(N) (the rand page): a real in [0, 1), or a real chosen
+// from {0.0, 1.0, ..., N-1} (null for N below 1). The draw is SQLite's random(),
+// natively: a Go call per row made rand the slowest part of queries that generate
+// data. A stage that draws is computed once (see stage).
+func spRand(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 0, 1)
+	if err != nil {
+		return expr{}, err
+	}
+	if len(a) == 0 {
+		return expr{sql: uniformSQL, t: TReal}, nil
+	}
+	n := coerce(a[0], TLong)
+	if n.isLit {
+		if v, ok := n.lit.(int64); !ok || v < 1 {
+			return lit(nil, TReal), nil
+		}
+		return expr{sql: "(CAST(" + uniformSQL + " * " + n.sql + " AS INTEGER) + 0.0)", t: TReal}, nil
+	}
+	return expr{sql: "(CASE WHEN " + n.sql + " >= 1 THEN CAST(" + uniformSQL + " * " + n.sql + " AS INTEGER) + 0.0 END)", t: TReal}, nil
 }
 
 func spNow(t *translator, c *kql.Call, sc *scope) (expr, error) {
