@@ -50,6 +50,7 @@ var allowed = map[string][]string{
 	"spider2":                {"", "compare", "resultcsv"},
 	"testsuite":              {"", "compare"},              // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
 	"audit":                  {"", "compare", "testsuite"}, // gold audit: queries through qeval.Source, syntax trees through testsuite
+	"verify":                 {"", "compare", "testsuite"}, // counterexamples and bounded proofs: databases through Options' functions, the solver through Prover
 	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines", "internal/proclimit"},
 	"shard":                  {"", "report", "runner"},                                        // splitting runs into parts and merging their reports
 	"spider":                 {"", "compare", "exactmatch", "execmatch", "sqlparse", "suite"}, // engines come in through qeval.BenchmarkEnv
