@@ -97,6 +97,11 @@ func TestVerify_Example(t *testing.T) {
 		if got := readItems(t, filepath.Join(one, "items.jsonl"))[0]["exec"]; got != false {
 			t.Errorf("item %d: the official rules give exec %v on its counterexample, want false", i, got)
 		}
+		// qeval explain opens it: the verdict, the rows and both results
+		code, out, stderr = runCLI(t, "", "explain", path)
+		if code != exitOK || !strings.HasPrefix(out, "mismatch (spider-ts@1)") || !strings.Contains(out, "counterexample: ") || !strings.Contains(out, "INSERT INTO") {
+			t.Errorf("explain %s: code %d\n%s%s", path, code, out, stderr)
+		}
 	}
 	if counts[string(qeval.VerifyCounterexample)] == 0 || counts[string(qeval.VerifyEquivalent)] == 0 {
 		t.Errorf("statuses %v: want counterexamples and proofs", counts)
