@@ -170,4 +170,3 @@ func writeIndented(e *env, rs *qeval.ResultSet) {
 		fmt.Fprintf(e.stdout, "  %s\n", l)
 	}
 }
-
