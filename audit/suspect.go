@@ -105,4 +105,3 @@ func suspectOn(ctx context.Context, it Item, db string, opt *Options) (suspectDa
 	}
 	return suspectDatabase{Database: db, Systems: best.systems, WithGold: withGold, Gold: head(gold.Rows), Agreed: head(best.rs.Rows)}, true
 }
-
