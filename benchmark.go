@@ -59,6 +59,9 @@ type BenchmarkEnv struct {
 	Workers int
 	// Explain asks for an explanation of each mismatch (the items are written).
 	Explain bool
+	// NewVerifier makes the verifier of matched pairs (--verify, qeval verify); nil
+	// where verification is not available.
+	NewVerifier func(VerifierConfig) (Verifier, error)
 }
 
 // BenchmarkRun is a benchmark's files read into items.

@@ -48,8 +48,11 @@ var allowed = map[string][]string{
 	"bird":                   {"", "compare"}, // executors come in through a qeval.Opener
 	"resultcsv":              {""},
 	"spider2":                {"", "compare", "resultcsv"},
-	"testsuite":              {"", "compare"},              // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
-	"audit":                  {"", "compare", "testsuite"}, // gold audit: queries through qeval.Source, syntax trees through testsuite
+	"testsuite":              {"", "compare"},                   // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
+	"audit":                  {"", "compare", "testsuite"},      // gold audit: queries through qeval.Source, syntax trees through testsuite
+	"verify":                 {"", "compare", "testsuite"},      // counterexamples and bounded proofs: databases through Options' functions, the solver through Prover
+	"equiv":                  {"", "testsuite", "verify", "z3"}, // the bounded model of two queries (verify.Prover), solved by Z3
+	"z3":                     {},                                // cgo binding of Z3's C library (libz3-dev), nothing of SQL
 	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines", "internal/proclimit"},
 	"shard":                  {"", "report", "runner"},                                        // splitting runs into parts and merging their reports
 	"spider":                 {"", "compare", "exactmatch", "execmatch", "sqlparse", "suite"}, // engines come in through qeval.BenchmarkEnv
@@ -96,6 +99,8 @@ var outside = map[string][]string{
 	"validate": {"github.com/owenrumney/go-sarif/v3"},
 	// test suites mutate the gold's syntax tree (the SQLite grammar sqlparse also uses)
 	"testsuite": {"github.com/rqlite/sql"},
+	// the bounded model reads both queries with the same SQLite grammar
+	"equiv":     {"github.com/rqlite/sql"},
 	"server":    {"go.yaml.in/yaml/v3"},
 	"registry":  {},
 	"cmd/qeval": {},

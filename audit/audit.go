@@ -34,6 +34,7 @@ const (
 	SelectStar     = "select_star"     // SELECT *: columns and their order come from the schema
 	Duplicate      = "duplicate"       // the same question with another gold, or the same gold under another question
 	MixedTypes     = "mixed_types"     // text and numbers in one result column
+	SuspectGold    = "suspect_gold"    // several systems agree with each other on a counterexample, against the gold
 )
 
 // Flag says what one flag means and why it matters.
@@ -41,7 +42,7 @@ type Flag struct {
 	Name string `json:"name"`
 	// Kind groups flags: "broken" (the gold cannot be scored against), "unstable" (a
 	// correct prediction may be scored wrong), "weak" (a wrong prediction may be scored
-	// right), "ambiguous" or "duplicate".
+	// right), "ambiguous", "duplicate" or "suspect" (the gold itself may be wrong).
 	Kind string `json:"kind"`
 	Doc  string `json:"doc"`
 }
@@ -57,6 +58,7 @@ var Flags = []Flag{
 	{SelectStar, "ambiguous", "SELECT *: the columns and their order come from the schema, not the question"},
 	{Duplicate, "duplicate", "the same question has another gold, or the same gold answers another question"},
 	{MixedTypes, "ambiguous", "a result column mixes text and numbers: engines and comparisons disagree on their equality and order"},
+	{SuspectGold, "suspect", "on a counterexample database (qeval verify), several systems' predictions agree with each other and all differ from the gold: the gold may be the one that is wrong"},
 }
 
 // Item is one gold query to audit.
@@ -74,6 +76,11 @@ type Item struct {
 	// Err is why the item could not be read or its database resolved; it is flagged
 	// gold_fails with this message and nothing is run.
 	Err error
+	// Preds are several systems' predictions for the item ("" where a system has none),
+	// and Counterexamples the databases on which one of them differs from the gold
+	// (qeval verify's): the suspect_gold check runs them all there.
+	Preds           []string
+	Counterexamples []string
 }
 
 // Options tune Run. The zero value works.
@@ -97,6 +104,9 @@ type Options struct {
 	Workers int
 	// Progress, when set, is called after each item (from several goroutines).
 	Progress func(done, total int)
+	// OpenCounterexample opens the counterexample databases of the suspect_gold check
+	// (nil skips it).
+	OpenCounterexample qeval.Opener
 }
 
 func (o *Options) defaults() {

@@ -73,11 +73,15 @@ type mixedEvidence struct {
 	Examples []qeval.Value `json:"examples"`
 }
 
+// compareOptions are the comparison mode's options of the suspect_gold check.
+var compareOptions = compare.Options{}
+
 // starText finds * in a select list when the syntax tree cannot be read.
 var starText = regexp.MustCompile(`(?i)(\bselect\s+(all\s+|distinct\s+)?|,\s*)([\w"` + "`" + `\[\]]+\.)?\*`)
 
 // auditItem runs every per-item check of one gold on its database.
 func auditItem(ctx context.Context, it Item, db *database, f *Finding, opt *Options) {
+	suspect(ctx, it, f, opt)
 	gq, _ := testsuite.ParseGold(it.Gold)
 	star := starText.MatchString(it.Gold)
 	if gq != nil {

@@ -266,3 +266,36 @@ func sameRows(a, b [][]any, ordered bool, text func(any) string) bool {
 	}
 	return true
 }
+
+// TestSpiderDev_FloatSumScanOrder: Spider dev item 425 sums floats whose last digits
+// depend on the scan order under the official evaluator's SQLite (570.84 one way,
+// 570.8399999999999 the other); the float check runs the gold with reversed scans and
+// plain sums (registry.ReversedOpener), and flags it float_rounding. With today's
+// compensated sum alone the reversed run gives the same value and the item went
+// unflagged.
+func TestSpiderDev_FloatSumScanOrder(t *testing.T) {
+	golds := readSpiderGold(t)
+	items := spiderItems(golds)[425:426]
+	if !strings.Contains(items[0].Gold, "sum(t2.Total_spent)") {
+		t.Fatalf("item 425 is %q", items[0].Gold)
+	}
+	plain := func(src *qeval.Source) qeval.Opener {
+		return func(p string, l qeval.Limits) (qeval.Executor, error) {
+			return sqlite.OpenWith(p, l, 1, sqlite.Options{ReverseScanOrder: true, PlainSums: true})
+		}
+	}
+	for _, c := range []struct {
+		name string
+		rev  func(*qeval.Source) qeval.Opener
+		want bool
+	}{{"PlainSums", plain, true}, {"CompensatedSums", reversed, false}} {
+		rep, err := audit.Run(context.Background(), items, audit.Options{Reversed: c.rev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := len(rep.Select(audit.FloatRounding)) == 1
+		if got != c.want {
+			t.Errorf("%s: float_rounding flagged %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 // here. Each is a command of the same name.
 var benchmarks = []qeval.Benchmark{
 	spider.Benchmark{},
+	spider.Verify{},
 	bird.Benchmark{},
 	spider2.Benchmark{},
 }

@@ -219,12 +219,15 @@ func (e Engine) withOpen() Engine {
 }
 
 // ReversedOpener opens a source's database with its scans in reverse order, for the
-// gold audit's scan-order check: SQLite files have one; other engines none (nil).
+// gold audit's scan-order and float checks: SQLite files have one; other engines none
+// (nil). Its sums add floats one by one in scan order, as the official evaluators'
+// SQLite (3.40) does: today's SQLite sums with compensation, which hides a gold whose
+// official result changes with the scan order (Spider dev item 425).
 func ReversedOpener(src *qeval.Source) qeval.Opener {
 	if src.Engine != "sqlite" {
 		return nil
 	}
 	return func(path string, l qeval.Limits) (qeval.Executor, error) {
-		return sqlite.OpenWith(path, l, 1, sqlite.Options{ReverseScanOrder: true})
+		return sqlite.OpenWith(path, l, 1, sqlite.Options{ReverseScanOrder: true, PlainSums: true})
 	}
 }

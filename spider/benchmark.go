@@ -52,6 +52,10 @@ type flags struct {
 	gold, pred, db, table, etype, mode, predEngine, predDSN, cache string
 	mismatches, keepDistinct, plugValue, keep                      bool
 	maxCands                                                       int
+	// verification of the matches (--verify, qeval verify)
+	verify bool
+	out    string
+	bound  int
 }
 
 // Flags declares the Spider evaluator's flags.
@@ -71,7 +75,15 @@ func (Benchmark) Flags(fs *flag.FlagSet) qeval.BenchmarkOpener {
 	fs.StringVar(&f.predDSN, "pred-dsn", "", "with --pred-engine: duckdb:DIR for the copies (default a temporary folder), or the server to mirror into")
 	fs.BoolVar(&f.keep, "keep", false, "with --pred-engine: keep the mirrored databases afterwards")
 	fs.StringVar(&f.cache, "cache", "", "keep gold results in a cache: a `DIR` (the local cache file) or redis://HOST:PORT/DB, keyed by each database's content; a second run on the same databases (another model's predictions, another shard) runs only the predictions")
+	fs.BoolVar(&f.verify, "verify", false, "verify every match beyond the database(s): a counterexample database or a proof up to --bound rows per table (see qeval verify)")
+	f.verifyFlags(fs, "with --verify: ")
 	return f.open
+}
+
+// verifyFlags declares the flags of verification, their help after prefix.
+func (f *flags) verifyFlags(fs *flag.FlagSet, prefix string) {
+	fs.StringVar(&f.out, "out", "", prefix+"write each counterexample to `CEX_DIR`/<index>.sqlite, with <index>.json beside it (the pair, both results, why they differ)")
+	fs.IntVar(&f.bound, "bound", qeval.DefaultVerifyBound, prefix+"K, the rows per table the complete check covers")
 }
 
 func (f *flags) open(ctx context.Context, env qeval.BenchmarkEnv) (qeval.BenchmarkRun, error) {
@@ -136,6 +148,12 @@ func (f *flags) open(ctx context.Context, env qeval.BenchmarkEnv) (qeval.Benchma
 			return nil, err
 		}
 	}
+	if f.verify {
+		if err := r.openVerify(); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -150,6 +168,7 @@ type run struct {
 	ev         *execmatch.Evaluator
 	predEngine string
 	closers    []func()
+	verifier   qeval.Verifier
 
 	fks   chan struct{} // closed when tables.json is read
 	fkMap exactmatch.ForeignKeys
@@ -276,6 +295,9 @@ func (r *run) Workers() int {
 // Meta records the evaluation type, mode and interactions.
 func (r *run) Meta() json.RawMessage {
 	m := Meta{Etype: r.f.etype, MultiTurn: r.set.MultiTurn, PrintMismatches: r.f.mismatches}
+	if r.verifier != nil {
+		m.Verify = &VerifyMeta{Bound: r.f.bound, Out: r.f.out}
+	}
 	if r.ev != nil {
 		m.Mode = r.ev.Mode().ID()
 	}
@@ -300,6 +322,10 @@ func (r *run) Close() error {
 	}
 	if r.fks != nil {
 		<-r.fks
+	}
+	if r.verifier != nil {
+		r.verifier.Close()
+		r.verifier = nil
 	}
 	for k := len(r.closers) - 1; k >= 0; k-- {
 		r.closers[k]()
@@ -338,6 +364,9 @@ func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
 		res.Metrics["execution_match"] = binary(v.Match)
 		if v.Error != "" {
 			res.Reason = v.Error
+		}
+		if r.verifier != nil {
+			r.verifyItem(ctx, it, v, &line, &res)
 		}
 	}
 	if line.Hardness == nil {

@@ -37,6 +37,21 @@ type Item struct {
 	Partial    map[string]exactmatch.Score `json:"partial,omitempty"`
 	ParseError string                      `json:"pred_parse_error,omitempty"`
 	ExactError string                      `json:"exact_error,omitempty"`
+	// With --verify (qeval verify): what verifying the item decided.
+	*Verification
+}
+
+// Verification is an item's verification in its line: status, bound, counterexample,
+// reason and the time it took.
+type Verification struct {
+	Status qeval.VerifyStatus `json:"status"`
+	Bound  int                `json:"bound"`
+	// Counterexample is the database file that tells gold and prediction apart (null
+	// when none was written).
+	Counterexample *string `json:"counterexample"`
+	Reason         string  `json:"reason"`
+	MS             float64 `json:"ms"`
+	Tries          int     `json:"tries,omitempty"`
 }
 
 func (it *Item) turn() int {
@@ -56,6 +71,14 @@ type Meta struct {
 	EmptyInteractions int `json:"empty_interactions,omitempty"`
 	// PrintMismatches prints each exact-match miss before the table.
 	PrintMismatches bool `json:"print_mismatches,omitempty"`
+	// Verify is set when the matches were verified.
+	Verify *VerifyMeta `json:"verify,omitempty"`
+}
+
+// VerifyMeta is how the matches were verified.
+type VerifyMeta struct {
+	Bound int    `json:"bound"`
+	Out   string `json:"out,omitempty"`
 }
 
 // rebuild reads a run's items back from its cases, in the run's order.

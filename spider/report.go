@@ -34,6 +34,8 @@ type Report struct {
 	Outcomes        map[qeval.Outcome]int `json:"outcomes,omitempty"`
 	Interactions    int                   `json:"interactions"`
 	Timings         map[string]float64    `json:"timings_ms"`
+	// Verification is set when the matches were verified (--verify, qeval verify).
+	Verification *VerifySummary `json:"verification,omitempty"`
 
 	levelOrder []string
 	mismatches []mismatch // printed before the table with --print-mismatches
@@ -112,6 +114,7 @@ func buildReport(s *scored) *Report {
 		}
 		rep.ExactCorrect, rep.ExactAccuracy = &n, &acc
 	}
+	rep.Verification = summarizeVerify(s.meta, s.items)
 	return rep
 }
 
@@ -300,6 +303,9 @@ func (rep *Report) Print(w io.Writer) {
 			fmt.Fprintln(w, "\n====================== TURN EXACT MATCHING ACCURACY =====================")
 			row("exact match", cells(turns, rep.Turns, func(l *Level) string { return fmt.Sprintf("%-20.3f", *l.Exact) }))
 		}
+	}
+	if rep.Verification != nil {
+		rep.Verification.print(w)
 	}
 }
 

@@ -60,6 +60,10 @@ type Options struct {
 	// predictions on Python's sqlite3, SQLite 3.40 on Debian 12, where a prediction
 	// calling concat() is an error; their drop-ins score it the same.
 	AsOfficial bool
+	// PlainSums computes sum, total and avg as SQLite 3.40 did, adding floats one by
+	// one in scan order (see plainSums): with ReverseScanOrder, a sum whose last digits
+	// depend on the order of the rows changes.
+	PlainSums bool
 }
 
 // OfficialOpener opens a SQLite file as the official evaluators' drop-ins need it:
@@ -93,7 +97,11 @@ func (o Options) register(sc *sqlite3.SQLiteConn) error {
 			return fmt.Errorf("register function %s: %w", f.Name, err)
 		}
 	}
-	for _, a := range o.Aggregates {
+	aggs := o.Aggregates
+	if o.PlainSums {
+		aggs = append(append([]Aggregate(nil), aggs...), plainSums...)
+	}
+	for _, a := range aggs {
 		if err := sc.RegisterAggregator(a.Name, a.New, a.Pure); err != nil {
 			return fmt.Errorf("register aggregate %s: %w", a.Name, err)
 		}

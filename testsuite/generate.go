@@ -32,6 +32,8 @@ type profile struct {
 	// large, and a value equals the column's average, minimum and maximum, so that
 	// > and >= (or < and <=) against an aggregate, and COUNT and COUNT(DISTINCT), differ
 	narrow bool
+	// emptyRate is the chance that a table gets no rows at all
+	emptyRate float64
 }
 
 var profiles = []profile{
@@ -82,6 +84,9 @@ type tableDraw struct {
 // value per column.
 func generateTable(w TableWriter, t *table, kept map[string][][]qeval.Value, rng *rand.Rand, p profile) ([][]qeval.Value, error) {
 	n := p.minRows + rng.IntN(p.maxRows-p.minRows+1)
+	if p.emptyRate > 0 && rng.Float64() < p.emptyRate {
+		n = 0
+	}
 	var cols []string
 	var idx []int
 	for i, c := range t.cols {

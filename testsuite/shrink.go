@@ -33,6 +33,13 @@ type ShrinkOptions struct {
 	// Timeout bounds each query (DefaultTimeout); MaxTrials the databases tried.
 	Timeout   time.Duration
 	MaxTrials int
+	// Work is the folder the databases tried go to (a new temporary folder when "").
+	Work string
+	// Out, when set, is where the counterexample is written as a database (which must
+	// not exist), checked by Check when set; the queries are run on it once more, and
+	// an error says if they no longer differ there.
+	Out   string
+	Check func(path string) error
 }
 
 // Counterexample is a small database on which a gold and a predicted query differ.
@@ -84,12 +91,15 @@ func Shrink(ctx context.Context, opt ShrinkOptions) (*Counterexample, error) {
 		rows[strings.ToLower(t.name)] = t.rows
 		total += len(t.rows)
 	}
-	work, err := os.MkdirTemp("", "qeval-shrink-")
+	work, err := os.MkdirTemp(opt.Work, "qeval-shrink-")
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "shrink", Message: err.Error(), Err: err}
 	}
 	defer os.RemoveAll(work)
 	s := &shrinker{opt: opt, tables: tables, work: work, limits: limits}
+	if g, err := parseSelect(opt.Gold); err == nil {
+		s.ties, s.order = newTieChecks(g), newOrderCheck(g)
+	}
 	best, ok := s.try(ctx, rows)
 	if !ok {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "shrink " + opt.Database,
@@ -120,10 +130,49 @@ func Shrink(ctx context.Context, opt ShrinkOptions) (*Counterexample, error) {
 			ce.RowsAfter++
 		}
 	}
+	if opt.Out != "" {
+		o, err := s.writeOut(ctx, rows)
+		if err != nil {
+			return nil, err
+		}
+		best = o
+		ce.Database, ce.Gold, ce.Pred, ce.PredError = opt.Out, o.gold, o.pred, o.predErr
+	}
 	if best.pred != nil {
 		ce.Explanation = compare.Explain(opt.Mode, best.gold, best.pred, opt.Ordered)
 	}
 	return ce, nil
+}
+
+// writeOut writes the rows left as the database opt.Out, checks it, and runs the
+// queries on it once more.
+func (s *shrinker) writeOut(ctx context.Context, rows map[string][][]qeval.Value) (outcome, error) {
+	opt := s.opt
+	fail := func(msg string) (outcome, error) {
+		os.Remove(opt.Out)
+		return outcome{}, &qeval.Error{Code: qeval.CodeInternal, Op: "write counterexample " + opt.Out, Message: msg}
+	}
+	w, err := opt.Create(opt.Out, opt.Database)
+	if err != nil {
+		return outcome{}, err
+	}
+	if _, err := write(w, s.tables, rows); err != nil {
+		w.Abort()
+		return fail(qeval.ErrorMessage(err))
+	}
+	if err := w.Close(); err != nil {
+		return fail(qeval.ErrorMessage(err))
+	}
+	if opt.Check != nil {
+		if err := opt.Check(opt.Out); err != nil {
+			return fail(qeval.ErrorMessage(err))
+		}
+	}
+	o, ok := s.run(ctx, opt.Out)
+	if !ok {
+		return fail("the queries do not differ on it once written")
+	}
+	return o, nil
 }
 
 type shrinker struct {
@@ -132,6 +181,9 @@ type shrinker struct {
 	work   string
 	limits qeval.Limits
 	trials int
+	// the gold's tie checks: a database where the gold ties does not count
+	ties  []*tieCheck
+	order *tieCheck
 }
 
 type outcome struct {
@@ -155,26 +207,17 @@ func (s *shrinker) try(ctx context.Context, rows map[string][][]qeval.Value) (ou
 	if err := w.Close(); err != nil {
 		return outcome{}, false
 	}
+	return s.run(ctx, path)
+}
+
+// run runs the queries on the database at path and reports whether they differ.
+func (s *shrinker) run(ctx context.Context, path string) (outcome, bool) {
 	ex, err := s.opt.Open(path, s.limits)
 	if err != nil {
 		return outcome{}, false
 	}
 	defer ex.Close()
-	g, err := ex.Query(ctx, s.opt.Gold)
-	if err != nil {
-		return outcome{}, false
-	}
-	p, err := ex.Query(ctx, s.opt.Pred)
-	if err != nil {
-		if qeval.ErrorCode(err) == qeval.CodeTimeout || ctx.Err() != nil {
-			return outcome{}, false
-		}
-		return outcome{gold: g, predErr: qeval.ErrorMessage(err)}, true
-	}
-	if s.opt.Mode.Equal(g, p, s.opt.Ordered) {
-		return outcome{}, false
-	}
-	return outcome{gold: g, pred: p}, true
+	return differ(ctx, ex, s.opt.Gold, s.opt.Pred, s.opt.Mode, s.opt.Ordered, s.ties, s.order)
 }
 
 type rowRef struct {

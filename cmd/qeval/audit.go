@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,7 +15,9 @@ import (
 	"github.com/qeval/qeval/audit"
 	"github.com/qeval/qeval/compare"
 	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/suite"
+	"github.com/qeval/qeval/verify"
 )
 
 // auditDB is --db of qeval audit: a database folder (DIR/<db_id>/), or NAME=TARGET
@@ -55,6 +59,9 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 	timeout := fs.Duration("timeout", 10*time.Second, "deadline of each gold query")
 	workers := fs.Int("workers", 0, "databases audited at once (default: the number of CPUs)")
 	neighbours := fs.Int("neighbours", 24, "near-miss neighbours run per single-value gold for the weak check")
+	var preds, cexDirs stringList
+	fs.Var(&preds, "pred", "a system's predictions, aligned with --gold (repeat, one per system): run on the counterexamples for suspect_gold")
+	fs.Var(&cexDirs, "counterexamples", "a counterexample folder of qeval verify (--out), holding <index>.sqlite (repeat): where several systems agree with each other and not with the gold, the item is suspect_gold")
 	pos, code := parseInterspersed(fs, args)
 	if code >= 0 {
 		return code
@@ -81,12 +88,17 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
+	if err := addCounterexamples(its, *gold, preds, cexDirs); err != nil {
+		return fail(e, err)
+	}
 	rep, err := audit.Run(ctx, its, audit.Options{
 		Limits:        qeval.Limits{Timeout: *timeout},
 		Workers:       *workers,
 		MaxNeighbours: *neighbours,
 		Mode:          compare.Default,
 		Reversed:      registry.ReversedOpener,
+		// counterexamples are judged as qeval verify judged them: the official rules
+		OpenCounterexample: sqlite.OfficialOpener,
 	})
 	for _, p := range rep.Problems {
 		fmt.Fprintln(e.stderr, "error:", p)
@@ -210,4 +222,56 @@ func readAuditSuite(ctx context.Context, path string, data []byte, db *auditDB) 
 		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + path, Message: "the audit checks SQL gold queries; this suite is KQL"}
 	}
 	return audit.SuiteItems(ctx, s, &registry.Catalog{Dir: suite.Dir(s), Connections: db.conns}, path), nil
+}
+
+// addCounterexamples gives each item the counterexamples of the --counterexamples
+// folders (DIR/<index>.sqlite) and the systems' predictions: the --pred files, or, without
+// them, the prediction each counterexample was found for.
+func addCounterexamples(its []audit.Item, gold string, preds, dirs []string) error {
+	if len(dirs) == 0 {
+		if len(preds) > 0 {
+			return &qeval.Error{Code: qeval.CodeInvalid, Message: "--pred needs --counterexamples: the predictions are run on the counterexample databases",
+				Hint: "qeval verify --gold G --pred P --db DIR --out cex/ first, then qeval audit --gold G --db DIR --pred P --pred P2 --counterexamples cex/"}
+		}
+		return nil
+	}
+	for _, d := range dirs {
+		if !isDir(d) {
+			return &qeval.Error{Code: qeval.CodeNotFound, Op: "open --counterexamples " + d, Message: "no such folder"}
+		}
+	}
+	var sets [][]string
+	for _, p := range preds {
+		set, err := suite.LoadSpider(gold, p)
+		if err != nil {
+			return err
+		}
+		if len(set.Items) != len(its) {
+			return &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--pred %s has %d predictions for %d gold queries", p, len(set.Items), len(its))}
+		}
+		lines := make([]string, len(set.Items))
+		for i, it := range set.Items {
+			lines[i] = it.Pred
+		}
+		sets = append(sets, lines)
+	}
+	for i := range its {
+		it := &its[i]
+		for _, p := range sets {
+			it.Preds = append(it.Preds, p[i])
+		}
+		for _, d := range dirs {
+			db := filepath.Join(d, strconv.Itoa(it.Index)+".sqlite")
+			if _, err := os.Stat(db); err != nil {
+				continue
+			}
+			it.Counterexamples = append(it.Counterexamples, db)
+			if len(sets) == 0 {
+				if doc, err := verify.ReadCounterexample(db); err == nil && doc.Gold == it.Gold {
+					it.Preds = append(it.Preds, doc.Pred)
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -68,7 +68,8 @@ func (f *benchmarkFlags) env(e *env) qeval.BenchmarkEnv {
 				}
 			}, nil
 		},
-		Limits: qeval.Limits{Timeout: f.timeout, MaxBytes: f.maxBytes}, Workers: f.workers, Explain: f.items != "" || f.outDir != ""}
+		Limits: qeval.Limits{Timeout: f.timeout, MaxBytes: f.maxBytes}, Workers: f.workers, Explain: f.items != "" || f.outDir != "",
+		NewVerifier: registry.NewVerifier}
 }
 
 func cmdBenchmark(ctx context.Context, b qeval.Benchmark, args []string, e *env) int {

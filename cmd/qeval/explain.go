@@ -13,12 +13,13 @@ import (
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/suite"
 	"github.com/qeval/qeval/testsuite"
+	"github.com/qeval/qeval/verify"
 )
 
 // cmdExplain judges one item and, when the prediction is wrong, prints why and a
 // minimal counterexample: the distinguishing database shrunk to a few rows.
 func cmdExplain(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("explain", "--db DB (--gold SQL --pred SQL | --gold-file GOLD --pred-file PRED --item N) [flags]", e)
+	fs := newFlags("explain", "(--db DB (--gold SQL --pred SQL | --gold-file GOLD --pred-file PRED --item N) | CEX_DIR/<index>.sqlite) [flags]", e)
 	db := fs.String("db", "", "a database file, a test-suite folder, or (with --item) the suite root holding <db_id>/")
 	gold := fs.String("gold", "", "the gold query")
 	pred := fs.String("pred", "", "the predicted query")
@@ -33,6 +34,20 @@ func cmdExplain(ctx context.Context, args []string, e *env) int {
 		return code
 	}
 	it := qeval.Item{Gold: *gold, Pred: *pred, Database: *db}
+	var written *testsuite.Counterexample
+	if fs.NArg() == 1 && *db == "" {
+		// a counterexample of qeval verify: the pair comes from the file beside it,
+		// and the database is already as small as it gets
+		doc, err := verify.ReadCounterexample(fs.Arg(0))
+		if err != nil {
+			return fail(e, err)
+		}
+		it = qeval.Item{Gold: doc.Gold, Pred: doc.Pred, Database: fs.Arg(0), DBID: doc.DBID}
+		*db, *noShrink, written = fs.Arg(0), true, doc.Counterexample
+		if doc.Mode != "" && !flagSet(fs, "mode") {
+			*mode = strings.SplitN(doc.Mode, "@", 2)[0]
+		}
+	}
 	switch {
 	case *db == "":
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --db", Hint: "qeval explain --db suite/concert_singer --gold 'SELECT …' --pred 'SELECT …'"})
@@ -46,7 +61,7 @@ func cmdExplain(ctx context.Context, args []string, e *env) int {
 		}
 		it = set.Items[*item-1]
 		it.Database = filepath.Join(*db, it.DBID)
-	case *gold == "" || *pred == "":
+	case it.Gold == "" || it.Pred == "":
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "give --gold and --pred, or --gold-file, --pred-file and --item"})
 	}
 	m, err := compare.Lookup(*mode)
@@ -82,6 +97,9 @@ func cmdExplain(ctx context.Context, args []string, e *env) int {
 		} else {
 			out.Counterexample = ce
 		}
+	}
+	if written != nil && out.Counterexample == nil {
+		out.Counterexample = written
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)

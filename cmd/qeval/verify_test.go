@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/sqlite"
+)
+
+// readItems reads a JSON-lines --items file.
+func readItems(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var it map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatalf("%s line %d: %v", path, len(out)+1, err)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// TestVerify_Example verifies the 50 real predictions of examples/spider: every line
+// has its verification, every match is verified, every counterexample is a valid
+// database on which `qeval spider` alone (the official rules) flips the item, and
+// nothing is written outside --out.
+func TestVerify_Example(t *testing.T) {
+	dir := t.TempDir()
+	items, cex := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "cex")
+	code, out, stderr := runCLI(t, "", "verify", "--gold", exampleDir+"/gold.sql", "--pred", exampleDir+"/pred.txt",
+		"--db", exampleDir+"/database", "--table", exampleDir+"/tables.json", "--items", items, "--out", cex)
+	if code != exitOK {
+		t.Fatalf("code %d, stderr %s", code, stderr)
+	}
+	if !strings.Contains(out, "VERIFIED EXECUTION ACCURACY (K = 3)") || !strings.Contains(out, "execution, verified") {
+		t.Errorf("no verification table:\n%s", out)
+	}
+	lines := readItems(t, items)
+	if len(lines) != 50 {
+		t.Fatalf("%d items, want 50", len(lines))
+	}
+	golds := strings.Split(strings.TrimSpace(readFile(t, exampleDir+"/gold.sql")), "\n")
+	preds := strings.Split(strings.TrimSpace(readFile(t, exampleDir+"/pred.txt")), "\n")
+	counts := map[string]int{}
+	for i, it := range lines {
+		for _, k := range []string{"index", "db_id", "status", "bound", "counterexample", "reason", "ms"} {
+			if _, ok := it[k]; !ok {
+				t.Errorf("items line %d lacks %q", i+1, k)
+			}
+		}
+		st := it["status"].(string)
+		counts[st]++
+		if (st == string(qeval.VerifyNotAMatch)) != (it["exec"] != true) {
+			t.Errorf("item %d: status %s with exec %v", i, st, it["exec"])
+		}
+		if st == string(qeval.VerifyEquivalent) && it["bound"].(float64) != 3 {
+			t.Errorf("item %d: equivalent_up_to_k with bound %v", i, it["bound"])
+		}
+		if st != string(qeval.VerifyCounterexample) {
+			if it["counterexample"] != nil {
+				t.Errorf("item %d: %s with a counterexample %v", i, st, it["counterexample"])
+			}
+			continue
+		}
+		path, _ := it["counterexample"].(string)
+		if path != filepath.Join(cex, jsonInt(it["index"])+".sqlite") {
+			t.Errorf("item %d: counterexample %q, want %s", i, path, filepath.Join(cex, jsonInt(it["index"])+".sqlite"))
+		}
+		if err := sqlite.Check(path); err != nil {
+			t.Errorf("item %d: %v", i, err)
+		}
+		// the official rules on the counterexample alone: the item is wrong there
+		one := filepath.Join(dir, "one", jsonInt(it["index"]))
+		id := it["db_id"].(string)
+		os.MkdirAll(filepath.Join(one, id), 0o755)
+		data, _ := os.ReadFile(path)
+		os.WriteFile(qeval.BenchmarkFile(one, id), data, 0o644)
+		g := writeFile(t, one, "gold.sql", golds[i]+"\n")
+		p := writeFile(t, one, "pred.txt", preds[i]+"\n")
+		code, _, stderr := runCLI(t, "", "spider", "--gold", g, "--pred", p, "--db", one, "--items", filepath.Join(one, "items.jsonl"))
+		if code != exitOK {
+			t.Fatalf("spider on the counterexample of item %d: code %d, %s", i, code, stderr)
+		}
+		if got := readItems(t, filepath.Join(one, "items.jsonl"))[0]["exec"]; got != false {
+			t.Errorf("item %d: the official rules give exec %v on its counterexample, want false", i, got)
+		}
+		// qeval explain opens it: the verdict, the rows and both results
+		code, out, stderr = runCLI(t, "", "explain", path)
+		if code != exitOK || !strings.HasPrefix(out, "mismatch (spider-ts@1)") || !strings.Contains(out, "counterexample: ") || !strings.Contains(out, "INSERT INTO") {
+			t.Errorf("explain %s: code %d\n%s%s", path, code, out, stderr)
+		}
+	}
+	if counts[string(qeval.VerifyCounterexample)] == 0 || counts[string(qeval.VerifyEquivalent)] == 0 {
+		t.Errorf("statuses %v: want counterexamples and proofs", counts)
+	}
+	entries, _ := os.ReadDir(cex)
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".sqlite") && !strings.HasSuffix(name, ".json") {
+			t.Errorf("%s left in the counterexample folder", name)
+		}
+	}
+	if n := len(entries); n != 2*counts[string(qeval.VerifyCounterexample)] {
+		t.Errorf("%d files in the counterexample folder, want a .sqlite and a .json per counterexample (%d)", n, counts[string(qeval.VerifyCounterexample)])
+	}
+}
+
+// TestVerify_GoldAsPrediction: the gold as its own prediction has no counterexample.
+func TestVerify_GoldAsPrediction(t *testing.T) {
+	dir := t.TempDir()
+	items := filepath.Join(dir, "items.jsonl")
+	var sqls []string
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, exampleDir+"/gold.sql")), "\n") {
+		sqls = append(sqls, strings.Split(l, "\t")[0])
+	}
+	pred := writeFile(t, dir, "pred.txt", strings.Join(sqls, "\n")+"\n")
+	code, _, stderr := runCLI(t, "", "verify", "--gold", exampleDir+"/gold.sql", "--pred", pred, "--db", exampleDir+"/database", "--items", items, "--out", filepath.Join(dir, "cex"))
+	if code != exitOK {
+		t.Fatalf("code %d, stderr %s", code, stderr)
+	}
+	for i, it := range readItems(t, items) {
+		if it["status"] != string(qeval.VerifyEquivalent) {
+			t.Errorf("item %d: %v (%v), want equivalent_up_to_k", i, it["status"], it["reason"])
+		}
+	}
+}
+
+func jsonInt(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,62 @@
+package z3_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/qeval/qeval/z3"
+)
+
+func TestSolver(t *testing.T) {
+	ctx := z3.NewContext()
+	defer ctx.Close()
+	x, y := ctx.Real("x"), ctx.Real("y")
+	s := ctx.NewSolver()
+	defer s.Close()
+	// x + y = 3, x > y, x integral: sat (e.g. x = 2, y = 1)
+	s.Assert(ctx.And(x.Add(y).Eq(ctx.RealVal("3")), x.Gt(y), x.IsInt()))
+	if r, err := s.Check(context.Background()); r != z3.Sat || err != nil {
+		t.Fatalf("Check=%v, %v, want sat", r, err)
+	}
+	m := s.Model()
+	xv, ok1 := m.Eval(x)
+	yv, ok2 := m.Eval(y)
+	m.Close()
+	if !ok1 || !ok2 || xv == "" || yv == "" {
+		t.Errorf("model x=%q y=%q", xv, yv)
+	}
+	// and x < y too: unsat
+	s.Push()
+	s.Assert(x.Lt(y))
+	if r, err := s.Check(context.Background()); r != z3.Unsat || err != nil {
+		t.Errorf("Check=%v, %v, want unsat", r, err)
+	}
+	s.Pop()
+	// an uninterpreted predicate is free: p(x) and not p(y) with x = y is unsat
+	p := ctx.Predicate("p")
+	s.Assert(ctx.And(p(x), p(y).Not(), x.Eq(y)))
+	if r, _ := s.Check(context.Background()); r != z3.Unsat {
+		t.Errorf("Check=%v, want unsat", r)
+	}
+}
+
+// TestSolver_Canceled: a context that ended stops the solver with its error.
+func TestSolver_Canceled(t *testing.T) {
+	ctx := z3.NewContext()
+	defer ctx.Close()
+	s := ctx.NewSolver()
+	defer s.Close()
+	c, cancel := context.WithCancel(context.Background())
+	cancel()
+	// a problem Z3 cannot decide at once: many products of integers
+	var terms []z3.Term
+	for i := 0; i < 12; i++ {
+		v := ctx.Int("v")
+		terms = append(terms, v.Mul(v).Mul(v).Eq(ctx.IntVal(int64(7919*i+3))))
+	}
+	s.Assert(ctx.And(terms...))
+	r, err := s.Check(c)
+	if r == z3.Unknown && err == nil || r == z3.Unknown && err != context.Canceled {
+		t.Errorf("Check=%v, %v, want context.Canceled when undecided", r, err)
+	}
+}
