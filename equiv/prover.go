@@ -28,6 +28,9 @@ var memoryOnce sync.Once
 // queries apart. It never panics: a construct outside the model is Unsupported, a
 // solver that gives up (ctx's deadline, the memory cap) an Error.
 func (p Prover) Prove(ctx context.Context, r verify.ProveRequest) (out verify.Proof) {
+	if err := z3.Load(); err != nil {
+		return verify.Proof{Unsupported: "the complete check: " + err.Error()}
+	}
 	memoryOnce.Do(func() {
 		mb := p.MemoryBytes
 		if mb <= 0 {

@@ -1,16 +1,19 @@
 // Package z3 is a small cgo binding of the Z3 SMT solver's C library (Debian's
-// libz3-dev): a context, Boolean, integer and real terms, uninterpreted predicates,
+// libz3-4): a context, Boolean, integer and real terms, uninterpreted predicates,
 // and a solver that stops when its context.Context ends. It wraps that one library and
 // knows nothing of SQL; the bounded model of queries that uses it is equiv's.
+//
+// The library is opened at run time (dlopen), not linked: qeval builds and runs on a
+// machine without Z3, where Load says what to install and nothing else is called.
 //
 // A Context is not safe for concurrent use; make one per goroutine. Terms live as long
 // as their Context.
 package z3
 
 /*
-#cgo LDFLAGS: -lz3
+#cgo LDFLAGS: -ldl
 #include <stdlib.h>
-#include <z3.h>
+#include "z3load.h"
 
 static void qeval_z3_ignore_errors(Z3_context c, Z3_error_code e) {}
 static void qeval_z3_quiet(Z3_context c) { Z3_set_error_handler(c, qeval_z3_ignore_errors); }
@@ -42,9 +45,28 @@ type Term struct {
 	a   C.Z3_ast
 }
 
+var (
+	loadOnce sync.Once
+	loadErr  error
+)
+
+// Load opens Z3's library, once: nil when it is there, else an error saying what to
+// install. Call it before anything else of this package.
+func Load() error {
+	loadOnce.Do(func() {
+		if missing := C.qeval_z3_load(); missing != nil {
+			loadErr = errors.New("Z3's library is not installed (" + C.GoString(missing) + " not found): install libz3-4 (Debian/Ubuntu: apt-get install libz3-4)")
+		}
+	})
+	return loadErr
+}
+
 // SetMemoryLimit caps the memory of every Z3 context of the process, in bytes (Z3's
 // global memory_max_size): past it the solver gives up and Check returns Unknown.
 func SetMemoryLimit(bytes int64) {
+	if Load() != nil {
+		return
+	}
 	mb := bytes >> 20
 	if mb < 1 {
 		mb = 1
@@ -56,7 +78,11 @@ func SetMemoryLimit(bytes int64) {
 }
 
 // NewContext makes a context whose solvers produce models.
+// Load must have succeeded.
 func NewContext() *Context {
+	if err := Load(); err != nil {
+		panic("z3.NewContext without the library (check z3.Load first): " + err.Error())
+	}
 	cfg := C.Z3_mk_config()
 	k, v := C.CString("model"), C.CString("true")
 	C.Z3_set_param_value(cfg, k, v)
