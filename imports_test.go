@@ -66,11 +66,11 @@ var allowed = map[string][]string{
 	// kusto, kqlexec); cmd/ and server/ reach them through it
 	"registry": {"", "clickhouse", "duckdb", "kqlexec", "kusto", "mysql", "postgres", "sqlite",
 		"llm/anthropic", "llm/openai", "report", "xlsx", "sqlparse", "validate", "testsuite", "judge",
-		"internal/cache", "bird", "spider", "spider2"},
+		"internal/cache", "bird", "spider", "spider2", "verify", "equiv", "compare"},
 	"server": {"", "registry", "runner", "suite", "metric", "report", "audit", "compare", "execmatch", "sqlparse"},
 	"cmd/qeval": {"", "registry", "server", "audit", "bird", "compare", "execmatch", "internal/cache",
 		"internal/lines", "internal/proclimit", "internal/progress", "internal/residency", "judge", "kql", "metric",
-		"report", "runner", "shard", "spider", "sqlparse", "suite", "testsuite", "validate"},
+		"report", "runner", "shard", "spider", "sqlparse", "suite", "testsuite", "validate", "verify"},
 }
 
 // outside lists, for each package, the modules outside the standard library its

@@ -291,3 +291,18 @@ func (s *Suite) PredictionDatabaseFor(db string) string {
 	name = strings.TrimSuffix(name, filepath.Ext(name))
 	return strings.ReplaceAll(s.PredictionDatabase, "{db}", name)
 }
+
+// Databases are the distinct database names of a suite, in the order first named.
+func (s *Suite) Databases() ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	add(s.Database)
+	err := s.EachCase(func(_ int, c Case) error { add(c.Database); return nil })
+	return out, err
+}

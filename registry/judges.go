@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -251,4 +252,34 @@ func OpenCache(ctx context.Context, f CacheOptions, logger *slog.Logger, noMemor
 		logger.Warn("the shared cache failed; the local cache file is used until it answers again", "err", err)
 	}}
 	return fb, append(closers, r)
+}
+
+// JudgeForModel builds judges for the other models score requests name: the same
+// provider, settings and cache as js, another model (whose name may pick another
+// provider; the base URL of o is its own provider's only).
+func JudgeForModel(o JudgeOptions, js *JudgeSetup) func(string) (qeval.Judge, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return func(model string) (qeval.Judge, error) {
+		provider, baseURL := o.Provider, o.BaseURL
+		if p, ok := ProviderForModel(model); ok && p != o.Provider {
+			provider, baseURL = p, ""
+		}
+		pc, err := ResolveProvider(provider, ProviderConfig{Model: model, BaseURL: baseURL, Getenv: o.Getenv})
+		if err != nil {
+			return nil, err
+		}
+		c, err := NewCompleter(provider, pc)
+		if err != nil {
+			return nil, fmt.Errorf("model %s is served by %s: %w", model, provider, err)
+		}
+		temperature := o.Temperature
+		j := judge.New(c, judge.Config{Provider: provider, Model: pc.Model, CallTimeout: o.Timeout,
+			MaxConcurrency: o.Concurrency, Logger: o.Logger, Temperature: &temperature})
+		if js == nil || js.Store == nil {
+			return j, nil
+		}
+		return judge.Cached(j, js.Store), nil
+	}
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/kqlexec"
@@ -77,3 +78,15 @@ func KQLSupport() []KQLFeature { return kqlexec.Support() }
 
 // KQLSupportCounts counts features by status.
 func KQLSupportCounts(fs []KQLFeature) map[KQLStatus]int { return kqlexec.SupportCounts(fs) }
+
+// IsKQLDataFile reports whether a file is one the local KQL engine loads as a table:
+// CSV (also gzipped), TSV, JSON or JSON lines.
+func IsKQLDataFile(p string) bool {
+	l := strings.ToLower(p)
+	for _, ext := range []string{".csv", ".csv.gz", ".json", ".jsonl", ".tsv"} {
+		if strings.HasSuffix(l, ext) {
+			return true
+		}
+	}
+	return false
+}

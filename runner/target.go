@@ -350,3 +350,34 @@ func (l *limited) Write(p []byte) (int, error) {
 	l.w.Write(p)
 	return k, nil
 }
+
+// TargetFlags name a target on the command line (they win over the suite's own).
+type TargetFlags struct {
+	Predictions, Command, URL string
+	Timeout                   time.Duration
+}
+
+// BuildTarget picks where generated queries come from: a flag (paths from the
+// current folder), else the suite's target (paths from the suite's folder), else the
+// cases themselves.
+func BuildTarget(s *qeval.Suite, f TargetFlags) (Target, error) {
+	predictions, command, url, timeout := f.Predictions, f.Command, f.URL, f.Timeout
+	var t qeval.Target
+	dir := ""
+	switch {
+	case predictions != "" || command != "" || url != "":
+		t = qeval.Target{Predictions: predictions, URL: url, Command: strings.Fields(command)}
+		if s.Target != nil {
+			t.Timeout = s.Target.Timeout
+		}
+	case s.Target != nil:
+		t = *s.Target
+		if s.Path != "" {
+			dir = filepath.Dir(s.Path)
+		}
+	}
+	if timeout > 0 {
+		t.Timeout = qeval.Duration(timeout)
+	}
+	return NewTarget(&t, dir)
+}

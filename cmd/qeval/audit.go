@@ -15,7 +15,6 @@ import (
 	"github.com/qeval/qeval/audit"
 	"github.com/qeval/qeval/compare"
 	"github.com/qeval/qeval/registry"
-	"github.com/qeval/qeval/sqlite"
 	"github.com/qeval/qeval/suite"
 	"github.com/qeval/qeval/verify"
 )
@@ -98,7 +97,7 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 		Mode:          compare.Default,
 		Reversed:      registry.ReversedOpener,
 		// counterexamples are judged as qeval verify judged them: the official rules
-		OpenCounterexample: sqlite.OfficialOpener,
+		OpenCounterexample: registry.OfficialOpeners()["sqlite"],
 	})
 	for _, p := range rep.Problems {
 		fmt.Fprintln(e.stderr, "error:", p)

@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/report"
 )
 
 // cmdExec runs one query and prints its result: KQL on the local engine (over a data
@@ -45,7 +44,7 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 	d := strings.ToLower(*dialect)
 	if d == "" {
 		d = "kql"
-		if *db != "" && *data == "" && !isKQLDataFile(*db) {
+		if *db != "" && *data == "" && !registry.IsKQLDataFile(*db) {
 			d = "sql"
 		}
 	}
@@ -87,7 +86,7 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 	defer ex.Close()
 	rs, qerr := ex.Query(ctx, text)
 	if *asJSON {
-		if err := writeExecJSON(e.stdout, rs, qerr); err != nil {
+		if err := report.WriteResultJSON(e.stdout, rs, qerr); err != nil {
 			return fail(e, &qeval.Error{Code: qeval.CodeInternal, Op: "write output", Message: err.Error(), Err: err})
 		}
 		if qerr != nil {
@@ -96,10 +95,10 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 		return exitOK
 	}
 	if qerr != nil {
-		printQueryError(e.stderr, text, qerr)
+		report.WriteQueryError(e.stderr, text, qerr)
 		return exitFailed
 	}
-	writeExecTable(e.stdout, rs)
+	report.WriteResultTable(e.stdout, rs)
 	return exitOK
 }
 
@@ -136,108 +135,4 @@ func parseNow(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--now %q is not a time", s), Hint: "write it as RFC 3339 (2007-12-31T00:00:00Z) or a date (2007-12-31)"}
-}
-
-type execColumn struct {
-	Name string `json:"name"`
-	Type string `json:"type"`
-}
-
-type execErrorJSON struct {
-	Code    qeval.Code `json:"code"`
-	Message string     `json:"message"`
-	Line    int        `json:"line,omitempty"`
-	Col     int        `json:"col,omitempty"`
-	Hint    string     `json:"hint,omitempty"`
-}
-
-type execOutput struct {
-	Columns []execColumn        `json:"columns"`
-	Rows    [][]json.RawMessage `json:"rows"`
-	Error   *execErrorJSON      `json:"error"`
-}
-
-// writeExecJSON prints the result as one JSON object. Values are as qeval.Value writes
-// them (times in RFC 3339 UTC); cells of dynamic columns are the JSON they hold.
-func writeExecJSON(w io.Writer, rs *qeval.ResultSet, qerr error) error {
-	out := execOutput{Columns: []execColumn{}, Rows: [][]json.RawMessage{}}
-	if qerr != nil {
-		ee := &execErrorJSON{Code: qeval.ErrorCode(qerr), Message: qeval.ErrorMessage(qerr), Hint: qeval.ErrorHint(qerr)}
-		if x, ok := qerr.(*qeval.Error); ok {
-			ee.Line, ee.Col = x.Line, x.Col
-		}
-		out.Error = ee
-	} else {
-		for _, c := range rs.Columns {
-			out.Columns = append(out.Columns, execColumn{c.Name, c.Type})
-		}
-		for _, r := range rs.Rows {
-			row := make([]json.RawMessage, len(r))
-			for i, v := range r {
-				if rs.Columns[i].Type == "dynamic" && v.Kind == qeval.KindText && json.Valid([]byte(v.Str)) {
-					row[i] = json.RawMessage(v.Str)
-					continue
-				}
-				b, err := v.MarshalJSON()
-				if err != nil {
-					return err
-				}
-				row[i] = b
-			}
-			out.Rows = append(out.Rows, row)
-		}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
-}
-
-// writeExecTable prints the result as aligned columns with a header line.
-func writeExecTable(w io.Writer, rs *qeval.ResultSet) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(rs.ColumnNames(), "\t"))
-	for _, r := range rs.Rows {
-		cells := make([]string, len(r))
-		for i, v := range r {
-			if v.IsNull() {
-				cells[i] = ""
-			} else {
-				cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(v.String())
-			}
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "(%d rows)\n", len(rs.Rows))
-}
-
-// printQueryError prints a failed query as "error: line:col: message", the query line
-// and a caret under the column when the position is known.
-func printQueryError(w io.Writer, text string, err error) {
-	msg := strings.TrimSpace(qeval.ErrorMessage(err))
-	x, ok := err.(*qeval.Error)
-	if ok && x.Line > 0 && !strings.Contains(msg, "\n") {
-		msg = fmt.Sprintf("%d:%d: %s", x.Line, x.Col, msg)
-	}
-	fmt.Fprintf(w, "error: %s\n", msg)
-	if ok && x.Line > 0 && !strings.Contains(msg, "\n") {
-		lines := strings.Split(text, "\n")
-		if x.Line <= len(lines) {
-			fmt.Fprintf(w, "    %s\n    %s^\n", lines[x.Line-1], strings.Repeat(" ", max(0, x.Col-1)))
-		}
-	}
-	if h := qeval.ErrorHint(err); h != "" {
-		fmt.Fprintf(w, "hint: %s\n", h)
-	}
-}
-
-// isKQLDataFile: a data file the local KQL engine loads as a table.
-func isKQLDataFile(p string) bool {
-	l := strings.ToLower(p)
-	for _, ext := range []string{".csv", ".csv.gz", ".json", ".jsonl", ".tsv"} {
-		if strings.HasSuffix(l, ext) {
-			return true
-		}
-	}
-	return false
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/qeval/qeval/compare"
 	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/suite"
 	"github.com/qeval/qeval/testsuite"
 	"github.com/qeval/qeval/verify"
@@ -163,7 +164,7 @@ func printExplain(e *env, out explainOutput, v qeval.Verdict) {
 
 func writeIndented(e *env, rs *qeval.ResultSet) {
 	var b strings.Builder
-	writeExecTable(&b, rs)
+	report.WriteResultTable(&b, rs)
 	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 		fmt.Fprintf(e.stdout, "  %s\n", l)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/qeval/qeval/bird"
 	"github.com/qeval/qeval/compare"
@@ -40,10 +39,4 @@ func cmdModes(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "  %-*s %s\n", width, m.id, m.doc)
 	}
 	return exitOK
-}
-
-func sortedStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	sort.Strings(out)
-	return out
 }

@@ -154,7 +154,7 @@ func (f *runFlags) open(ctx context.Context, e *env, pos []string, st *runState)
 	if err := suite.Check(ctx, s, st.catalog); err != nil {
 		return err
 	}
-	names, err := suiteDatabases(s)
+	names, err := s.Databases()
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func (f *runFlags) auditGold(ctx context.Context, e *env, st *runState) error {
 // run needs: the target, the judge, the gold cache and the results file.
 func (f *runFlags) config(ctx context.Context, e *env, st *runState) (runner.Config, error) {
 	s := st.suite
-	target, err := buildTarget(s, f.predictions, f.targetCmd, f.targetURL, f.targetTimeout)
+	target, err := runner.BuildTarget(s, runner.TargetFlags{Predictions: f.predictions, Command: f.targetCmd, URL: f.targetURL, Timeout: f.targetTimeout})
 	if err != nil {
 		return runner.Config{}, err
 	}
@@ -499,21 +499,6 @@ func (s *scratch) remove() {
 	os.Remove(s.path)
 }
 
-// suiteDatabases are the distinct database names of a suite.
-func suiteDatabases(s *qeval.Suite) ([]string, error) {
-	seen := map[string]bool{}
-	var out []string
-	add := func(n string) {
-		if n != "" && !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	add(s.Database)
-	err := s.EachCase(func(_ int, c qeval.Case) error { add(c.Database); return nil })
-	return out, err
-}
-
 // failedMetrics counts the metrics that failed on a case (a generated query that does
 // not parse is the model's failure, not a metric's).
 func failedMetrics(c qeval.CaseResult) int {
@@ -561,30 +546,6 @@ func writeReportFile(name, path string, rep *qeval.Report) error {
 		return err
 	}
 	return report.WriteFile(w, path, rep)
-}
-
-// buildTarget picks where generated queries come from: a flag (paths from the
-// current folder), else the suite's target (paths from the suite's folder), else the
-// cases themselves.
-func buildTarget(s *qeval.Suite, predictions, command, url string, timeout time.Duration) (runner.Target, error) {
-	var t qeval.Target
-	dir := ""
-	switch {
-	case predictions != "" || command != "" || url != "":
-		t = qeval.Target{Predictions: predictions, URL: url, Command: strings.Fields(command)}
-		if s.Target != nil {
-			t.Timeout = s.Target.Timeout
-		}
-	case s.Target != nil:
-		t = *s.Target
-		if s.Path != "" {
-			dir = filepath.Dir(s.Path)
-		}
-	}
-	if timeout > 0 {
-		t.Timeout = qeval.Duration(timeout)
-	}
-	return runner.NewTarget(&t, dir)
 }
 
 // flagSet reports whether a flag was given on the command line.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/judge"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/server"
@@ -80,7 +79,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	if js.Judge != nil {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
 	}
-	cfg.JudgeFor = judgeForModel(jf, js, e, logger)
+	cfg.JudgeFor = registry.JudgeForModel(jf.options(e, logger), js)
 	tuneForServer(e.getenv, *maxRunBytes)
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -129,32 +128,6 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	defer cancel()
 	hs.Shutdown(sctx)
 	return code
-}
-
-// judgeForModel builds judges for the other models score requests name: the same
-// provider, settings and cache, another model.
-func judgeForModel(jf *judgeFlags, js *registry.JudgeSetup, e *env, logger *slog.Logger) func(string) (qeval.Judge, error) {
-	return func(model string) (qeval.Judge, error) {
-		// the model's name picks its provider; the server's base URL is for its own
-		provider, baseURL := jf.provider, jf.baseURL
-		if p, ok := registry.ProviderForModel(model); ok && p != jf.provider {
-			provider, baseURL = p, ""
-		}
-		pc, err := registry.ResolveProvider(provider, registry.ProviderConfig{Model: model, BaseURL: baseURL, Getenv: e.getenv})
-		if err != nil {
-			return nil, err
-		}
-		c, err := registry.NewCompleter(provider, pc)
-		if err != nil {
-			return nil, fmt.Errorf("model %s is served by %s: %w", model, provider, err)
-		}
-		j := judge.New(c, judge.Config{Provider: provider, Model: pc.Model, CallTimeout: jf.timeout,
-			MaxConcurrency: jf.concurrency, Logger: logger, Temperature: &jf.temperature})
-		if js.Store == nil {
-			return j, nil
-		}
-		return judge.Cached(j, js.Store), nil
-	}
 }
 
 // namedPaths is a repeatable NAME=PATH flag.

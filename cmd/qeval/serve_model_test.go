@@ -17,7 +17,7 @@ func TestJudgeForModel_RoutesByName(t *testing.T) {
 	jf := &judgeFlags{provider: "anthropic"}
 	build := func(vars map[string]string) func(string) (qeval.Judge, error) {
 		e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(k string) string { return vars[k] }}
-		return judgeForModel(jf, &registry.JudgeSetup{}, e, slog.New(slog.DiscardHandler))
+		return registry.JudgeForModel(jf.options(e, slog.New(slog.DiscardHandler)), &registry.JudgeSetup{})
 	}
 	anthropicOnly := build(map[string]string{"ANTHROPIC_API_KEY": "sk-a"})
 	_, err := anthropicOnly("gpt-4o-mini")
