@@ -263,3 +263,21 @@ func TestFunctions_Rand(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestNames_GeneratedColumns checks the names Kusto gives unnamed columns (the result
+// name kinds of Kusto.Language's function tables): most functions number the column,
+// conversions, bin and the math functions take their argument's name, strlen and
+// gettype prefix it, take_anyif and binary_all_* take it too, and project numbers a
+// name it already has while extend replaces the column.
+func TestNames_GeneratedColumns(t *testing.T) {
+	e := mustOpen(t, "")
+	d := `datatable(k:string, x:long, y:real, s:string)["a", 1, 2.5, "p", "b", 2, 0.5, "q"]`
+	cases := []queryCase{
+		{"project", d + ` | where k == "a" | project round(y), abs(x), strlen(s), strlen(strcat(s, s)), gettype(x), tolower(s), startofmonth(datetime(2020-05-05)), format_bytes(x)`,
+			"y,x,strlen_s,strlen_,type_x,Column1,Column2,x1", []string{"3|1|1|2|long|p|2020-05-01T00:00:00Z|1 Bytes"}},
+		{"project_duplicates", d + ` | where k == "a" | project x, x, sqrt(y), tostring(y)`, "x,x1,y,y1", []string{"1|1|1.5811388300841898|2.5"}},
+		{"extend_replaces", d + ` | where k == "a" | extend round(y), tostring(x)`, "k,x,y,s", []string{"a|1|3|p"}},
+		{"aggregates", d + ` | summarize take_anyif(s, x > 1), binary_all_or(x), max(round(y)), count() by bin(x, 5)`, "x,s,x1,max_y,count_", []string{"0|q|3|3|2"}},
+	}
+	checkQueries(t, e, cases)
+}
