@@ -281,3 +281,18 @@ func TestNames_GeneratedColumns(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestFunctions_StandIns checks the fixed answers of the functions that name the
+// cluster, the database and the caller, which a local engine does not have.
+func TestFunctions_StandIns(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"values", `print p = current_principal(), c = current_cluster_endpoint(), d = current_database()`, "p,c,d",
+			[]string{"aaduser=00000000-0000-0000-0000-000000000000;00000000-0000-0000-0000-000000000000|localhost|NetDefaultDB"}},
+		{"fqn_parts", `print t = tostring(split(current_principal(), "=")[0]), n = array_length(split(current_principal(), ";"))`, "t,n", []string{"aaduser|2"}},
+	}
+	checkQueries(t, e, cases)
+	if _, err := e.Query(context.Background(), `print current_principal(1)`); err == nil {
+		t.Error("current_principal(1): want an error, got none")
+	}
+}
