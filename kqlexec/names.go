@@ -74,6 +74,11 @@ func autoName(e kql.Expr) string {
 		return l.Value
 	case *kql.Call:
 		name := v.Name()
+		if _, isAgg := aggregates[strings.ToLower(name)]; isAgg && !firstArgNamed[name] {
+			// an aggregate inside an expression (dcount_hll(hll_merge(h))) is named as
+			// its own column would be: dcount_hll_hll_merge_h
+			return aggName(v)
+		}
 		switch {
 		case firstArgNamed[name] && len(v.Args) > 0, onlyArgNamed[name] && len(v.Args) == 1:
 			return autoName(v.Args[0])

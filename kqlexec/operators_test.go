@@ -278,6 +278,9 @@ func TestNames_GeneratedColumns(t *testing.T) {
 		{"project_duplicates", d + ` | where k == "a" | project x, x, sqrt(y), tostring(y)`, "x,x1,y,y1", []string{"1|1|1.5811388300841898|2.5"}},
 		{"extend_replaces", d + ` | where k == "a" | extend round(y), tostring(x)`, "k,x,y,s", []string{"a|1|3|p"}},
 		{"aggregates", d + ` | summarize take_anyif(s, x > 1), binary_all_or(x), max(round(y)), count() by bin(x, 5)`, "x,s,x1,max_y,count_", []string{"0|q|3|3|2"}},
+		// an aggregate inside an expression names it as its own column would
+		{"nested_aggregates", d + ` | summarize t = tdigest(x), h = hll(s) by k | summarize percentile_tdigest(merge_tdigest(t), 100), dcount_hll(hll_merge(h))`,
+			"percentile_tdigest_merge_tdigests_t,dcount_hll_hll_merge_h", []string{"2|2"}},
 	}
 	checkQueries(t, e, cases)
 }

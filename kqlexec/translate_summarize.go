@@ -138,6 +138,7 @@ var aggPrefix = map[string]string{
 	"percentiles_array": "percentiles", "percentilesw_array": "percentiles", "buildschema": "schema",
 	// a weighted percentile is named as the unweighted one (the percentilesw page)
 	"percentilew": "percentile",
+	"tdigest_merge": "merge_tdigests", "merge_tdigest": "merge_tdigests", "make_dictionary": "dictionary",
 }
 
 // aggName is the default column name of an aggregation item: count_, sum_X, ...
