@@ -212,7 +212,7 @@ let T = datatable(UserId: string, Timestamp: datetime)
 ];
 T
 | evaluate sliding_window_counts(UserId, Timestamp, start, end, lookbackWindow, bin)`,
-			"Timestamp,count,dcount", []string{"2017-08-01T00:00:00Z|5|3", "2017-08-02T00:00:00Z|8|5", "2017-08-03T00:00:00Z|13|5",
+			"Timestamp,Count,Dcount", []string{"2017-08-01T00:00:00Z|5|3", "2017-08-02T00:00:00Z|8|5", "2017-08-03T00:00:00Z|13|5",
 				"2017-08-04T00:00:00Z|9|5", "2017-08-05T00:00:00Z|7|5", "2017-08-06T00:00:00Z|2|2", "2017-08-07T00:00:00Z|1|1"}},
 		{"datetime_spaced_and_short", `print a = datetime(2017 - 08 - 01 10:30), b = datetime(2017-8-1)`, "a,b", []string{"2017-08-01T10:30:00Z|2017-08-01T00:00:00Z"}},
 		{"facet_counts", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3] | facet by k, v | sort by k asc`, "k,count_k", []string{"a|2", "b|1"}},
@@ -259,11 +259,11 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 		{"activity_metrics", `datatable(id:string, t:datetime)["a", datetime(2024-01-01), "b", datetime(2024-01-02), "a", datetime(2024-01-08), "c", datetime(2024-01-09),
 			"c", datetime(2024-01-16), "d", datetime(2024-01-17), "a", datetime(2024-01-17), "z", datetime(2024-03-01)]
 			| evaluate activity_metrics(id, t, datetime(2024-01-01), datetime(2024-01-31), 7d)`,
-			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate", []string{"2024-01-01T00:00:00Z|2|2|null|null", "2024-01-08T00:00:00Z|2|1|0.5|0.5", "2024-01-15T00:00:00Z|3|1|1|0"}},
+			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate", []string{"2024-01-01T00:00:00Z|2|2|NaN|NaN", "2024-01-08T00:00:00Z|2|1|0.5|0.5", "2024-01-15T00:00:00Z|3|1|1|0"}},
 		{"activity_metrics_dims", `datatable(id:string, t:datetime, g:string)["a", datetime(2024-01-01), "x", "a", datetime(2024-01-02), "y", "a", datetime(2024-01-08), "x", "b", datetime(2024-01-08), "y"]
 			| evaluate activity_metrics(id, t, datetime(2024-01-01), datetime(2024-01-31), 7d, g) | order by g asc, t asc`,
-			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate,g", []string{"2024-01-01T00:00:00Z|1|1|null|null|x", "2024-01-08T00:00:00Z|1|0|1|0|x",
-				"2024-01-01T00:00:00Z|1|1|null|null|y", "2024-01-08T00:00:00Z|1|1|0|1|y"}},
+			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate,g", []string{"2024-01-01T00:00:00Z|1|1|NaN|NaN|x", "2024-01-08T00:00:00Z|1|0|1|0|x",
+				"2024-01-01T00:00:00Z|1|1|NaN|NaN|y", "2024-01-08T00:00:00Z|1|1|0|1|y"}},
 		// the reference page's worked example: cohorts of first-seen users against every later window
 		{"new_activity_metrics", `let Users = datatable(user:long, Timestamp:datetime)[
 0, datetime(2019-11-01), 2, datetime(2019-11-01), 3, datetime(2019-11-01), 4, datetime(2019-11-01),
