@@ -246,6 +246,7 @@ func parenDepth(s string) int {
 	}
 	return depth
 }
+
 var approxRE = regexp.MustCompile(`(?i)\b(percentiles?|percentile_tdigest|percentiles_array|dcount|dcountif|hll|tdigest|rand|stdev|variance)\s*\(`)
 
 // runCase returns "" when the engine's answer matches, else the cause of the failure.

@@ -577,14 +577,15 @@ print crosses = geo_intersects_line_with_polygon(dynamic({"type":"LineString","c
 | project re = series_multiply(re, 1.0), back = series_subtract(toscalar(print y = dynamic([3, 1, 4, 1, 5, 9]) | extend (a, b) = series_fft(y) | extend (c, d) = series_ifft(a, b) | project c), dynamic([3, 1, 4, 1, 5, 9]))
 | project r0 = round(todouble(re[0]), 9), r2 = round(todouble(re[2]), 9), r6 = round(todouble(re[6]), 9), err = round(series_stats_dynamic(back).max, 9)`,
 			"r0,r2,r6,err", []string{"0|4|4|0"}},
-		// schema_merge: columns once, in first-appearance order; a column another schema
-		// moves is out of order unless PreserveOrder=false
+		// schema_merge (its page's examples): columns once; a column another schema moves
+		// is out of order and listed last, unless PreserveOrder=false, where it takes
+		// its later place
 		{"schema_merge", `let schema1 = datatable(Uri:string, HttpStatus:int)[] | getschema;
 let schema2 = datatable(Uri:string, Referrer:string, HttpStatus:int)[] | getschema;
 union (union schema1, schema2 | evaluate schema_merge() | extend p = true), (union schema1, schema2 | evaluate schema_merge(PreserveOrder = false) | extend p = false)
 | project p, ColumnName, ColumnOrdinal, ColumnType`,
-			"p,ColumnName,ColumnOrdinal,ColumnType", []string{"true|Uri|0|string", "true|HttpStatus|-1|ERROR(columns are out of order)", "true|Referrer|1|string",
-				"false|Uri|0|string", "false|HttpStatus|1|int", "false|Referrer|2|string"}},
+			"p,ColumnName,ColumnOrdinal,ColumnType", []string{"true|Uri|0|string", "true|Referrer|1|string", "true|HttpStatus|-1|ERROR(columns are out of order)",
+				"false|Uri|0|string", "false|Referrer|1|string", "false|HttpStatus|2|int"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 		// the reference's example: a nearly straight street of 8 vertices keeps its ends

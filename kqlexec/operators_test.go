@@ -299,3 +299,17 @@ func TestFunctions_StandIns(t *testing.T) {
 		t.Error("current_principal(1): want an error, got none")
 	}
 }
+
+// TestPlugins_SchemaMerge checks schema_merge on schemas made here: columns once,
+// moved columns out of order and last unless PreserveOrder=false.
+func TestPlugins_SchemaMerge(t *testing.T) {
+	e := mustOpen(t, "")
+	s := `let a = datatable(A:string, B:long, C:real)[] | getschema; let b = datatable(A:string, C:real, D:bool, B:long)[] | getschema; `
+	cases := []queryCase{
+		{"preserve", s + `union a, b | evaluate schema_merge() | project ColumnName, ColumnOrdinal`, "ColumnName,ColumnOrdinal",
+			[]string{"A|0", "D|1", "B|-1", "C|-1"}},
+		{"not_preserve", s + `union a, b | evaluate schema_merge(false) | project ColumnName, ColumnOrdinal`, "ColumnName,ColumnOrdinal",
+			[]string{"A|0", "C|1", "D|2", "B|3"}},
+	}
+	checkQueries(t, e, cases)
+}

@@ -137,7 +137,7 @@ var aggPrefix = map[string]string{
 	"count_distinct": "count_distinct", "count_distinctif": "count_distinctif",
 	"percentiles_array": "percentiles", "percentilesw_array": "percentiles", "buildschema": "schema",
 	// a weighted percentile is named as the unweighted one (the percentilesw page)
-	"percentilew": "percentile",
+	"percentilew":   "percentile",
 	"tdigest_merge": "merge_tdigests", "merge_tdigest": "merge_tdigests", "make_dictionary": "dictionary",
 }
 
