@@ -313,3 +313,16 @@ func TestPlugins_SchemaMerge(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestFunctions_SeriesStatsDynamic checks series_stats_dynamic's bag (its page): the
+// statistics with sum and len, non-finite values ignored only when asked.
+func TestFunctions_SeriesStatsDynamic(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"bag", `print s = series_stats_dynamic(dynamic([4, 1, 7])) | project mn = s.min, mi = s.min_idx, mx = s.max, a = s.avg, v = s.variance, sum = s.sum, n = s.len`,
+			"mn,mi,mx,a,v,sum,n", []string{"1.0|1|7.0|4.0|9.0|12.0|3"}},
+		{"nulls", `print a = series_stats_dynamic(dynamic([1, null, 3])).sum, b = series_stats_dynamic(dynamic([1, null, 3]), true).sum, c = series_stats_dynamic(dynamic([1, null, 3]), true).len`,
+			"a,b,c", []string{"null|4.0|3"}},
+	}
+	checkQueries(t, e, cases)
+}
