@@ -319,7 +319,26 @@ func seriesFitFuncs(def func(string, *fnDef)) {
 		return bagOrNull(seriesStats(a[0], ignore))
 	}
 	def("series_stats", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TBool}, ret: TDynamic, outputs: statOuts, fn: stats})
-	def("series_stats_dynamic", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TBool}, ret: TDynamic, fn: stats})
+	// series_stats_dynamic's bag also has sum and len (its page's output)
+	def("series_stats_dynamic", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TBool}, ret: TDynamic, fn: func(a []any) any {
+		ignore := len(a) > 1 && a[1] == true
+		m := seriesStats(a[0], ignore)
+		if m == nil {
+			return nil
+		}
+		m["sum"], m["len"] = nil, nil
+		if m["avg"] != nil {
+			xs, valid, _ := nums(a[0])
+			var sum float64
+			for i, x := range xs {
+				if valid[i] && !math.IsInf(x, 0) && !math.IsNaN(x) {
+					sum += x
+				}
+			}
+			m["sum"], m["len"] = toJSONValue(sum), toJSONValue(int64(len(xs)))
+		}
+		return Dyn{m}
+	}})
 }
 
 // seriesPair reads two series for an element-wise reduction: a number as the second

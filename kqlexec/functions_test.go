@@ -212,7 +212,7 @@ let T = datatable(UserId: string, Timestamp: datetime)
 ];
 T
 | evaluate sliding_window_counts(UserId, Timestamp, start, end, lookbackWindow, bin)`,
-			"Timestamp,count,dcount", []string{"2017-08-01T00:00:00Z|5|3", "2017-08-02T00:00:00Z|8|5", "2017-08-03T00:00:00Z|13|5",
+			"Timestamp,Count,Dcount", []string{"2017-08-01T00:00:00Z|5|3", "2017-08-02T00:00:00Z|8|5", "2017-08-03T00:00:00Z|13|5",
 				"2017-08-04T00:00:00Z|9|5", "2017-08-05T00:00:00Z|7|5", "2017-08-06T00:00:00Z|2|2", "2017-08-07T00:00:00Z|1|1"}},
 		{"datetime_spaced_and_short", `print a = datetime(2017 - 08 - 01 10:30), b = datetime(2017-8-1)`, "a,b", []string{"2017-08-01T10:30:00Z|2017-08-01T00:00:00Z"}},
 		{"facet_counts", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3] | facet by k, v | sort by k asc`, "k,count_k", []string{"a|2", "b|1"}},
@@ -259,11 +259,11 @@ T | evaluate active_users_count(User, Timestamp, Start, End, LookbackWindow, Per
 		{"activity_metrics", `datatable(id:string, t:datetime)["a", datetime(2024-01-01), "b", datetime(2024-01-02), "a", datetime(2024-01-08), "c", datetime(2024-01-09),
 			"c", datetime(2024-01-16), "d", datetime(2024-01-17), "a", datetime(2024-01-17), "z", datetime(2024-03-01)]
 			| evaluate activity_metrics(id, t, datetime(2024-01-01), datetime(2024-01-31), 7d)`,
-			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate", []string{"2024-01-01T00:00:00Z|2|2|null|null", "2024-01-08T00:00:00Z|2|1|0.5|0.5", "2024-01-15T00:00:00Z|3|1|1|0"}},
+			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate", []string{"2024-01-01T00:00:00Z|2|2|NaN|NaN", "2024-01-08T00:00:00Z|2|1|0.5|0.5", "2024-01-15T00:00:00Z|3|1|1|0"}},
 		{"activity_metrics_dims", `datatable(id:string, t:datetime, g:string)["a", datetime(2024-01-01), "x", "a", datetime(2024-01-02), "y", "a", datetime(2024-01-08), "x", "b", datetime(2024-01-08), "y"]
 			| evaluate activity_metrics(id, t, datetime(2024-01-01), datetime(2024-01-31), 7d, g) | order by g asc, t asc`,
-			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate,g", []string{"2024-01-01T00:00:00Z|1|1|null|null|x", "2024-01-08T00:00:00Z|1|0|1|0|x",
-				"2024-01-01T00:00:00Z|1|1|null|null|y", "2024-01-08T00:00:00Z|1|1|0|1|y"}},
+			"t,dcount_values,dcount_newvalues,retention_rate,churn_rate,g", []string{"2024-01-01T00:00:00Z|1|1|NaN|NaN|x", "2024-01-08T00:00:00Z|1|0|1|0|x",
+				"2024-01-01T00:00:00Z|1|1|NaN|NaN|y", "2024-01-08T00:00:00Z|1|1|0|1|y"}},
 		// the reference page's worked example: cohorts of first-seen users against every later window
 		{"new_activity_metrics", `let Users = datatable(user:long, Timestamp:datetime)[
 0, datetime(2019-11-01), 2, datetime(2019-11-01), 3, datetime(2019-11-01), 4, datetime(2019-11-01),
@@ -577,14 +577,15 @@ print crosses = geo_intersects_line_with_polygon(dynamic({"type":"LineString","c
 | project re = series_multiply(re, 1.0), back = series_subtract(toscalar(print y = dynamic([3, 1, 4, 1, 5, 9]) | extend (a, b) = series_fft(y) | extend (c, d) = series_ifft(a, b) | project c), dynamic([3, 1, 4, 1, 5, 9]))
 | project r0 = round(todouble(re[0]), 9), r2 = round(todouble(re[2]), 9), r6 = round(todouble(re[6]), 9), err = round(series_stats_dynamic(back).max, 9)`,
 			"r0,r2,r6,err", []string{"0|4|4|0"}},
-		// schema_merge: columns once, in first-appearance order; a column another schema
-		// moves is out of order unless PreserveOrder=false
+		// schema_merge (its page's examples): columns once; a column another schema moves
+		// is out of order and listed last, unless PreserveOrder=false, where it takes
+		// its later place
 		{"schema_merge", `let schema1 = datatable(Uri:string, HttpStatus:int)[] | getschema;
 let schema2 = datatable(Uri:string, Referrer:string, HttpStatus:int)[] | getschema;
 union (union schema1, schema2 | evaluate schema_merge() | extend p = true), (union schema1, schema2 | evaluate schema_merge(PreserveOrder = false) | extend p = false)
 | project p, ColumnName, ColumnOrdinal, ColumnType`,
-			"p,ColumnName,ColumnOrdinal,ColumnType", []string{"true|Uri|0|string", "true|HttpStatus|-1|ERROR(columns are out of order)", "true|Referrer|1|string",
-				"false|Uri|0|string", "false|HttpStatus|1|int", "false|Referrer|2|string"}},
+			"p,ColumnName,ColumnOrdinal,ColumnType", []string{"true|Uri|0|string", "true|Referrer|1|string", "true|HttpStatus|-1|ERROR(columns are out of order)",
+				"false|Uri|0|string", "false|Referrer|1|string", "false|HttpStatus|2|int"}},
 		{"row_window_session without restart", `range v from 0 to 30 step 7 | extend s = row_window_session(v, 14, 7)`,
 			"v,s", []string{"0|0", "7|0", "14|0", "21|21", "28|21"}},
 		// the reference's example: a nearly straight street of 8 vertices keeps its ends

@@ -263,3 +263,66 @@ func TestFunctions_Rand(t *testing.T) {
 	}
 	checkQueries(t, e, cases)
 }
+
+// TestNames_GeneratedColumns checks the names Kusto gives unnamed columns (the result
+// name kinds of Kusto.Language's function tables): most functions number the column,
+// conversions, bin and the math functions take their argument's name, strlen and
+// gettype prefix it, take_anyif and binary_all_* take it too, and project numbers a
+// name it already has while extend replaces the column.
+func TestNames_GeneratedColumns(t *testing.T) {
+	e := mustOpen(t, "")
+	d := `datatable(k:string, x:long, y:real, s:string)["a", 1, 2.5, "p", "b", 2, 0.5, "q"]`
+	cases := []queryCase{
+		{"project", d + ` | where k == "a" | project round(y), abs(x), strlen(s), strlen(strcat(s, s)), gettype(x), tolower(s), startofmonth(datetime(2020-05-05)), format_bytes(x)`,
+			"y,x,strlen_s,strlen_,type_x,Column1,Column2,x1", []string{"3|1|1|2|long|p|2020-05-01T00:00:00Z|1 Bytes"}},
+		{"project_duplicates", d + ` | where k == "a" | project x, x, sqrt(y), tostring(y)`, "x,x1,y,y1", []string{"1|1|1.5811388300841898|2.5"}},
+		{"extend_replaces", d + ` | where k == "a" | extend round(y), tostring(x)`, "k,x,y,s", []string{"a|1|3|p"}},
+		{"aggregates", d + ` | summarize take_anyif(s, x > 1), binary_all_or(x), max(round(y)), count() by bin(x, 5)`, "x,s,x1,max_y,count_", []string{"0|q|3|3|2"}},
+		// an aggregate inside an expression names it as its own column would
+		{"nested_aggregates", d + ` | summarize t = tdigest(x), h = hll(s) by k | summarize percentile_tdigest(merge_tdigest(t), 100), dcount_hll(hll_merge(h))`,
+			"percentile_tdigest_merge_tdigests_t,dcount_hll_hll_merge_h", []string{"2|2"}},
+	}
+	checkQueries(t, e, cases)
+}
+
+// TestFunctions_StandIns checks the fixed answers of the functions that name the
+// cluster, the database and the caller, which a local engine does not have.
+func TestFunctions_StandIns(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"values", `print p = current_principal(), c = current_cluster_endpoint(), d = current_database()`, "p,c,d",
+			[]string{"aaduser=00000000-0000-0000-0000-000000000000;00000000-0000-0000-0000-000000000000|localhost|NetDefaultDB"}},
+		{"fqn_parts", `print t = tostring(split(current_principal(), "=")[0]), n = array_length(split(current_principal(), ";"))`, "t,n", []string{"aaduser|2"}},
+	}
+	checkQueries(t, e, cases)
+	if _, err := e.Query(context.Background(), `print current_principal(1)`); err == nil {
+		t.Error("current_principal(1): want an error, got none")
+	}
+}
+
+// TestPlugins_SchemaMerge checks schema_merge on schemas made here: columns once,
+// moved columns out of order and last unless PreserveOrder=false.
+func TestPlugins_SchemaMerge(t *testing.T) {
+	e := mustOpen(t, "")
+	s := `let a = datatable(A:string, B:long, C:real)[] | getschema; let b = datatable(A:string, C:real, D:bool, B:long)[] | getschema; `
+	cases := []queryCase{
+		{"preserve", s + `union a, b | evaluate schema_merge() | project ColumnName, ColumnOrdinal`, "ColumnName,ColumnOrdinal",
+			[]string{"A|0", "D|1", "B|-1", "C|-1"}},
+		{"not_preserve", s + `union a, b | evaluate schema_merge(false) | project ColumnName, ColumnOrdinal`, "ColumnName,ColumnOrdinal",
+			[]string{"A|0", "C|1", "D|2", "B|3"}},
+	}
+	checkQueries(t, e, cases)
+}
+
+// TestFunctions_SeriesStatsDynamic checks series_stats_dynamic's bag (its page): the
+// statistics with sum and len, non-finite values ignored only when asked.
+func TestFunctions_SeriesStatsDynamic(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		{"bag", `print s = series_stats_dynamic(dynamic([4, 1, 7])) | project mn = s.min, mi = s.min_idx, mx = s.max, a = s.avg, v = s.variance, sum = s.sum, n = s.len`,
+			"mn,mi,mx,a,v,sum,n", []string{"1.0|1|7.0|4.0|9.0|12.0|3"}},
+		{"nulls", `print a = series_stats_dynamic(dynamic([1, null, 3])).sum, b = series_stats_dynamic(dynamic([1, null, 3]), true).sum, c = series_stats_dynamic(dynamic([1, null, 3]), true).len`,
+			"a,b,c", []string{"null|4.0|3"}},
+	}
+	checkQueries(t, e, cases)
+}

@@ -43,7 +43,7 @@ func TestSupport_EveryNameClassified(t *testing.T) {
 	want := map[string]kqlexec.Status{
 		"scalar/abs": kqlexec.Supported, "operator/summarize": kqlexec.Supported,
 		"operator/mv-expand": kqlexec.Supported, "plugin/bag_unpack": kqlexec.Supported, "operator/fork": kqlexec.Partly,
-		"scalar/current_principal": kqlexec.Unsupported, "plugin/http_request": kqlexec.Unsupported,
+		"scalar/current_principal": kqlexec.Partly, "scalar/current_principal_details": kqlexec.Unsupported, "plugin/http_request": kqlexec.Unsupported,
 		"operator/externaldata": kqlexec.Unsupported, "aggregation/make_set": kqlexec.Supported,
 		"window/row_cumsum": kqlexec.Supported, "operator/scan": kqlexec.Partly, "statement/let": kqlexec.Supported,
 	}

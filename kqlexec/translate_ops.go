@@ -300,9 +300,22 @@ func (t *translator) project(in *rel, items []kql.Expr, e *env, extend bool) (*r
 				auto++
 				name = "Column" + strconv.Itoa(auto)
 			}
+		} else if !extend && hasCol(cols, name) {
+			// project x, x or project round(y), sqrt(y): a name a column already has
+			// gets a number (x1), where extend would replace the column
+			for k := 1; ; k++ {
+				if n := name + strconv.Itoa(k); !hasCol(cols, n) {
+					name = n
+					break
+				}
+			}
 		}
 		cols, sqls = setCol(cols, sqls, column{name, x.t}, x.sql)
-		sc.vars[name] = expr{sql: "(" + x.sql + ")", t: x.t}
+		if len(names) == 1 {
+			// a later item reads a name assigned here (extend a = 1, b = a + 1); a
+			// name taken from the expression (round(y) is y) does not hide the column
+			sc.vars[name] = expr{sql: "(" + x.sql + ")", t: x.t}
+		}
 	}
 	from, r := t.staged(in, sc.pre)
 	return t.stage(cols, r.Replace("SELECT "+strings.Join(append(sqls, "t._o"), ", ")+" FROM "+from.from+" t")), nil

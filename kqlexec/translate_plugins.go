@@ -574,7 +574,7 @@ func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, 
 		" | join kind=leftouter R on " + by +
 		" | extend __returned = coalesce(__returned, 0)" +
 		" | project " + tl + " = __w, dcount_values, dcount_newvalues = dcount_values - __returned," +
-		" retention_rate = iff(isnull(__prev), real(null), todouble(__returned) / __prev), churn_rate = iff(isnull(__prev), real(null), 1.0 - todouble(__returned) / __prev)" + joinDims(dims) +
+		" retention_rate = iff(isnull(__prev), real(nan), todouble(__returned) / __prev), churn_rate = iff(isnull(__prev), real(nan), 1.0 - todouble(__returned) / __prev)" + joinDims(dims) +
 		" | sort by " + tl + " asc"
 	return t.viaKQL(o, in, e, src)
 }
@@ -627,8 +627,8 @@ func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*re
 		" | extend __cohort = coalesce(__cohort, 0), __retained = coalesce(__retained, 0)" +
 		" | extend __new = iff(__to == __from, __cohort, coalesce(__new, 0))" +
 		" | project " + from + " = __from, " + to + " = __to, dcount_new_values = __new, dcount_retained_values = __retained," +
-		" dcount_churn_values = todouble(__cohort - __retained), retention_rate = iff(__cohort == 0, real(null), todouble(__retained) / __cohort)," +
-		" churn_rate = iff(__cohort == 0, real(null), todouble(__cohort - __retained) / __cohort)" + d +
+		" dcount_churn_values = todouble(__cohort - __retained), retention_rate = iff(__cohort == 0, real(nan), todouble(__retained) / __cohort)," +
+		" churn_rate = iff(__cohort == 0, real(nan), todouble(__cohort - __retained) / __cohort)" + d +
 		" | sort by " + from + " asc, " + to + " asc"
 	return t.viaKQL(o, in, e, src)
 }
@@ -653,7 +653,7 @@ func (t *translator) slidingWindowCounts(in *rel, o *kql.EvaluateOp, e *env) (*r
 		"range __b from " + start + " to " + end + " step " + bin + " | extend __k = 1" +
 		" | join kind=inner (B) on __k" +
 		" | where __vb > __b - " + look + " and __vb <= __b" +
-		" | summarize ['count'] = count(), ['dcount'] = dcount(__id) by " + tl + " = __b" + joinDims(dims)
+		" | summarize Count = count(), Dcount = dcount(__id) by " + tl + " = __b" + joinDims(dims)
 	return t.viaKQL(o, in, e, src)
 }
 

@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -10,9 +11,11 @@ import (
 // schemaMerge translates T | evaluate schema_merge([PreserveOrder]): T holds schemas as
 // getschema writes them (ColumnName, ColumnOrdinal, DataType, ColumnType; a schema
 // starts again at ordinal 0), read in order while translating. The merged schema has
-// each column once, in the order columns first appear, numbered from 0. With
+// each column once, in the order columns first appear (without PreserveOrder, in the
+// order of the largest ordinal a schema gives them), numbered from 0. With
 // PreserveOrder (the default) a column a later schema puts at another ordinal than the
-// first schema that had it is reported as out of order (ordinal -1, ERROR types).
+// first schema that had it is reported as out of order (ordinal -1, ERROR types) and
+// listed after the other columns.
 // Columns of different types are not merged (unsupported: Kusto reduces some).
 func (t *translator) schemaMerge(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	preserve := true
@@ -51,6 +54,7 @@ func (t *translator) schemaMerge(in *rel, o *kql.EvaluateOp, e *env) (*rel, erro
 	type merged struct {
 		name, dataType, colType string
 		ordinal                 int64 // in the first schema that had it
+		last                    int64 // the largest ordinal any schema gives it
 		outOfOrder              bool
 	}
 	var cols []*merged
@@ -61,7 +65,7 @@ func (t *translator) schemaMerge(in *rel, o *kql.EvaluateOp, e *env) (*rel, erro
 		dt, ct := toString(decode(r[2], TString)), toString(decode(r[3], TString))
 		m, seen := byName[name]
 		if !seen {
-			m = &merged{name: name, dataType: dt, colType: ct, ordinal: ord}
+			m = &merged{name: name, dataType: dt, colType: ct, ordinal: ord, last: ord}
 			byName[name] = m
 			cols = append(cols, m)
 			continue
@@ -72,14 +76,34 @@ func (t *translator) schemaMerge(in *rel, o *kql.EvaluateOp, e *env) (*rel, erro
 		if preserve && ord != m.ordinal {
 			m.outOfOrder = true
 		}
+		if ord > m.last {
+			m.last = ord
+		}
+	}
+	if !preserve {
+		// without PreserveOrder a column goes where its latest place puts it (the
+		// schema_merge page: a column moved from 1 to 2 comes after the new column 1)
+		sort.SliceStable(cols, func(i, j int) bool { return cols[i].last < cols[j].last })
 	}
 	out := []column{{"ColumnName", TString}, {"ColumnOrdinal", TLong}, {"DataType", TString}, {"ColumnType", TString}}
 	if len(cols) == 0 {
 		return t.stage(out, "SELECT NULL, NULL, NULL, NULL, 0 WHERE 0"), nil
 	}
+	// the columns out of order follow the others (the schema_merge page's example)
+	var ordered []*merged
+	for _, m := range cols {
+		if !m.outOfOrder {
+			ordered = append(ordered, m)
+		}
+	}
+	for _, m := range cols {
+		if m.outOfOrder {
+			ordered = append(ordered, m)
+		}
+	}
 	var vals []string
 	n := 0
-	for i, m := range cols {
+	for i, m := range ordered {
 		ord, dt, ct := strconv.Itoa(n), m.dataType, m.colType
 		if m.outOfOrder {
 			ord, dt, ct = "-1", "ERROR(unknown CSL type:ERROR(columns are out of order))", "ERROR(columns are out of order)"

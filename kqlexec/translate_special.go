@@ -100,7 +100,11 @@ func lookupSpecial(name string) (specialFunc, bool) {
 	case "tohex":
 		return spToHex, true
 	case "current_database":
-		return func(t *translator, c *kql.Call, sc *scope) (expr, error) { return lit("NetDefaultDB", TString), nil }, true
+		return standIn(StandInDatabase), true
+	case "current_principal":
+		return standIn(StandInPrincipal), true
+	case "current_cluster_endpoint":
+		return standIn(StandInClusterEndpoint), true
 	}
 	return nil, false
 }
@@ -226,6 +230,26 @@ func spNot(t *translator, c *kql.Call, sc *scope) (expr, error) {
 		return expr{}, err
 	}
 	return expr{sql: "(NOT " + coerce(a[0], TBool).sql + ")", t: TBool}, nil
+}
+
+// The local engine has no cluster, database or caller: the functions that name them
+// answer fixed stand-ins, as now() answers the pinned time. The database is the one
+// the Kusto emulator serves (NetDefaultDB); the principal has the documented form
+// PrincipalType=PrincipalId;TenantId with zero ids.
+const (
+	StandInDatabase        = "NetDefaultDB"
+	StandInPrincipal       = "aaduser=00000000-0000-0000-0000-000000000000;00000000-0000-0000-0000-000000000000"
+	StandInClusterEndpoint = "localhost"
+)
+
+// standIn translates a function without arguments that answers a fixed string.
+func standIn(v string) specialFunc {
+	return func(t *translator, c *kql.Call, sc *scope) (expr, error) {
+		if len(c.Args) != 0 {
+			return expr{}, t.errAt(c, "%s() takes no arguments", c.Name())
+		}
+		return lit(v, TString), nil
+	}
 }
 
 // uniformSQL draws a real in [0, 1) from 53 bits of SQLite's random().

@@ -133,11 +133,12 @@ func uniqueNames(cols []column) []column {
 var aggPrefix = map[string]string{
 	"make_list": "list", "makelist": "list", "make_list_if": "list", "make_list_with_nulls": "list",
 	"make_set": "set", "makeset": "set", "make_set_if": "set", "make_bag": "bag", "make_bag_if": "bag",
-	"take_any": "any", "any": "any", "take_anyif": "anyif", "anyif": "anyif",
+	"take_any": "any", "any": "any", "anyif": "anyif",
 	"count_distinct": "count_distinct", "count_distinctif": "count_distinctif",
 	"percentiles_array": "percentiles", "percentilesw_array": "percentiles", "buildschema": "schema",
 	// a weighted percentile is named as the unweighted one (the percentilesw page)
-	"percentilew": "percentile",
+	"percentilew":   "percentile",
+	"tdigest_merge": "merge_tdigests", "merge_tdigest": "merge_tdigests", "make_dictionary": "dictionary",
 }
 
 // aggName is the default column name of an aggregation item: count_, sum_X, ...
@@ -159,6 +160,11 @@ func aggName(e kql.Expr) string {
 	}
 	var parts []string
 	switch name {
+	case "take_anyif", "binary_all_and", "binary_all_or", "binary_all_xor":
+		// named after their first argument (Kusto.Language's Aggregates.cs)
+		if len(c.Args) > 0 {
+			return autoName(c.Args[0])
+		}
 	case "countif":
 		return prefix + "_"
 	case "count":
