@@ -134,13 +134,22 @@ func prove(ctx context.Context, z *z3.Context, r verify.ProveRequest, gs, ps *rq
 	}
 	// a quick proof first: the same rows in the same places (the queries differ in
 	// spelling, aliases, the order of conditions)
-	if same := e.sameRows(g, p, ordered); same != nil {
-		s.Push()
-		s.Assert(same.Not())
-		res, err := s.Check(ctx)
-		s.Pop()
-		if err == nil && res == z3.Unsat {
-			return verify.Proof{Equivalent: true, Note: "assumes " + note}
+	if len(g.cols) == len(p.cols) {
+		for _, perm := range perms(len(g.cols)) {
+			if !kindsFit(g, p, perm) {
+				continue
+			}
+			same := e.sameRows(g, p, ordered, perm)
+			if same == nil {
+				break
+			}
+			s.Push()
+			s.Assert(same.Not())
+			res, err := s.Check(ctx)
+			s.Pop()
+			if err == nil && res == z3.Unsat {
+				return verify.Proof{Equivalent: true, Note: "assumes " + note}
+			}
 		}
 	}
 	s.Assert(eq.Not())
