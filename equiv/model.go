@@ -83,7 +83,7 @@ type table struct {
 	mixed []bool // the original holds values of another kind: not modelled
 	// numAff marks text columns of NUMERIC affinity (a DATETIME column of dates)
 	numAff []bool
-	rows  []row  // the K symbolic rows, made on first use
+	rows   []row // the K symbolic rows, made on first use
 }
 
 // model is the symbolic database both queries read, and what they assume of it.
