@@ -144,24 +144,48 @@ func (e *enc) listEq(g, p *relation, perm []int) z3.Term {
 	return ctx.And(all...)
 }
 
-// sameRows holds when both results have the same rows in the same places, row i of one
-// present exactly when row i of the other is, with equal values (and places): a
-// sufficient condition for equal that the solver proves far faster when the queries
-// read their tables in the same order. nil when the shapes differ.
-func (e *enc) sameRows(g, p *relation, ordered bool) *z3.Term {
+// sameRows holds when both results have the same rows: each row of one paired with the
+// row of the other made of the same base rows (joined in any order), present exactly
+// when it is, with equal values (and places) — in the column order perm. A sufficient
+// condition for equal that the solver proves far faster than the counting of bags.
+// nil when the rows cannot be paired so.
+func (e *enc) sameRows(g, p *relation, ordered bool, perm []int) *z3.Term {
 	if len(g.rows) != len(p.rows) || len(g.cols) != len(p.cols) || ordered && (g.pos == nil || p.pos == nil) {
 		return nil
 	}
+	byKey := map[string][]int{}
+	for j, r := range p.rows {
+		byKey[r.key] = append(byKey[r.key], j)
+	}
 	ctx := e.m.ctx
-	id := perms(len(g.cols))[0]
 	var all []z3.Term
-	for i := range g.rows {
-		a, b := g.rows[i], p.rows[i]
-		all = append(all, a.exists.Iff(b.exists), a.exists.Implies(e.rowPyEq(a.vals, b.vals, id)))
+	for i, a := range g.rows {
+		js := byKey[a.key]
+		if len(js) == 0 {
+			return nil
+		}
+		j := js[0]
+		byKey[a.key] = js[1:]
+		b := p.rows[j]
+		all = append(all, a.exists.Iff(b.exists), a.exists.Implies(e.rowPyEq(a.vals, b.vals, perm)))
 		if ordered {
-			all = append(all, a.exists.Implies(g.pos[i].Eq(p.pos[i])))
+			all = append(all, a.exists.Implies(g.pos[i].Eq(p.pos[j])))
 		}
 	}
 	t := ctx.And(all...)
 	return &t
+}
+
+// kindsFit reports whether a column order pairs columns whose values can be equal.
+func kindsFit(g, p *relation, perm []int) bool {
+	if len(g.rows) == 0 || len(p.rows) == 0 {
+		return true
+	}
+	for i, j := range perm {
+		a, b := g.rows[0].vals[i].kind, p.rows[0].vals[j].kind
+		if a != b && a != kNull && b != kNull {
+			return false
+		}
+	}
+	return true
 }

@@ -141,7 +141,7 @@ func (e *enc) expr(x rq.Expr, en *env) val {
 		return e.call(x, en)
 	case rq.SelectExpr:
 		return e.scalar(x.SelectStatement, en)
-	case *rq.Exists:
+	case *rq.Exists, *rq.Null:
 		return boolVal(m, e.cond(x, en))
 	}
 	fail("expression %s", exprText(x))
@@ -217,6 +217,12 @@ func (e *enc) cond(x rq.Expr, en *env) pred {
 			p := e.cond(x.X, en)
 			return pred{p.f, p.t}
 		}
+	case *rq.Null:
+		a := e.expr(x.X, en)
+		if x.Op == rq.NOTNULL {
+			return pred{a.null.Not(), a.null}
+		}
+		return pred{a.null, a.null.Not()}
 	case *rq.Exists:
 		sub := e.query(x.Select, en)
 		var any []z3.Term
@@ -335,7 +341,7 @@ func (e *enc) affinity(lit, col val) val {
 	if lit.lit == "" || lit.column || !col.column || lit.kind == col.kind || col.kind == kNull {
 		return lit
 	}
-	if col.kind == kNum && lit.isText {
+	if (col.kind == kNum || col.numAff) && lit.isText {
 		if f, err := strconv.ParseFloat(strings.TrimSpace(lit.lit), 64); err == nil {
 			_ = f
 			v := e.m.num(strings.TrimSpace(lit.lit))

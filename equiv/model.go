@@ -38,6 +38,9 @@ type val struct {
 	// affinity of a column it is compared with
 	lit    string
 	isText bool
+	// numAff marks a column of NUMERIC affinity that holds texts (dates): SQLite turns
+	// a text literal that reads as a number into one before comparing with it
+	numAff bool
 	// bad says why the value cannot be read (a column of mixed kinds): reading it
 	// makes the pair unsupported
 	bad string
@@ -59,6 +62,9 @@ type colInfo struct {
 type row struct {
 	exists z3.Term
 	vals   []val
+	// key names the base rows the row is made of ("member#1|team#0"), so that two
+	// queries joining the same tables in another order can be matched row for row
+	key string
 }
 
 // relation is a symbolic bag (or list, with pos) of rows.
@@ -75,7 +81,9 @@ type table struct {
 	kinds []kind
 	ints  []bool
 	mixed []bool // the original holds values of another kind: not modelled
-	rows  []row  // the K symbolic rows, made on first use
+	// numAff marks text columns of NUMERIC affinity (a DATETIME column of dates)
+	numAff []bool
+	rows   []row // the K symbolic rows, made on first use
 }
 
 // model is the symbolic database both queries read, and what they assume of it.
@@ -101,7 +109,11 @@ func newModel(ctx *z3.Context, tables []testsuite.TableInfo, k int) *model {
 		t := &table{info: ti}
 		for ci, c := range ti.Columns {
 			kd, isInt := columnKind(c)
-			if kd == kNull {
+			numAff := false
+			if kd == kNull || c.Affinity == 'n' && kindOfValues(ti.Rows, ci) == kText {
+				// no type, or NUMERIC affinity holding texts that do not read as
+				// numbers (dates): the kind of the original values
+				numAff = kd != kNull
 				kd = kindOfValues(ti.Rows, ci)
 			}
 			mixed := kd == kNull
@@ -111,7 +123,7 @@ func newModel(ctx *z3.Context, tables []testsuite.TableInfo, k int) *model {
 					break
 				}
 			}
-			t.kinds, t.ints, t.mixed = append(t.kinds, kd), append(t.ints, isInt), append(t.mixed, mixed)
+			t.kinds, t.ints, t.mixed, t.numAff = append(t.kinds, kd), append(t.ints, isInt && kd == kNum), append(t.mixed, mixed), append(t.numAff, numAff)
 		}
 		m.tables[strings.ToLower(ti.Name)] = t
 	}
@@ -184,7 +196,7 @@ func (m *model) table(name string) *table {
 	for i := range t.rows {
 		r := row{exists: ctx.Bool(t.info.Name + ".e")}
 		for ci, c := range t.info.Columns {
-			v := val{null: ctx.Bool(t.info.Name + "." + c.Name + ".null"), v: ctx.Real(t.info.Name + "." + c.Name), kind: t.kinds[ci], isInt: t.ints[ci], column: true}
+			v := val{null: ctx.Bool(t.info.Name + "." + c.Name + ".null"), v: ctx.Real(t.info.Name + "." + c.Name), kind: t.kinds[ci], isInt: t.ints[ci], column: true, numAff: t.numAff[ci]}
 			if c.NotNull {
 				m.facts = append(m.facts, r.exists.Implies(v.null.Not()))
 			}

@@ -1,6 +1,7 @@
 package equiv
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -117,7 +118,7 @@ func (e *enc) core(s *rq.SelectStatement, outer *env, order []*rq.OrderingTerm) 
 		rows := make([]row, len(in.rows))
 		for i, r := range in.rows {
 			p := e.cond(s.WhereExpr, &env{cols: in.cols, vals: r.vals, parent: outer})
-			rows[i] = row{exists: ctx.And(r.exists, p.t), vals: r.vals}
+			rows[i] = row{exists: ctx.And(r.exists, p.t), vals: r.vals, key: r.key}
 		}
 		in = &relation{cols: in.cols, rows: rows}
 	}
@@ -130,12 +131,12 @@ func (e *enc) core(s *rq.SelectStatement, outer *env, order []*rq.OrderingTerm) 
 	grouped := len(s.GroupByExprs) > 0 || s.HavingExpr != nil || hasAggregate(s.Columns, order)
 	out := &relation{}
 	var keys [][]val
-	emit := func(exists z3.Term, en *env) {
+	emit := func(exists z3.Term, en *env, key string) {
 		vals, cols := e.project(s, en, in)
 		if out.cols == nil {
 			out.cols = cols
 		}
-		out.rows = append(out.rows, row{exists: exists, vals: vals})
+		out.rows = append(out.rows, row{exists: exists, vals: vals, key: key})
 		if len(order) > 0 {
 			keys = append(keys, e.sortKeys(order, vals, s, en))
 		}
@@ -143,7 +144,7 @@ func (e *enc) core(s *rq.SelectStatement, outer *env, order []*rq.OrderingTerm) 
 	switch {
 	case !grouped:
 		for _, r := range in.rows {
-			emit(r.exists, &env{cols: in.cols, vals: r.vals, parent: outer, aliases: aliases})
+			emit(r.exists, &env{cols: in.cols, vals: r.vals, parent: outer, aliases: aliases}, r.key)
 		}
 	case len(s.GroupByExprs) == 0:
 		// one group of every row, present even when there are none
@@ -156,7 +157,7 @@ func (e *enc) core(s *rq.SelectStatement, outer *env, order []*rq.OrderingTerm) 
 		if s.HavingExpr != nil {
 			exists = e.cond(s.HavingExpr, en).t
 		}
-		emit(exists, en)
+		emit(exists, en, "*")
 	default:
 		e.groups(s, in, outer, aliases, emit)
 	}
@@ -189,7 +190,7 @@ func nullRow(m *model, in *relation) []val {
 
 // groups emits one row per group of GROUP BY: the first row of each group stands for
 // it; its members are the rows with the same keys (NULL keys group together).
-func (e *enc) groups(s *rq.SelectStatement, in *relation, outer *env, aliases map[string]rq.Expr, emit func(z3.Term, *env)) {
+func (e *enc) groups(s *rq.SelectStatement, in *relation, outer *env, aliases map[string]rq.Expr, emit func(z3.Term, *env, string)) {
 	ctx := e.m.ctx
 	keys := make([][]val, len(in.rows))
 	grouped := map[int]bool{}
@@ -257,7 +258,7 @@ func (e *enc) groups(s *rq.SelectStatement, in *relation, outer *env, aliases ma
 		if s.HavingExpr != nil {
 			exists = ctx.And(exists, e.cond(s.HavingExpr, en).t)
 		}
-		emit(exists, en)
+		emit(exists, en, r.key)
 	}
 }
 
@@ -403,7 +404,7 @@ func (e *enc) source(src rq.Source, outer *env) *relation {
 			}
 			rel.cols = append(rel.cols, colInfo{qual: qual, name: strings.ToLower(c.Name), inst: m.insts, col: ci, table: t})
 		}
-		for _, r := range t.rows {
+		for ri, r := range t.rows {
 			vals := make([]val, len(r.vals))
 			copy(vals, r.vals)
 			for ci := range vals {
@@ -411,7 +412,7 @@ func (e *enc) source(src rq.Source, outer *env) *relation {
 					vals[ci] = e.mixedColumn(t, ci)
 				}
 			}
-			rel.rows = append(rel.rows, row{exists: r.exists, vals: vals})
+			rel.rows = append(rel.rows, row{exists: r.exists, vals: vals, key: strings.ToLower(t.info.Name) + "#" + strconv.Itoa(ri)})
 		}
 		return rel
 	case *rq.ParenSource:
@@ -470,7 +471,7 @@ func (e *enc) source(src rq.Source, outer *env) *relation {
 				p := on(vals)
 				ex := ctx.And(l.exists, r.exists, p.t)
 				matched = append(matched, ex)
-				rel.rows = append(rel.rows, row{exists: ex, vals: vals})
+				rel.rows = append(rel.rows, row{exists: ex, vals: vals, key: joinKey(l.key, r.key)})
 			}
 			if leftJoin {
 				vals := append([]val(nil), l.vals...)
@@ -481,7 +482,7 @@ func (e *enc) source(src rq.Source, outer *env) *relation {
 					}
 					vals = append(vals, nv)
 				}
-				rel.rows = append(rel.rows, row{exists: ctx.And(l.exists, ctx.Or(matched...).Not()), vals: vals})
+				rel.rows = append(rel.rows, row{exists: ctx.And(l.exists, ctx.Or(matched...).Not()), vals: vals, key: joinKey(l.key, "-")})
 			}
 		}
 		return rel
@@ -505,9 +506,16 @@ func (e *enc) distinct(rel *relation) *relation {
 		for j := 0; j < i; j++ {
 			keep = append(keep, ctx.And(rel.rows[j].exists, e.rowEq(r.vals, rel.rows[j].vals)).Not())
 		}
-		out.rows = append(out.rows, row{exists: ctx.And(keep...), vals: r.vals})
+		out.rows = append(out.rows, row{exists: ctx.And(keep...), vals: r.vals, key: r.key})
 	}
 	return out
+}
+
+// joinKey is the key of a joined row: the keys of its parts, sorted.
+func joinKey(a, b string) string {
+	parts := append(strings.Split(a, "|"), strings.Split(b, "|")...)
+	sort.Strings(parts)
+	return strings.Join(parts, "|")
 }
 
 // setOp is INTERSECT (keep the rows of left found in right) or EXCEPT (those not).
@@ -523,7 +531,7 @@ func (e *enc) setOp(left, right *relation, intersect bool) *relation {
 		if !intersect {
 			f = f.Not()
 		}
-		out.rows = append(out.rows, row{exists: ctx.And(l.exists, f), vals: l.vals})
+		out.rows = append(out.rows, row{exists: ctx.And(l.exists, f), vals: l.vals, key: l.key})
 	}
 	return out
 }
@@ -600,7 +608,7 @@ func (e *enc) limit(s *rq.SelectStatement, rel *relation, keys [][]val) *relatio
 		if lim >= 0 {
 			keep = append(keep, pos[i].Lt(ctx.IntVal(off+lim)))
 		}
-		out.rows = append(out.rows, row{exists: ctx.And(keep...), vals: r.vals})
+		out.rows = append(out.rows, row{exists: ctx.And(keep...), vals: r.vals, key: r.key})
 		out.pos = append(out.pos, pos[i].Sub(ctx.IntVal(off)))
 	}
 	// ties that matter: a row kept and one cut (by LIMIT or OFFSET) with the same keys

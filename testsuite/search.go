@@ -432,3 +432,26 @@ func (o *Original) Tables() []TableInfo {
 	}
 	return out
 }
+
+// Write writes a database with the original's schema and the given rows (by
+// lower-case table name, a value per column; generated columns are left to SQLite), and
+// reports how many rows the constraints refused.
+func (o *Original) Write(path string, rows map[string][][]qeval.Value, create func(path, like string) (TableWriter, error)) (int, error) {
+	w, err := create(path, o.Path)
+	if err != nil {
+		return 0, err
+	}
+	kept, err := write(w, o.tables, rows)
+	if err != nil {
+		w.Abort()
+		return 0, err
+	}
+	if err := w.Close(); err != nil {
+		return 0, err
+	}
+	refused := 0
+	for t, rs := range rows {
+		refused += len(rs) - len(kept[t])
+	}
+	return refused, nil
+}

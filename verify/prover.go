@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 
+	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/testsuite"
 )
 
@@ -34,6 +35,9 @@ type Proof struct {
 	Error       string
 	// Note qualifies a proof (what it assumes of the databases).
 	Note string
+	// Rows, with Differ, are the rows of the database the solver found, by lower-case
+	// table name, a value per column (the verifier writes and confirms them).
+	Rows map[string][][]qeval.Value
 }
 
 // Schema is a database's tables as the complete check models them.

@@ -184,11 +184,11 @@ func (v *Verifier) verify(ctx context.Context, p qeval.VerifyPair) qeval.Verific
 	if v.opt.Prover == nil {
 		return qeval.Verification{Status: qeval.VerifyNoCounterexample, Tries: tries, Reason: searched + "; no complete check"}
 	}
-	return v.prove(ctx, p, schema, g, q, ordered, tries, searched)
+	return v.prove(ctx, p, orig, schema, g, q, ordered, tries, searched, work)
 }
 
 // prove runs the complete check after a search found nothing.
-func (v *Verifier) prove(ctx context.Context, p qeval.VerifyPair, schema *Schema, g, q string, ordered bool, tries int, searched string) qeval.Verification {
+func (v *Verifier) prove(ctx context.Context, p qeval.VerifyPair, orig *testsuite.Original, schema *Schema, g, q string, ordered bool, tries int, searched string, work string) qeval.Verification {
 	pr := v.opt.Prover.Prove(ctx, ProveRequest{Schema: schema, Gold: g, Pred: q, Ordered: ordered, Bound: v.opt.Bound})
 	out := qeval.Verification{Tries: tries}
 	switch {
@@ -200,6 +200,7 @@ func (v *Verifier) prove(ctx context.Context, p qeval.VerifyPair, schema *Schema
 		if pr.Note != "" {
 			out.Reason += " (" + pr.Note + ")"
 		}
+	case pr.Differ && pr.Rows != nil && v.realize(ctx, p, orig, pr, g, q, ordered, work, &out):
 	case pr.Differ:
 		out.Status = qeval.VerifyNoCounterexample
 		out.Reason = fmt.Sprintf("the solver found a difference with up to %d rows per table that no database tried reproduced; %s", v.opt.Bound, searched)
@@ -210,6 +211,24 @@ func (v *Verifier) prove(ctx context.Context, p qeval.VerifyPair, schema *Schema
 		}
 	}
 	return out
+}
+
+// realize writes the database the solver found and, when the queries differ on it
+// there too, keeps it as the counterexample.
+func (v *Verifier) realize(ctx context.Context, p qeval.VerifyPair, orig *testsuite.Original, pr Proof, g, q string, ordered bool, work string, out *qeval.Verification) bool {
+	path := filepath.Join(work, "solver.sqlite")
+	if _, err := orig.Write(path, pr.Rows, v.opt.Create); err != nil {
+		return false
+	}
+	r, err := v.counterexample(ctx, p, &testsuite.Found{Path: path}, g, q, ordered, work)
+	if err != nil {
+		return false
+	}
+	tries := out.Tries
+	*out = r
+	out.Tries = tries
+	out.Reason += fmt.Sprintf(" (found by the solver with up to %d rows per table)", v.opt.Bound)
+	return true
 }
 
 // counterexample shrinks the search's database and writes it, with the pair, both

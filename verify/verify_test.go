@@ -138,3 +138,52 @@ func TestVerify_NoCounterexample(t *testing.T) {
 		t.Errorf("Verify=%s bound %d tries %d (%s), want no_counterexample_found after %d tries", r.Status, r.Bound, r.Tries, r.Reason, testsuite.DefaultSearchTries)
 	}
 }
+
+// fakeProver answers every pair the same.
+type fakeProver struct{ proof verify.Proof }
+
+func (f fakeProver) Prove(context.Context, verify.ProveRequest) verify.Proof { return f.proof }
+
+// TestVerify_Prover: after a search that finds nothing, the complete check decides;
+// a difference the solver found becomes a counterexample once the queries differ on
+// its rows for real, and stays no_counterexample_found otherwise.
+func TestVerify_Prover(t *testing.T) {
+	db := mustClub(t)
+	I, T := qeval.Int, qeval.Text
+	// equal on every database the search makes from the pools: the text literal
+	// 'Zed' and the age 99 never meet in one row
+	gold, pred := "SELECT id FROM member WHERE name = 'Zed' AND age = 99", "SELECT id FROM member WHERE 1 = 0"
+	rows := map[string][][]qeval.Value{"team": {{I(1), T("Owls"), qeval.Null}}, "member": {{I(5), T("Zed"), I(99), I(1)}}}
+	wrong := map[string][][]qeval.Value{"team": {{I(1), T("Owls"), qeval.Null}}, "member": {{I(5), T("Zed"), I(98), I(1)}}}
+	cases := []struct {
+		name  string
+		proof verify.Proof
+		want  qeval.VerifyStatus
+		bound int
+	}{
+		{"Equivalent", verify.Proof{Equivalent: true}, qeval.VerifyEquivalent, qeval.DefaultVerifyBound},
+		{"Unsupported", verify.Proof{Unsupported: "function lower()"}, qeval.VerifyUnsupported, 0},
+		{"DifferRealized", verify.Proof{Differ: true, Rows: rows}, qeval.VerifyCounterexample, 0},
+		{"DifferNotReproduced", verify.Proof{Differ: true, Rows: wrong}, qeval.VerifyNoCounterexample, 0},
+		{"SolverGaveUp", verify.Proof{Error: "memory"}, qeval.VerifyNoCounterexample, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v, err := verify.New(verify.Options{Mode: compare.SpiderTS, Out: t.TempDir(), Open: sqlite.OfficialOpener, Seed: 1, MaxTries: 4,
+				Create: func(p, l string) (testsuite.TableWriter, error) { return sqlite.CreateLike(p, l) }, Check: sqlite.Check, Prover: fakeProver{c.proof}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			r := v.Verify(context.Background(), qeval.VerifyPair{ID: "p", DBID: "club", Database: db, Gold: gold, Pred: pred})
+			if r.Status != c.want || r.Bound != c.bound {
+				t.Errorf("Verify=%s bound %d (%s), want %s bound %d", r.Status, r.Bound, r.Reason, c.want, c.bound)
+			}
+			if c.want == qeval.VerifyCounterexample {
+				if err := sqlite.Check(r.Counterexample); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}

@@ -23,6 +23,7 @@ import "C"
 import (
 	"context"
 	"errors"
+	"math/big"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -343,4 +344,29 @@ func (m *Model) Eval(t Term) (string, bool) {
 		return "", false
 	}
 	return C.GoString(C.Z3_ast_to_string(m.ctx.c, out)), true
+}
+
+// Bool evaluates a Boolean term in the model.
+func (m *Model) Bool(t Term) (bool, bool) {
+	var out C.Z3_ast
+	if !C.Z3_model_eval(m.ctx.c, m.m, t.a, true, &out) {
+		return false, false
+	}
+	switch C.Z3_get_bool_value(m.ctx.c, out) {
+	case C.Z3_L_TRUE:
+		return true, true
+	case C.Z3_L_FALSE:
+		return false, true
+	}
+	return false, false
+}
+
+// Number evaluates an integer or real term in the model, as a rational.
+func (m *Model) Number(t Term) (*big.Rat, bool) {
+	var out C.Z3_ast
+	if !C.Z3_model_eval(m.ctx.c, m.m, t.a, true, &out) || !C.Z3_is_numeral_ast(m.ctx.c, out) {
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(C.GoString(C.Z3_get_numeral_string(m.ctx.c, out)))
+	return r, ok
 }

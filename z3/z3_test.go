@@ -72,3 +72,23 @@ func TestSolver_Canceled(t *testing.T) {
 		t.Errorf("Check=%v, %v, want context.Canceled when undecided", r, err)
 	}
 }
+
+func TestModel_Values(t *testing.T) {
+	ctx := z3.NewContext()
+	defer ctx.Close()
+	x, b := ctx.Real("x"), ctx.Bool("b")
+	s := ctx.NewSolver()
+	defer s.Close()
+	s.Assert(ctx.And(x.Mul(ctx.RealVal("2")).Eq(ctx.RealVal("-3")), b))
+	if r, err := s.Check(context.Background()); r != z3.Sat || err != nil {
+		t.Fatalf("Check=%v, %v", r, err)
+	}
+	m := s.Model()
+	defer m.Close()
+	if v, ok := m.Number(x); !ok || v.String() != "-3/2" {
+		t.Errorf("x=%v, %v, want -3/2", v, ok)
+	}
+	if v, ok := m.Bool(b); !ok || !v {
+		t.Errorf("b=%v, %v, want true", v, ok)
+	}
+}
