@@ -50,7 +50,7 @@ var commands = map[string]command{
 	"run":       {"run a suite: generate or read queries, execute, score and report every case", cmdRun},
 	"diff":      {"compare two report.json files: cases fixed and broken, accuracy change with its interval", cmdDiff},
 	"score":     {"compute every metric its inputs allow for one generated query", cmdScore},
-	"calibrate": {"report how well stated confidence predicts correctness (JSONL input)", cmdCalibrate},
+	"calibrate": {"report how well stated confidence predicts correctness (JSONL of confidence and correctness, or a run's results.jsonl)", cmdCalibrate},
 	"merge":     {"combine the shards of a sharded run (qeval run, spider, bird, spider2 --shard I/N) into the report of the whole run", cmdMerge},
 	"modes":     {"list the result comparison modes", cmdModes},
 	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
