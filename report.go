@@ -308,9 +308,12 @@ type JudgeDisagreement struct {
 // GoldAudit is the audit of a run's gold queries (see qeval audit): the flags found
 // and the cases set aside because of them.
 type GoldAudit struct {
-	Total   int            `json:"total"`
-	Flagged int            `json:"flagged"`
-	Counts  map[string]int `json:"counts"`
+	Total   int `json:"total"`
+	Flagged int `json:"flagged"`
+	// Untrustworthy is the golds with a flag other than duplicate; a duplicate alone is
+	// often intended, and the reports count it apart.
+	Untrustworthy int            `json:"untrustworthy"`
+	Counts        map[string]int `json:"counts"`
 	// ExcludeFlags are the flags whose cases were set aside; Excluded how many were.
 	ExcludeFlags []string      `json:"exclude_flags,omitempty"`
 	Excluded     int           `json:"excluded"`

@@ -13,6 +13,7 @@ package audit
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,7 +176,11 @@ type Report struct {
 	// Counts is the number of items carrying each flag (every flag present, 0 or not).
 	Counts  map[string]int `json:"counts"`
 	Flagged int            `json:"flagged"` // items with at least one flag
-	Total   int            `json:"total"`
+	// Untrustworthy is the items with a flag other than duplicate: gold a verdict cannot
+	// be trusted against. A duplicate alone is often intended (Spider asks many
+	// questions twice, in other words), so the headline counts it apart.
+	Untrustworthy int `json:"untrustworthy"`
+	Total         int `json:"total"`
 	// Problems are the items that could not be read, resolved or opened, one message each.
 	Problems []string      `json:"problems,omitempty"`
 	Elapsed  time.Duration `json:"-"`
@@ -307,6 +312,9 @@ func (r *Report) count() {
 		sortFlags(f.Flags)
 		if len(f.Flags) > 0 {
 			r.Flagged++
+		}
+		if slices.ContainsFunc(f.Flags, func(x string) bool { return x != Duplicate }) {
+			r.Untrustworthy++
 		}
 		for _, x := range f.Flags {
 			r.Counts[x]++

@@ -34,7 +34,7 @@ func (rep *Report) WriteItems(w io.Writer) error {
 
 // Print prints the counts per flag, then one line per listed item.
 func (rep *Report) Print(w io.Writer, show []string) {
-	fmt.Fprintf(w, "Gold audit: %d items, %d flagged, %.2f s\n\n", rep.Total, rep.Flagged, rep.Seconds)
+	fmt.Fprintf(w, "Gold audit: %d items, %.2f s\n%s\n\n", rep.Total, rep.Seconds, rep.Headline())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "flag\titems\tkind\tmeaning")
 	for _, f := range Flags {
@@ -90,4 +90,19 @@ func evidenceLine(f Finding, listed []string) string {
 	}
 	sort.Strings(keys)
 	return strings.Join(keys, ",")
+}
+
+// Headline counts the items whose gold cannot be trusted apart from the duplicates,
+// which are often intended: "2 with gold a verdict cannot be trusted against; 46
+// duplicates of another item (often intended: the same question in other words)".
+func (rep *Report) Headline() string {
+	return fmt.Sprintf("%d with gold a verdict cannot be trusted against; %d %s of another item (often intended: the same question in other words, or one gold for several questions)",
+		rep.Untrustworthy, rep.Counts[Duplicate], plural(rep.Counts[Duplicate], "duplicate", "duplicates"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

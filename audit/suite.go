@@ -110,7 +110,7 @@ func Suite(ctx context.Context, s *qeval.Suite, cat qeval.Catalog, exclude []str
 	if err != nil {
 		return nil, err
 	}
-	ga := &qeval.GoldAudit{Total: rep.Total, Flagged: rep.Flagged, Counts: rep.Counts, ExcludeFlags: exclude}
+	ga := &qeval.GoldAudit{Total: rep.Total, Flagged: rep.Flagged, Untrustworthy: rep.Untrustworthy, Counts: rep.Counts, ExcludeFlags: exclude}
 	// a case is set aside when one of its golds carries an excluded flag
 	excluded := make([]bool, len(s.Cases))
 	for _, f := range rep.Items {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/qeval/qeval"
 )
 
 // Confidence levels and the probabilities they stand for. A level is read as the
@@ -159,3 +161,23 @@ const (
 	DefaultBins        = 15
 	DefaultCurvePoints = 101
 )
+
+// CaseCalibration is the calibration case of one case of a run: its stated confidence
+// against its execution verdict, as the run's summary counts it. ok is false when the
+// case stated no confidence or has no verdict on its generated query (no execution, a
+// gold query that failed, an unsupported or canceled case), which the summary leaves out.
+func CaseCalibration(c *qeval.CaseResult) (cc CalibrationCase, ok bool) {
+	if c.Confidence == nil || c.Verdict == nil || !c.Verdict.Outcome.Judged() {
+		return CalibrationCase{}, false
+	}
+	cc.Level = c.Confidence.Level
+	if c.Confidence.Value != nil {
+		cc.Confidence = *c.Confidence.Value
+	} else if v, ok := LevelValue(c.Confidence.Level); ok {
+		cc.Confidence = v
+	}
+	if c.Verdict.Match {
+		cc.Correct = 1
+	}
+	return cc, true
+}

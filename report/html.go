@@ -31,21 +31,22 @@ var htmlSource string
 // at start-up (0.5 ms).
 var htmlTemplate = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
-		"pct":      pct,
-		"join":     strings.Join,
-		"pctPtr":   pctPtr,
-		"score":    score,
-		"scorePtr": scorePtr,
-		"interval": interval,
-		"millis":   millis,
-		"count":    count,
-		"label":    label,
-		"judge":    judgeLine,
-		"safety":   safetyLine,
-		"critical": critical,
-		"plural":   plural,
-		"base":     filepath.Base,
-		"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"pct":           pct,
+		"join":          strings.Join,
+		"pctPtr":        pctPtr,
+		"score":         score,
+		"scorePtr":      scorePtr,
+		"interval":      interval,
+		"auditHeadline": auditHeadline,
+		"millis":        millis,
+		"count":         count,
+		"label":         label,
+		"judge":         judgeLine,
+		"safety":        safetyLine,
+		"critical":      critical,
+		"plural":        plural,
+		"base":          filepath.Base,
+		"when":          func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"statusClass": func(s string) string {
 			switch s {
 			case qeval.StatusPass, qeval.StatusFail, qeval.StatusError:

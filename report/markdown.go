@@ -143,7 +143,7 @@ func (m Markdown) writeAudit(p func(string, ...any), au *qeval.GoldAudit) {
 	if au == nil {
 		return
 	}
-	p("Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, mdEscape(auditCounts(au)))
+	p("Gold audit: %s", mdEscape(auditHeadline(au)))
 	if len(au.ExcludeFlags) > 0 {
 		p("; **%d cases set aside** (%s): the numbers above are on the audited subset", au.Excluded, mdEscape(strings.Join(au.ExcludeFlags, ", ")))
 	}

@@ -199,7 +199,7 @@ func (t Text) writeAudit(bw *bufio.Writer, au *qeval.GoldAudit) {
 	if au == nil {
 		return
 	}
-	fmt.Fprintf(bw, "Gold audit: %d of %d gold queries flagged%s", au.Flagged, au.Total, auditCounts(au))
+	fmt.Fprintf(bw, "Gold audit: %s", auditHeadline(au))
 	if len(au.ExcludeFlags) > 0 {
 		fmt.Fprintf(bw, "; %d cases set aside (%s): these numbers are on the audited subset", au.Excluded, strings.Join(au.ExcludeFlags, ", "))
 	}
@@ -249,7 +249,7 @@ func termText(s string) string {
 func auditCounts(a *qeval.GoldAudit) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(a.Counts)) {
-		if a.Counts[k] > 0 {
+		if a.Counts[k] > 0 && k != "duplicate" {
 			parts = append(parts, fmt.Sprintf("%s %d", k, a.Counts[k]))
 		}
 	}
@@ -257,6 +257,14 @@ func auditCounts(a *qeval.GoldAudit) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// auditHeadline counts the golds that cannot be trusted, by flag, apart from the
+// duplicates, which are often intended: "2 of 50 gold queries cannot be trusted (empty
+// 1, tie_at_limit 1), 46 duplicates".
+func auditHeadline(a *qeval.GoldAudit) string {
+	d := a.Counts["duplicate"]
+	return fmt.Sprintf("%d of %d gold queries cannot be trusted%s, %d %s", a.Untrustworthy, a.Total, auditCounts(a), d, plural(d, "duplicate", "duplicates"))
 }
 
 // maxFlippedShown is how many cases a test suite flipped the terminal lists.

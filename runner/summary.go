@@ -145,16 +145,7 @@ func (sm *Summarizer) Add(c *qeval.CaseResult) {
 			}
 		}
 	}
-	if c.Confidence != nil && judged {
-		cc := metric.CalibrationCase{Level: c.Confidence.Level}
-		if c.Confidence.Value != nil {
-			cc.Confidence = *c.Confidence.Value
-		} else if v, ok := metric.LevelValue(c.Confidence.Level); ok {
-			cc.Confidence = v
-		}
-		if matched {
-			cc.Correct = 1
-		}
+	if cc, ok := metric.CaseCalibration(c); ok {
 		sm.calib = append(sm.calib, cc)
 	}
 	if c.DurationMS > 0 {

@@ -268,6 +268,7 @@ func (m *merger) add(k int, part *Manifest) error {
 		}
 		m.audit.Total += a.Total
 		m.audit.Flagged += a.Flagged
+		m.audit.Untrustworthy += a.Untrustworthy
 		m.audit.Excluded += a.Excluded
 		for f, c := range a.Counts {
 			m.audit.Counts[f] += c

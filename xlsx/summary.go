@@ -213,8 +213,9 @@ func writeAudit(s *sheet, st *styles, au *qeval.GoldAudit) {
 	if au == nil {
 		return
 	}
-	s.pair(st, "Gold queries flagged by the audit", au.Flagged, 0)
+	s.pair(st, "Gold queries the audit found untrustworthy", au.Untrustworthy, 0)
 	s.put(5, au.Total, 0)
+	s.pair(st, "Gold queries that duplicate another (often intended)", au.Counts["duplicate"], 0)
 	if len(au.ExcludeFlags) > 0 {
 		s.pair(st, "Cases set aside ("+strings.Join(au.ExcludeFlags, ", ")+")", au.Excluded, 0)
 	}

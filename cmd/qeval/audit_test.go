@@ -6,12 +6,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -294,6 +296,59 @@ cases:
 	}
 	if !strings.Contains(errb.String(), "1 of 7 cases set aside (empty)") {
 		t.Errorf("stderr: %s", errb.String())
+	}
+	// the headline counts duplicated golds apart from untrustworthy ones
+	untrusted := 0
+	for _, c := range rep.Audit.Cases {
+		if slices.ContainsFunc(c.Flags, func(f string) bool { return f != audit.Duplicate }) {
+			untrusted++
+		}
+	}
+	if rep.Audit.Untrustworthy != untrusted || rep.Audit.Counts[audit.Duplicate] == 0 {
+		t.Errorf("audit untrustworthy %d (cases with a flag other than duplicate: %d), duplicates %d", rep.Audit.Untrustworthy, untrusted, rep.Audit.Counts[audit.Duplicate])
+	}
+	want := fmt.Sprintf("%d of 7 gold queries cannot be trusted", untrusted)
+	for name, text := range map[string]string{"terminal": out.String(), "markdown": string(md), "html": string(html)} {
+		if !strings.Contains(text, want) || !strings.Contains(text, fmt.Sprintf(", %d duplicates", rep.Audit.Counts[audit.Duplicate])) {
+			t.Errorf("%s report lacks %q and the duplicates apart", name, want)
+		}
+	}
+}
+
+// TestAudit_HeadlineSpider: on the Spider example, most flags are the duplicates Spider
+// intends (the same question asked in other words); the headline counts the golds
+// that cannot be trusted apart from them (it said "50 items, 48 flagged").
+func TestAudit_HeadlineSpider(t *testing.T) {
+	items := filepath.Join(t.TempDir(), "audit.jsonl")
+	code, stdout, stderr := runCLI(t, "", "audit", "--gold", exampleDir+"/gold.sql", "--db", exampleDir+"/database", "--items", items)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	f, err := os.Open(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	untrusted, dup := 0, 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var it audit.ItemLine
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(it.Flags, audit.Duplicate) {
+			dup++
+		}
+		if slices.ContainsFunc(it.Flags, func(f string) bool { return f != audit.Duplicate }) {
+			untrusted++
+		}
+	}
+	if dup <= untrusted {
+		t.Fatalf("%d duplicates, %d untrustworthy: the example no longer shows the point", dup, untrusted)
+	}
+	want := fmt.Sprintf("%d with gold a verdict cannot be trusted against; %d duplicates of another item (often intended", untrusted, dup)
+	if !strings.Contains(stdout, want) || strings.Contains(stdout, "flagged,") {
+		t.Errorf("headline lacks %q:\n%s", want, stdout)
 	}
 }
 

@@ -21,7 +21,8 @@ const maxCalibrateProblems = 20
 
 func cmdCalibrate(_ context.Context, args []string, e *env) int {
 	fs := newFlags("calibrate", "[FILE|-] [flags]\n\nFILE holds one JSON object per line: "+
-		`{"confidence": "high"|"medium"|"low"|<0..1>, "correct": <bool|0..1>}; - or nothing reads stdin.`, e)
+		`{"confidence": "high"|"medium"|"low"|<0..1>, "correct": <bool|0..1>}, or is a run's results.jsonl `+
+		`(each case's stated confidence against its execution verdict); - or nothing reads stdin.`, e)
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
 	bins := fs.Int("bins", metric.DefaultBins, "equal-width bins of ECE, MCE, Brier decomposition and reliability diagram")
 	resamples := fs.Int("resamples", metric.DefaultResamples, "bootstrap resamples of the accuracy intervals (0 for none)")
@@ -48,9 +49,13 @@ func cmdCalibrate(_ context.Context, args []string, e *env) int {
 		defer f.Close()
 		r = f
 	}
-	cases, err := readCalibrationCases(name, r)
+	in, err := readCalibrationCases(name, r)
 	if err != nil {
 		return fail(e, err)
+	}
+	cases := in.cases
+	if note := in.leftOut(); note != "" {
+		fmt.Fprintf(e.stderr, "note: %s\n", note)
 	}
 	bo := metric.BootstrapOptions{Resamples: *resamples, Seed: *seed}
 	if *resamples <= 0 {
@@ -72,10 +77,21 @@ func cmdCalibrate(_ context.Context, args []string, e *env) int {
 	return exitOK
 }
 
+// calibrationInput is what readCalibrationCases read: the cases, and for a run's
+// results.jsonl the cases it left out, by reason.
+type calibrationInput struct {
+	cases     []metric.CalibrationCase
+	runCases  int // lines that were a run's cases
+	noConf    int // … without a stated confidence
+	notJudged int // … whose generated query has no execution verdict
+}
+
 // readCalibrationCases reads one case per non-blank line, and reports every bad line
-// (up to maxCalibrateProblems) at once as name:line: problem.
-func readCalibrationCases(name string, r io.Reader) ([]metric.CalibrationCase, error) {
-	var cases []metric.CalibrationCase
+// (up to maxCalibrateProblems) at once as name:line: problem. A line is
+// {"confidence", "correct"}, or a case of a run's results.jsonl: its stated confidence
+// against its execution verdict, as the run's own summary counts it.
+func readCalibrationCases(name string, r io.Reader) (*calibrationInput, error) {
+	in := &calibrationInput{}
 	var problems []string
 	sc := lines.New(r)
 	line := 0
@@ -85,8 +101,7 @@ func readCalibrationCases(name string, r io.Reader) ([]metric.CalibrationCase, e
 		if len(b) == 0 {
 			continue
 		}
-		var c metric.CalibrationCase
-		if err := json.Unmarshal(b, &c); err != nil {
+		if err := in.add(b); err != nil {
 			msg := err.Error()
 			var se *json.SyntaxError
 			var te *json.UnmarshalTypeError
@@ -98,9 +113,7 @@ func readCalibrationCases(name string, r io.Reader) ([]metric.CalibrationCase, e
 				problems = append(problems, "(more problems not shown)")
 				break
 			}
-			continue
 		}
-		cases = append(cases, c)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + name, Message: err.Error(), Err: err}
@@ -112,9 +125,63 @@ func readCalibrationCases(name string, r io.Reader) ([]metric.CalibrationCase, e
 		}
 		return nil, &qeval.Error{Code: qeval.CodeInvalid,
 			Message: fmt.Sprintf("%s: %d bad lines\n  - %s", name, n, strings.Join(problems, "\n  - ")),
-			Hint:    `each line must be {"confidence": "high"|"medium"|"low"|<0..1>, "correct": <bool|0..1>}`}
+			Hint:    `each line must be {"confidence": "high"|"medium"|"low"|<0..1>, "correct": <bool|0..1>}, or a case of a run's results.jsonl`}
 	}
-	return cases, nil
+	if in.runCases > 0 && len(in.cases) == 0 {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid,
+			Message: fmt.Sprintf("%s: none of its %d cases has both a stated confidence and an execution verdict (%d without a confidence, %d not executed)", name, in.runCases, in.noConf, in.notJudged),
+			Hint:    "give the suite's cases a confidence (high, medium, low or a number in [0,1]) beside their generated query"}
+	}
+	return in, nil
+}
+
+// add reads one line: a run's case (it has an id and a status) or a calibration case.
+func (in *calibrationInput) add(b []byte) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	_, hasID := keys["id"]
+	_, hasStatus := keys["status"]
+	_, hasCorrect := keys["correct"]
+	if hasID && hasStatus && !hasCorrect {
+		var c qeval.CaseResult
+		if err := json.Unmarshal(b, &c); err != nil {
+			return fmt.Errorf("a run's case that cannot be read: %w", err)
+		}
+		in.runCases++
+		cc, ok := metric.CaseCalibration(&c)
+		switch {
+		case ok:
+			in.cases = append(in.cases, cc)
+		case c.Confidence == nil:
+			in.noConf++
+		default:
+			in.notJudged++
+		}
+		return nil
+	}
+	var c metric.CalibrationCase
+	if err := json.Unmarshal(b, &c); err != nil {
+		return err
+	}
+	in.cases = append(in.cases, c)
+	return nil
+}
+
+// leftOut says which of a run's cases calibration left out, or "" when none.
+func (in *calibrationInput) leftOut() string {
+	if in.noConf+in.notJudged == 0 {
+		return ""
+	}
+	var why []string
+	if in.noConf > 0 {
+		why = append(why, fmt.Sprintf("%d without a stated confidence", in.noConf))
+	}
+	if in.notJudged > 0 {
+		why = append(why, fmt.Sprintf("%d with no execution verdict", in.notJudged))
+	}
+	return fmt.Sprintf("%d of the run's %d cases left out: %s", in.noConf+in.notJudged, in.runCases, strings.Join(why, ", "))
 }
 
 func printCalibration(w io.Writer, rep metric.CalibrationReport) {

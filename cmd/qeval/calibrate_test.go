@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qeval/qeval"
 )
 
 // seedJSONL writes the calibration seed as JSONL: per level, count and number right.
@@ -87,5 +91,63 @@ func TestCalibrate_BadInput(t *testing.T) {
 	code, _, stderr = runCmd(t, "", "calibrate", "no/such/file.jsonl")
 	if code != exitFailed || !strings.Contains(stderr, "open no/such/file.jsonl: no such file") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// qeval calibrate reads a run's own results.jsonl (it said "missing field correct" on
+// every line): each case's stated confidence against its execution verdict, the
+// numbers the run's report gives.
+func TestCalibrate_RunResults(t *testing.T) {
+	out := t.TempDir()
+	suite := filepath.Join("..", "..", "examples", "chinook", "suite.yaml")
+	if code, _, stderr := runCLI(t, "", "run", suite, "--judge", "none", "--quiet", "-o", out); code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "", "calibrate", filepath.Join(out, "results.jsonl"), "--json")
+	if code != exitOK {
+		t.Fatalf("calibrate results.jsonl: exit %d\n%s", code, stderr)
+	}
+	var got struct {
+		N   int      `json:"n"`
+		ECE *float64 `json:"ece"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep qeval.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	cal := rep.Summary.Calibration
+	if cal == nil || cal.ECE == nil || got.ECE == nil {
+		t.Fatalf("no ECE: report %+v, calibrate %s", cal, stdout)
+	}
+	if *got.ECE != *cal.ECE {
+		t.Errorf("calibrate ECE %v, the run's report %v", *got.ECE, *cal.ECE)
+	}
+	n := 0
+	for _, g := range cal.Groups {
+		n += g.Count
+	}
+	if got.N != n || n == 0 {
+		t.Errorf("calibrate counted %d cases, the report %d", got.N, n)
+	}
+	if want := fmt.Sprintf("of the run's %d cases left out", len(rep.Cases)); n < len(rep.Cases) && !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks %q", stderr, want)
+	}
+}
+
+func TestCalibrate_RunResultsWithoutConfidence(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "results.jsonl", `{"id":"a","status":"PASS","total_score":1,"expected_query":"SELECT 1","generated_query":"SELECT 1","execution":{"match":true,"outcome":"match"},"metrics":{}}
+{"id":"b","status":"FAIL","total_score":0,"expected_query":"SELECT 1","generated_query":"SELECT 2","execution":{"match":false,"outcome":"mismatch"},"metrics":{}}
+`)
+	code, _, stderr := runCLI(t, "", "calibrate", p)
+	if code != exitUsage || !strings.Contains(stderr, "none of its 2 cases has both a stated confidence and an execution verdict (2 without a confidence") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -50,7 +50,7 @@ var commands = map[string]command{
 	"run":       {"run a suite: generate or read queries, execute, score and report every case", cmdRun},
 	"diff":      {"compare two report.json files: cases fixed and broken, accuracy change with its interval", cmdDiff},
 	"score":     {"compute every metric its inputs allow for one generated query", cmdScore},
-	"calibrate": {"report how well stated confidence predicts correctness (JSONL input)", cmdCalibrate},
+	"calibrate": {"report how well stated confidence predicts correctness (JSONL of confidence and correctness, or a run's results.jsonl)", cmdCalibrate},
 	"merge":     {"combine the shards of a sharded run (qeval run, spider, bird, spider2 --shard I/N) into the report of the whole run", cmdMerge},
 	"modes":     {"list the result comparison modes", cmdModes},
 	"parse":     {"print the structure of SQL queries (kind, tables, columns, filters, aggregates) as JSON", cmdParse},
@@ -63,6 +63,7 @@ var commands = map[string]command{
 	"testsuite": {"build a test suite of generated databases that tell gold queries from their near misses", cmdTestsuite},
 	"kql":       {"kql support: every name of the KQL reference and whether the local KQL engine runs it, and why not", cmdKQL},
 	"serve":     {"serve the HTTP API and the web page: score queries, run suites with live results", cmdServe},
+	"version":   {"print qeval's version, the commit it was built from and the Go version", cmdVersion},
 }
 
 // The benchmarks of registry.Benchmarks are commands of their names.
@@ -80,9 +81,8 @@ func run(ctx context.Context, args []string, e *env) int {
 		}
 		return exitOK
 	}
-	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(e.stdout, "qeval", version)
-		return exitOK
+	if args[0] == "--version" {
+		args = []string{"version"}
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -99,9 +99,6 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	return c.run(ctx, args[1:], e)
 }
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "qeval measures how good a text-to-query system is.")
