@@ -25,10 +25,13 @@ enum { Z3_OK = 0 };
 static Z3_string (*qeval_p_Z3_ast_to_string)(Z3_context c, Z3_ast a);
 static void (*qeval_p_Z3_del_config)(Z3_config c);
 static void (*qeval_p_Z3_del_context)(Z3_context c);
+static Z3_lbool (*qeval_p_Z3_get_bool_value)(Z3_context c, Z3_ast a);
 static Z3_error_code (*qeval_p_Z3_get_error_code)(Z3_context c);
 static Z3_string (*qeval_p_Z3_get_error_msg)(Z3_context c, Z3_error_code err);
+static Z3_string (*qeval_p_Z3_get_numeral_string)(Z3_context c, Z3_ast a);
 static void (*qeval_p_Z3_global_param_set)(Z3_string param_id, Z3_string param_value);
 static void (*qeval_p_Z3_interrupt)(Z3_context c);
+static bool (*qeval_p_Z3_is_numeral_ast)(Z3_context c, Z3_ast a);
 static Z3_ast (*qeval_p_Z3_mk_add)(Z3_context c, unsigned num_args, Z3_ast const args[]);
 static Z3_ast (*qeval_p_Z3_mk_and)(Z3_context c, unsigned num_args, Z3_ast const args[]);
 static Z3_ast (*qeval_p_Z3_mk_app)(Z3_context c, Z3_func_decl d, unsigned num_args, Z3_ast const args[]);
@@ -84,10 +87,13 @@ static const char *qeval_z3_load(void) {
 	if ((*(void **)&qeval_p_Z3_ast_to_string = dlsym(h, "Z3_ast_to_string")) == NULL) return "Z3_ast_to_string";
 	if ((*(void **)&qeval_p_Z3_del_config = dlsym(h, "Z3_del_config")) == NULL) return "Z3_del_config";
 	if ((*(void **)&qeval_p_Z3_del_context = dlsym(h, "Z3_del_context")) == NULL) return "Z3_del_context";
+	if ((*(void **)&qeval_p_Z3_get_bool_value = dlsym(h, "Z3_get_bool_value")) == NULL) return "Z3_get_bool_value";
 	if ((*(void **)&qeval_p_Z3_get_error_code = dlsym(h, "Z3_get_error_code")) == NULL) return "Z3_get_error_code";
 	if ((*(void **)&qeval_p_Z3_get_error_msg = dlsym(h, "Z3_get_error_msg")) == NULL) return "Z3_get_error_msg";
+	if ((*(void **)&qeval_p_Z3_get_numeral_string = dlsym(h, "Z3_get_numeral_string")) == NULL) return "Z3_get_numeral_string";
 	if ((*(void **)&qeval_p_Z3_global_param_set = dlsym(h, "Z3_global_param_set")) == NULL) return "Z3_global_param_set";
 	if ((*(void **)&qeval_p_Z3_interrupt = dlsym(h, "Z3_interrupt")) == NULL) return "Z3_interrupt";
+	if ((*(void **)&qeval_p_Z3_is_numeral_ast = dlsym(h, "Z3_is_numeral_ast")) == NULL) return "Z3_is_numeral_ast";
 	if ((*(void **)&qeval_p_Z3_mk_add = dlsym(h, "Z3_mk_add")) == NULL) return "Z3_mk_add";
 	if ((*(void **)&qeval_p_Z3_mk_and = dlsym(h, "Z3_mk_and")) == NULL) return "Z3_mk_and";
 	if ((*(void **)&qeval_p_Z3_mk_app = dlsym(h, "Z3_mk_app")) == NULL) return "Z3_mk_app";
@@ -139,10 +145,13 @@ static const char *qeval_z3_load(void) {
 static inline Z3_string Z3_ast_to_string(Z3_context c, Z3_ast a) { return qeval_p_Z3_ast_to_string(c, a); }
 static inline void Z3_del_config(Z3_config c) { qeval_p_Z3_del_config(c); }
 static inline void Z3_del_context(Z3_context c) { qeval_p_Z3_del_context(c); }
+static inline Z3_lbool Z3_get_bool_value(Z3_context c, Z3_ast a) { return qeval_p_Z3_get_bool_value(c, a); }
 static inline Z3_error_code Z3_get_error_code(Z3_context c) { return qeval_p_Z3_get_error_code(c); }
 static inline Z3_string Z3_get_error_msg(Z3_context c, Z3_error_code err) { return qeval_p_Z3_get_error_msg(c, err); }
+static inline Z3_string Z3_get_numeral_string(Z3_context c, Z3_ast a) { return qeval_p_Z3_get_numeral_string(c, a); }
 static inline void Z3_global_param_set(Z3_string param_id, Z3_string param_value) { qeval_p_Z3_global_param_set(param_id, param_value); }
 static inline void Z3_interrupt(Z3_context c) { qeval_p_Z3_interrupt(c); }
+static inline bool Z3_is_numeral_ast(Z3_context c, Z3_ast a) { return qeval_p_Z3_is_numeral_ast(c, a); }
 static inline Z3_ast Z3_mk_add(Z3_context c, unsigned num_args, Z3_ast const args[]) { return qeval_p_Z3_mk_add(c, num_args, args); }
 static inline Z3_ast Z3_mk_and(Z3_context c, unsigned num_args, Z3_ast const args[]) { return qeval_p_Z3_mk_and(c, num_args, args); }
 static inline Z3_ast Z3_mk_app(Z3_context c, Z3_func_decl d, unsigned num_args, Z3_ast const args[]) { return qeval_p_Z3_mk_app(c, d, num_args, args); }
