@@ -134,7 +134,7 @@ func cellFuncs(def func(string, *fnDef)) {
 		}
 		return ringPolygon(ps)
 	}, TString))
-	def("geo_s2cell_neighbors", fixed(TDynamic, func(a []any) any {
+	s2Neighbors := fixed(TDynamic, func(a []any) any {
 		id, ok := s2Cell(a[0])
 		if !ok {
 			return nil
@@ -144,7 +144,11 @@ func cellFuncs(def func(string, *fnDef)) {
 			out = append(out, n.ToToken())
 		}
 		return Dyn{nonNil(out)}
-	}, TString))
+	}, TString)
+	// the same eight cells as Kusto, in the S2 library's order (AllNeighbors: by rows
+	// from the lower left): Kusto lists them in an order of its own, not documented
+	s2Neighbors.partly = "the eight neighbors in the S2 library's order (rows from the lower left); Kusto lists the same cells in an undocumented order of its own"
+	def("geo_s2cell_neighbors", s2Neighbors)
 	def("geo_point_to_h3cell", &fnDef{min: 2, max: 3, args: []Type{TReal, TReal, TLong}, ret: TString, fn: func(a []any) any {
 		p, ok := argLonLat(a, 0)
 		res := long(a, 2, 6)

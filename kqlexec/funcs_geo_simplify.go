@@ -126,13 +126,15 @@ func geoSimplifyFuncs(def func(string, *fnDef)) {
 		return d
 	}
 	def("geo_line_to_s2cells", covering("geo_line_to_s2cells", true, 11, 30, s2Covering))
-	def("geo_polygon_to_h3cells", covering("geo_polygon_to_h3cells", false, 6, 15, func(s *geoShape, level int, radius float64) any {
+	h3Cells := covering("geo_polygon_to_h3cells", false, 6, 15, func(s *geoShape, level int, radius float64) any {
 		cells := h3Covering(s.polys, level)
 		if radius == 0 {
 			return cells
 		}
 		return h3Buffered(cells, s.polys, level, radius)
-	}))
+	})
+	h3Cells.partly = "the cells of uber/h3-go v4 in its order; Kusto's array may list them in another order"
+	def("geo_polygon_to_h3cells", h3Cells)
 	def("geo_polygon_to_s2cells", covering("geo_polygon_to_s2cells", false, 11, 30, s2Covering))
 }
 
