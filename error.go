@@ -19,6 +19,7 @@ const (
 	CodeTooLarge    Code = "too_large"   // a row, byte or memory cap was reached
 	CodeCanceled    Code = "canceled"    // the caller canceled the work
 	CodeUnsupported Code = "unsupported" // a feature the engine or translator does not have
+	CodeCompile     Code = "compile"     // a compiler (Malloy's) rejected the query; Line and Col say where
 	CodeUnavailable Code = "unavailable" // a provider or server could not be reached or gave up
 	CodeInternal    Code = "internal"    // a bug or an unexpected fault
 )

@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"internal/sqlguard":      {""},
 	"kusto":                  {""},
 	"duckdb":                 {""},
+	"malloy":                 {""}, // the Node bridge to the official Malloy compiler; connections come in as qeval.Source
 	"clickhouse":             {""},
 	"kql":                    {"", "internal/lexbyte"},
 	"sqlparse":               {""},

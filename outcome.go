@@ -30,13 +30,17 @@ const (
 	// support: its results could not be compared. The case is scored on its other
 	// components and flagged.
 	OutcomeUnsupported Outcome = "unsupported"
+	// OutcomeCompileError: the generated query is in a language compiled before it
+	// runs (Malloy) and its compiler rejected it; Verdict.Error holds the compiler's
+	// message with its line and column. The system's failure, as a pred_error is.
+	OutcomeCompileError Outcome = "compile_error"
 )
 
 // Outcomes lists every outcome in report order.
 var Outcomes = []Outcome{
 	OutcomeMatch, OutcomeMismatch, OutcomePredError, OutcomeGoldError,
 	OutcomeTimeout, OutcomeTooLarge, OutcomeCanceled, OutcomeSkipped,
-	OutcomeUnscorable, OutcomeUnsupported,
+	OutcomeUnscorable, OutcomeUnsupported, OutcomeCompileError,
 }
 
 // Judged says whether an outcome is a verdict on the generated query: false for a
@@ -67,6 +71,11 @@ func FailedOutcome(err error, def Outcome) Outcome {
 			return OutcomeUnscorable
 		}
 		return OutcomeUnsupported
+	case CodeCompile:
+		if def == OutcomeGoldError {
+			return OutcomeGoldError
+		}
+		return OutcomeCompileError
 	}
 	return def
 }

@@ -27,9 +27,12 @@ type Shape struct {
 	Output []string `json:"output,omitempty"`
 	// Operators are the KQL tabular operators in pipeline order (empty for SQL).
 	Operators []string `json:"operators,omitempty"`
-	// Source says how the shape was obtained: "parser" (from the text) or "engine"
-	// (asked of the database engine).
+	// Source says how the shape was obtained: "parser" (from the text), "engine"
+	// (asked of the database engine) or "compiler" (a Malloy query, as its compiler
+	// describes it).
 	Source string `json:"source,omitempty"`
+	// Malloy is the Malloy part of a compiled Malloy query's shape.
+	Malloy *MalloyShape `json:"malloy,omitempty"`
 }
 
 // ColumnRef is a column, with its base table when known.

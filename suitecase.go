@@ -12,7 +12,10 @@ import (
 // or CSV) holds them.
 type Suite struct {
 	Name    string `json:"name" yaml:"name"`
-	Dialect string `json:"dialect,omitempty" yaml:"dialect"` // "sql" (SQLite by default) or "kql"
+	Dialect string `json:"dialect,omitempty" yaml:"dialect"` // "sql" (SQLite by default), "kql" or "malloy"
+	// MalloyModel is the Malloy model of a Malloy suite's cases (a case may name its
+	// own): its files and the database its sources read.
+	MalloyModel *MalloyModel `json:"malloy_model,omitempty" yaml:"malloy_model"`
 	// Database is the default database: a SQLite file or test-suite folder (relative to
 	// the suite file), or the name of a configured connection.
 	Database string `json:"database,omitempty" yaml:"database"`
@@ -144,6 +147,8 @@ type Case struct {
 	ShouldPass *bool    `json:"should_pass,omitempty" yaml:"should_pass"`
 	Tags       []string `json:"tags,omitempty" yaml:"tags"`
 	Database   string   `json:"database,omitempty" yaml:"database"`
+	// MalloyModel, in a Malloy suite, is this case's model in place of the suite's.
+	MalloyModel *MalloyModel `json:"malloy_model,omitempty" yaml:"malloy_model"`
 	// GeneratedQuery, Confidence and Validator are the system's output, when known.
 	GeneratedQuery *string         `json:"generated_query,omitempty" yaml:"generated_query"`
 	Confidence     *Confidence     `json:"confidence,omitempty" yaml:"confidence"`

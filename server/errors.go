@@ -28,6 +28,7 @@ var statusOf = map[qeval.Code]int{
 	qeval.CodeInvalid:     http.StatusBadRequest,
 	qeval.CodeQuery:       http.StatusBadRequest,
 	qeval.CodeUnsupported: http.StatusBadRequest,
+	qeval.CodeCompile:     http.StatusBadRequest,
 	codeUnauthorized:      http.StatusUnauthorized,
 	qeval.CodeForbidden:   http.StatusForbidden,
 	qeval.CodeNotFound:    http.StatusNotFound,
