@@ -16,6 +16,9 @@ type Item struct {
 	Question string `json:"question,omitempty"`
 	Gold     string `json:"gold"`
 	Pred     string `json:"pred"`
+	// PredDatabase, when set, is where Pred runs in place of Database (a Malloy
+	// query compiled for its model's connection); both must have as many files.
+	PredDatabase string `json:"pred_database,omitempty"`
 }
 
 // Verdict is the execution match of one item.
@@ -25,6 +28,10 @@ type Verdict struct {
 	// Error is the message of the failure behind the outcome (pred_error, gold_error,
 	// timeout, too_large, canceled), empty otherwise.
 	Error string `json:"error,omitempty"`
+	// ErrorLine and ErrorCol are where in the generated query its compiler found the
+	// error, for a compile_error (1-based; 0 when unknown).
+	ErrorLine int `json:"error_line,omitempty"`
+	ErrorCol  int `json:"error_col,omitempty"`
 	// Mode is the comparison mode as name@version.
 	Mode string `json:"mode"`
 	// Database is the database file the verdict was decided on: the first one where the

@@ -54,11 +54,26 @@ type CaseResult struct {
 	Metrics map[string]MetricResult `json:"metrics"`
 	// Target records the call that produced the generated query, when one was made.
 	Target *TargetCall `json:"target,omitempty"`
+	// Compiled is, for a Malloy case, what its queries compiled to.
+	Compiled *CompiledCase `json:"compiled,omitempty"`
 	// Item is a benchmark item's own line (the official --items object), on a
 	// benchmark run.
 	Item       json.RawMessage `json:"item,omitempty"`
 	DurationMS float64         `json:"duration_ms"`
 	Duration   time.Duration   `json:"-"`
+}
+
+// CompiledCase is what the Malloy queries of a case compiled to, and where they ran.
+type CompiledCase struct {
+	// Dialect is the SQL dialect the compiler wrote (the connection's).
+	Dialect      string `json:"dialect,omitempty"`
+	GeneratedSQL string `json:"generated_sql,omitempty"`
+	// ExpectedSQL is set when the expected query is Malloy too.
+	ExpectedSQL string `json:"expected_sql,omitempty"`
+	// Connection is the database the model's sources read, where the SQL ran.
+	Connection string `json:"connection,omitempty"`
+	// CompileMS is the time compiling the generated query took.
+	CompileMS float64 `json:"compile_ms"`
 }
 
 // TargetCall is one call to the system under test.

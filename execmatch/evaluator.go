@@ -339,6 +339,16 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		v.Outcome, v.Error = qeval.OutcomeGoldError, qeval.ErrorMessage(err)
 		return v
 	}
+	if it.PredDatabase != "" && it.PredDatabase != it.Database {
+		if predSrc, err = e.opt.Catalog.Resolve(ctx, it.PredDatabase, e.dialect()); err != nil {
+			v.Outcome, v.Error = qeval.OutcomePredError, "open the prediction database "+it.PredDatabase+": "+qeval.ErrorMessage(err)
+			return v
+		}
+		if len(predSrc.Files) != len(goldSrc.Files) {
+			v.Outcome, v.Error = qeval.OutcomeGoldError, fmt.Sprintf("the prediction database %s has %d databases and the gold's %d", predSrc.Display, len(predSrc.Files), len(goldSrc.Files))
+			return v
+		}
+	}
 	files := goldSrc.Files
 	// on a test suite that holds its original database (compared first), the verdict
 	// of that database alone is kept beside the suite's

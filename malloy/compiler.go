@@ -23,8 +23,6 @@ type Compiler struct {
 	// Dir is the folder the bridge and its npm packages are installed in (DefaultDir
 	// when empty).
 	Dir string
-	// Limits bound the schema queries asked of a model's connection.
-	Limits qeval.Limits
 	// Notify, when set, is told when the compiler is being installed (it takes seconds,
 	// once).
 	Notify func(string)
@@ -44,15 +42,6 @@ type Compiler struct {
 	closed  bool
 }
 
-// Model names a Malloy model: its files and the database its sources read.
-type Model struct {
-	// Files are the model's files; several make one model.
-	Files []string
-	// Connection is the database the sources read (its schema is read from it,
-	// read-only, through its executor) and whose SQL dialect the compiler writes.
-	Connection *qeval.Source
-}
-
 // model is a Model read once: its files' text, the key the helper knows it by, and
 // the error of its load, which does not change within a run.
 type model struct {
@@ -65,12 +54,9 @@ type model struct {
 	loadErr error
 }
 
-// conn is a connection a model reads: opened once, its schema read once.
+// conn is a connection a model reads: its schema is read once.
 type conn struct {
 	src       *qeval.Source
-	once      sync.Once
-	ex        qeval.Executor
-	err       error
 	schemaMu  sync.Mutex
 	schema    *qeval.Schema
 	schemaErr error
@@ -88,21 +74,20 @@ func (c *Compiler) init() {
 var dialects = map[string]string{"duckdb": "duckdb", "postgres": "postgres", "mysql": "mysql"}
 
 // modelOf reads a model's files once per run.
-func (c *Compiler) modelOf(m Model) (*model, error) {
-	if len(m.Files) == 0 {
+func (c *Compiler) modelOf(files []string, src *qeval.Source) (*model, error) {
+	if len(files) == 0 {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "malloy model", Message: "no model files", Hint: "malloy_model: {files: [model.malloy], connection: duckdb:…}"}
 	}
-	if m.Connection == nil || len(m.Connection.Files) == 0 {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "malloy model " + m.Files[0], Message: "no connection for its sources to read"}
+	if src == nil || len(src.Files) == 0 {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "malloy model " + files[0], Message: "no connection for its sources to read"}
 	}
-	src := m.Connection
-	key := strings.Join(m.Files, "\x00") + "\x00" + src.Engine + "\x00" + src.Files[0]
+	key := strings.Join(files, "\x00") + "\x00" + src.Engine + "\x00" + src.Files[0]
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if md, ok := c.models[key]; ok {
 		return md, md.loadErr
 	}
-	md := &model{key: fmt.Sprintf("m%d", len(c.models)+1), name: filepath.Base(m.Files[0]), paths: map[string]string{}}
+	md := &model{key: fmt.Sprintf("m%d", len(c.models)+1), name: filepath.Base(files[0]), paths: map[string]string{}}
 	c.models[key] = md
 	dialect, ok := dialects[src.Dialect]
 	if !ok {
@@ -112,7 +97,7 @@ func (c *Compiler) modelOf(m Model) (*model, error) {
 		return md, md.loadErr
 	}
 	md.dialect = dialect
-	for _, f := range m.Files {
+	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			md.loadErr = &qeval.Error{Code: qeval.CodeNotFound, Op: "malloy model", Message: fmt.Sprintf("open %s: %s", f, noSuchFile(err)), Err: err}
@@ -138,14 +123,17 @@ func noSuchFile(err error) string {
 	return err.Error()
 }
 
-// Compile compiles a Malloy query of model m into SQL for its connection, with the
-// query's structure as the compiler describes it. A query the compiler rejects is an
+// Compile compiles a Malloy query of the model made of files, whose sources read conn
+// (its SQL dialect is the one written; the schemas of its tables are read once,
+// through ex, an executor open on it, which Compile borrows and never closes), into
+// SQL, with the query's structure as the compiler describes it. The files are read
+// once per Compiler. A query the compiler rejects is an
 // error with CodeCompile, the compiler's message, Line and Col. A model that cannot be
 // read or does not compile, or whose tables its connection lacks, is an error naming
 // the model (CodeNotFound, CodeInvalid, CodeUnsupported); no Node.js, a failed install
 // or a helper dead twice is CodeUnavailable; a context that ends is CodeTimeout or
 // CodeCanceled (the helper, busy on the query, is killed and started again next time).
-func (c *Compiler) Compile(ctx context.Context, m Model, query string) (*qeval.CompiledQuery, error) {
+func (c *Compiler) Compile(ctx context.Context, files []string, conn *qeval.Source, ex qeval.Executor, query string) (*qeval.CompiledQuery, error) {
 	c.init()
 	if strings.TrimSpace(query) == "" {
 		return nil, &qeval.Error{Code: qeval.CodeCompile, Message: "empty Malloy query"}
@@ -153,7 +141,7 @@ func (c *Compiler) Compile(ctx context.Context, m Model, query string) (*qeval.C
 	if err := (qeval.QueryBounds{MaxOperators: -1}).Check(query); err != nil {
 		return nil, err
 	}
-	md, err := c.modelOf(m)
+	md, err := c.modelOf(files, conn)
 	if err != nil {
 		return nil, err
 	}
@@ -167,10 +155,10 @@ func (c *Compiler) Compile(ctx context.Context, m Model, query string) (*qeval.C
 	if err != nil {
 		return nil, err
 	}
-	if err := c.load(ctx, h, md); err != nil {
+	if err := c.load(ctx, h, md, ex); err != nil {
 		return nil, err
 	}
-	reply, err := h.call(ctx, &message{Op: "compile", Model: md.key, Query: query}, md.conn.answer(c.Limits))
+	reply, err := h.call(ctx, &message{Op: "compile", Model: md.key, Query: query}, md.conn.answer(ex))
 	if err != nil {
 		return nil, c.lost(ctx, h, err)
 	}
@@ -302,14 +290,14 @@ func (c *Compiler) lost(ctx context.Context, h *helper, err error) error {
 }
 
 // load has the helper parse a model once.
-func (c *Compiler) load(ctx context.Context, h *helper, md *model) error {
+func (c *Compiler) load(ctx context.Context, h *helper, md *model, ex qeval.Executor) error {
 	if md.loadErr != nil {
 		return md.loadErr
 	}
 	if h.loaded[md.key] {
 		return nil
 	}
-	reply, err := h.call(ctx, &message{Op: "load", Model: md.key, Dialect: md.dialect, Files: md.files}, md.conn.answer(c.Limits))
+	reply, err := h.call(ctx, &message{Op: "load", Model: md.key, Dialect: md.dialect, Files: md.files}, md.conn.answer(ex))
 	if err != nil {
 		return c.lost(ctx, h, err)
 	}
@@ -322,7 +310,7 @@ func (c *Compiler) load(ctx context.Context, h *helper, md *model) error {
 	return nil
 }
 
-// Close ends the helper and closes the connections opened for schemas.
+// Close ends the helper.
 func (c *Compiler) Close() error {
 	c.init()
 	c.mu.Lock()
@@ -332,13 +320,5 @@ func (c *Compiler) Close() error {
 		c.h.close()
 		c.h = nil
 	}
-	var first error
-	for _, cn := range c.conns {
-		if cn.ex != nil {
-			if err := cn.ex.Close(); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
+	return nil
 }

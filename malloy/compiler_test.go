@@ -54,6 +54,12 @@ func mirror(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	for _, ex := range execs {
+		ex.Close()
+	}
+	if shared != nil {
+		shared.Close()
+	}
 	if mirrorDir != "" {
 		os.RemoveAll(mirrorDir)
 	}
@@ -70,9 +76,37 @@ func source(t *testing.T, file string) *qeval.Source {
 	return src
 }
 
-func concertModel(t *testing.T) malloy.Model {
-	return malloy.Model{Files: []string{filepath.Join("..", "examples", "malloy", "concert_singer.malloy")},
-		Connection: source(t, filepath.Join(mirror(t), "concert_singer.duckdb"))}
+// model is a Malloy model: its files and the connection its sources read, open.
+type model struct {
+	files []string
+	conn  *qeval.Source
+	ex    qeval.Executor
+}
+
+var (
+	execMu sync.Mutex
+	execs  = map[string]qeval.Executor{}
+)
+
+// executor opens a source once for the package's tests.
+func executor(t *testing.T, src *qeval.Source) qeval.Executor {
+	t.Helper()
+	execMu.Lock()
+	defer execMu.Unlock()
+	if ex := execs[src.Files[0]]; ex != nil {
+		return ex
+	}
+	ex, err := src.Open(src.Files[0], qeval.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	execs[src.Files[0]] = ex
+	return ex
+}
+
+func concertModel(t *testing.T) model {
+	src := source(t, filepath.Join(mirror(t), "concert_singer.duckdb"))
+	return model{files: []string{filepath.Join("..", "examples", "malloy", "concert_singer.malloy")}, conn: src, ex: executor(t, src)}
 }
 
 var (
@@ -91,7 +125,7 @@ func compiler(t *testing.T) *malloy.Compiler {
 func TestCompile_SQLAndShape(t *testing.T) {
 	c := compiler(t)
 	m := concertModel(t)
-	cq, err := c.Compile(context.Background(), m, "run: singer -> { where: Country = 'France'; group_by: Name; aggregate: singer_count, n is count(); order_by: Name desc; limit: 3 }")
+	cq, err := c.Compile(context.Background(), m.files, m.conn, m.ex, "run: singer -> { where: Country = 'France'; group_by: Name; aggregate: singer_count, n is count(); order_by: Name desc; limit: 3 }")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +155,7 @@ func TestCompile_SQLAndShape(t *testing.T) {
 		t.Errorf("rederived %+v, want n re-deriving singer_count", s.Malloy.Rederived)
 	}
 	// the SQL runs on the connection
-	ex, err := m.Connection.Open(m.Connection.Files[0], qeval.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close()
-	rs, err := ex.Query(context.Background(), cq.SQL)
+	rs, err := m.ex.Query(context.Background(), cq.SQL)
 	if err != nil {
 		t.Fatalf("run the compiled SQL: %v\n%s", err, cq.SQL)
 	}
@@ -137,7 +166,7 @@ func TestCompile_SQLAndShape(t *testing.T) {
 
 func TestCompile_Joins(t *testing.T) {
 	c := compiler(t)
-	cq, err := c.Compile(context.Background(), concertModel(t), "run: singer_in_concert -> { where: concert.`Year` = '2014'; group_by: singer.Name; aggregate: concert.concert_count }")
+	cq, err := c.Compile(context.Background(), concertModel(t).files, concertModel(t).conn, concertModel(t).ex, "run: singer_in_concert -> { where: concert.`Year` = '2014'; group_by: singer.Name; aggregate: concert.concert_count }")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +197,7 @@ func TestCompile_Errors(t *testing.T) {
 		{"SecondLine", "run: singer -> {\n  group_by: Name\n  aggregate: nope }", 3, 14, "'nope'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.Compile(context.Background(), m, tc.query)
+			_, err := c.Compile(context.Background(), m.files, m.conn, m.ex, tc.query)
 			var qe *qeval.Error
 			if !errors.As(err, &qe) || qe.Code != qeval.CodeCompile {
 				t.Fatalf("Compile(%q) = %v, want a compile error", tc.query, err)
@@ -184,6 +213,7 @@ func TestCompile_BadModel(t *testing.T) {
 	c := compiler(t)
 	dir := t.TempDir()
 	conn := source(t, filepath.Join(mirror(t), "concert_singer.duckdb"))
+	ex := executor(t, conn)
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
@@ -202,7 +232,7 @@ func TestCompile_BadModel(t *testing.T) {
 		{"TableAbsent", []string{write("absent.malloy", "source: s is duckdb.table('singers') extend { measure: n is count() }\n")}, qeval.CodeInvalid, "table 'singers' is not in"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.Compile(context.Background(), malloy.Model{Files: tc.files, Connection: conn}, "run: s -> { aggregate: n }")
+			_, err := c.Compile(context.Background(), tc.files, conn, ex, "run: s -> { aggregate: n }")
 			if qeval.ErrorCode(err) != tc.code || !strings.Contains(qeval.ErrorMessage(err), tc.want) {
 				t.Fatalf("Compile = %v (%s), want %s with %q", err, qeval.ErrorCode(err), tc.code, tc.want)
 			}
@@ -211,7 +241,7 @@ func TestCompile_BadModel(t *testing.T) {
 	// a model of several files: one imports the other
 	base := write("base.malloy", "source: s is duckdb.table('singer') extend { measure: n is count() }\n")
 	views := write("views.malloy", "import \"base.malloy\"\nsource: s2 is s extend { dimension: old is Age > 40 }\n")
-	cq, err := c.Compile(context.Background(), malloy.Model{Files: []string{base, views}, Connection: conn}, "run: s2 -> { group_by: old; aggregate: n }")
+	cq, err := c.Compile(context.Background(), []string{base, views}, conn, ex, "run: s2 -> { group_by: old; aggregate: n }")
 	if err != nil {
 		t.Fatalf("a model of two files: %v", err)
 	}

@@ -9,24 +9,12 @@ import (
 	"github.com/qeval/qeval"
 )
 
-// executor opens the connection once.
-func (cn *conn) executor(limits qeval.Limits) (qeval.Executor, error) {
-	cn.once.Do(func() {
-		cn.ex, cn.err = cn.src.Open(cn.src.Files[0], limits)
-	})
-	return cn.ex, cn.err
-}
-
-// tables reads the connection's schema once.
-func (cn *conn) tables(ctx context.Context, limits qeval.Limits) (*qeval.Schema, error) {
+// tables reads the connection's schema once, through ex.
+func (cn *conn) tables(ctx context.Context, ex qeval.Executor) (*qeval.Schema, error) {
 	cn.schemaMu.Lock()
 	defer cn.schemaMu.Unlock()
 	if cn.schema != nil || cn.schemaErr != nil {
 		return cn.schema, cn.schemaErr
-	}
-	ex, err := cn.executor(limits)
-	if err != nil {
-		return nil, err // not kept: a server may answer next time
 	}
 	sr, ok := ex.(qeval.SchemaReader)
 	if !ok {
@@ -41,14 +29,14 @@ func (cn *conn) tables(ctx context.Context, limits qeval.Limits) (*qeval.Schema,
 	return s, nil
 }
 
-// answer answers the bridge's questions about the connection: the columns of a table
-// (from the schema, read once) or of a SQL source (the SQL run with no rows, through
-// the read-only executor).
-func (cn *conn) answer(limits qeval.Limits) answerer {
+// answer answers the bridge's questions about the connection through ex, its
+// read-only executor: the columns of a table (from the schema, read once) or of a SQL
+// source (the SQL run with no rows).
+func (cn *conn) answer(ex qeval.Executor) answerer {
 	return func(ctx context.Context, q *message) *message {
 		switch q.Op {
 		case "table":
-			s, err := cn.tables(ctx, limits)
+			s, err := cn.tables(ctx, ex)
 			if err != nil {
 				return &message{Error: jsonString(fmt.Sprintf("read the tables of %s: %s", cn.src.Display, qeval.ErrorMessage(err)))}
 			}
@@ -62,10 +50,6 @@ func (cn *conn) answer(limits qeval.Limits) answerer {
 			}
 			return &message{Columns: cols}
 		case "sql":
-			ex, err := cn.executor(limits)
-			if err != nil {
-				return &message{Error: jsonString(qeval.ErrorMessage(err))}
-			}
 			rs, err := ex.Query(ctx, "SELECT * FROM ("+strings.TrimRight(strings.TrimSpace(q.SQL), ";")+") AS qeval_sql_source LIMIT 0")
 			if err != nil {
 				return &message{Error: jsonString("the SQL source did not run: " + qeval.ErrorMessage(err))}

@@ -56,6 +56,13 @@ var Metrics = []Metric{
 	{NameLLMGrading, "an LLM judge's grade of the generated query in [0,1]", llmGrading},
 }
 
+// Malloy are the metrics a run adds for Malloy suites beside Metrics, from the
+// compiler's description of each query; neither is a component of the composite.
+var Malloy = []Metric{
+	{NameMalloyStructure, "Jaccard agreement of the Malloy query with the gold: source (when the gold is Malloy), grouping, aggregates, filters, order and limit", malloyStructure},
+	{NameModelReuse, "share of the model's measures and dimensions the query used rather than re-derived inline (count() where the model has singer_count)", modelReuse},
+}
+
 // Benchmark are the metrics of the official benchmark scorers that a run adds for SQL
 // suites beside Metrics (qeval score keeps to Metrics).
 var Benchmark = []Metric{
@@ -97,7 +104,7 @@ func Lookup(names ...string) ([]Metric, error) {
 // Generated is needed by most; a metric whose inputs are missing is skipped.
 type Case struct {
 	ID        string
-	Dialect   string // "sqlite" (also ""), "postgres", "mysql"
+	Dialect   string // "sqlite" (also ""), "postgres", "mysql", "kql", "malloy"
 	Question  string
 	Generated string
 	Expected  string
@@ -107,6 +114,10 @@ type Case struct {
 	// texts (a KQL case passes the shapes of the kql package).
 	GeneratedShape *qeval.Shape
 	ExpectedShape  *qeval.Shape
+	// GeneratedError, when set and GeneratedShape is not, is why the generated query
+	// has no shape: a Malloy query its compiler rejected (CodeCompile). The metrics
+	// that read the structure are then skipped with it.
+	GeneratedError error
 	// GeneratedReads and ExpectedReads, when set, are what the database engine says each
 	// query reads (sqlite.Executor.Reads): table accuracy prefers them to parsing.
 	GeneratedReads, ExpectedReads *qeval.Shape

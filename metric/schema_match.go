@@ -65,7 +65,7 @@ func schemaMatch(_ context.Context, c *Case, o *Options) (Result, error) {
 	}
 	gs, err := c.generatedShape()
 	if err != nil {
-		return Result{}, prefixError(opParseGenerated, err)
+		return shapeFailure(opParseGenerated, err)
 	}
 	if len(es.Output) == 0 || slices.Contains(es.Output, "*") || slices.Contains(gs.Output, "*") {
 		return Skip("output columns unknown without results (run both queries with --db)"), nil

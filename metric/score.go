@@ -94,8 +94,10 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 	switch {
 	case v != nil && v.Outcome == qeval.OutcomeGoldError:
 		out.Status, out.Reason = qeval.StatusError, v.Error
-	case v != nil && v.Outcome == qeval.OutcomeUnscorable:
+	case v != nil && v.Outcome == qeval.OutcomeUnscorable && strings.HasPrefix(v.Error, "gold query: "):
 		out.Status, out.Reason = qeval.StatusUnscorable, "the expected query cannot be run by this engine, so the case cannot be scored: "+v.Error
+	case v != nil && v.Outcome == qeval.OutcomeUnscorable:
+		out.Status, out.Reason = qeval.StatusUnscorable, "the case cannot be scored here: "+v.Error
 	case ctx.Err() != nil:
 		out.Status, out.Reason = qeval.StatusError, "the case ran past its deadline"
 	case !out.Executed && (v != nil && v.Outcome != qeval.OutcomeUnsupported || v == nil && c.ExecutionSkipped != ""):

@@ -164,7 +164,7 @@ func semanticSimilarity(_ context.Context, c *Case, _ *Options) (Result, error) 
 	}
 	gs, err := c.generatedShape()
 	if err != nil {
-		return Result{}, prefixError(opParseGenerated, err)
+		return shapeFailure(opParseGenerated, err)
 	}
 	return SemanticSimilarity(gs, es), nil
 }

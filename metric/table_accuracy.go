@@ -68,7 +68,7 @@ func tableAccuracy(_ context.Context, c *Case, _ *Options) (Result, error) {
 	if shape == nil {
 		var err error
 		if shape, err = c.generatedShape(); err != nil {
-			return Result{}, prefixError(opParseGenerated, err)
+			return shapeFailure(opParseGenerated, err)
 		}
 		path = "parser"
 	}
@@ -80,6 +80,16 @@ func tableAccuracy(_ context.Context, c *Case, _ *Options) (Result, error) {
 	return r, nil
 }
 
+// shapeFailure is the result of a metric whose query has no shape: skipped for a
+// query its compiler rejected (a Malloy compile_error, scored by execution), failed
+// with the parser's message otherwise.
+func shapeFailure(op string, err error) (Result, error) {
+	if qeval.ErrorCode(err) == qeval.CodeCompile {
+		return Skip("the query did not compile: " + qeval.ErrorMessage(err)), nil
+	}
+	return Result{}, prefixError(op, err)
+}
+
 // prepare parses each query once, before the metrics that read the shapes run (a
 // shared prerequisite, as x/tools' analysis Requires): the parse errors are kept for
 // every metric to report.
@@ -88,7 +98,9 @@ func (c *Case) prepare() {
 		return
 	}
 	c.prepared = true
-	if c.GeneratedShape == nil && c.Generated != "" {
+	if c.GeneratedShape == nil && c.GeneratedError != nil {
+		c.generatedErr = c.GeneratedError
+	} else if c.GeneratedShape == nil && c.Generated != "" {
 		c.GeneratedShape, c.generatedErr = parseShape(c.Dialect, c.Generated)
 	}
 	if c.ExpectedShape == nil && c.Expected != "" {
@@ -120,8 +132,12 @@ func (c *Case) expectedShape() (*qeval.Shape, error) {
 	return c.ExpectedShape, nil
 }
 
-// parseShape parses a query of a SQL dialect or KQL.
+// parseShape parses a query of a SQL dialect or KQL. A Malloy query is not parsed
+// here: its structure is what its compiler describes (Case.GeneratedShape).
 func parseShape(dialect, text string) (*qeval.Shape, error) {
+	if strings.EqualFold(dialect, qeval.DialectMalloy) {
+		return nil, &qeval.Error{Code: qeval.CodeCompile, Message: "a Malloy query's structure comes from its compiler, which did not describe this one"}
+	}
 	if strings.EqualFold(dialect, "kql") {
 		s, err := kql.ParseShape(text)
 		if err != nil {

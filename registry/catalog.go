@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/cache"
 )
 
 // Catalog resolves the database names of suites and requests into sources, once each.
@@ -32,6 +33,9 @@ type Catalog struct {
 	// AllowPrivileged opens server databases even as a privileged role (a superuser, a
 	// role that reads server files or signals sessions): --unsafe-allow-privileged.
 	AllowPrivileged bool
+	// MirrorDir is where mirror:duckdb: targets are copied (the user cache's
+	// mirrors/duckdb when empty).
+	MirrorDir string
 	// Openers, by engine name, open that engine's targets in place of the engine's own
 	// opener: SQLite files as the official evaluators' SQLite runs them
 	// (sqlite.OfficialOpener).
@@ -84,17 +88,23 @@ func (c *Catalog) Resolve(ctx context.Context, name, dialect string) (*qeval.Sou
 	}
 	now := c.Now
 	c.mu.Unlock()
-	r.once.Do(func() { r.src, r.err = c.resolve(name, kql, now) })
+	r.once.Do(func() { r.src, r.err = c.resolve(ctx, name, kql, now) })
 	return r.src, r.err
 }
 
-func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, error) {
+func (c *Catalog) resolve(ctx context.Context, name string, kql bool, now time.Time) (*qeval.Source, error) {
 	target, configured := c.Connections[name]
 	if !configured {
 		if c.NamesOnly {
 			return nil, c.unknown(name)
 		}
-		target = EngineFor(name).relativeTo(c.Dir, name)
+		target = name
+		if !strings.HasPrefix(name, MirrorPrefix) {
+			target = EngineFor(name).relativeTo(c.Dir, name)
+		}
+	}
+	if rest, ok := strings.CutPrefix(target, MirrorPrefix); ok {
+		return c.mirrored(ctx, name, rest, configured)
 	}
 	e := EngineFor(target)
 	src := &qeval.Source{Name: name, Display: e.Show(target), Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Open}
@@ -161,6 +171,58 @@ func (c *Catalog) resolve(name string, kql bool, now time.Time) (*qeval.Source, 
 	}
 	if o := c.Openers[src.Engine]; o != nil {
 		src.Open = o
+	}
+	return src, nil
+}
+
+// MirrorPrefix names a SQLite database copied into DuckDB on first use:
+// mirror:duckdb:PATH (a .sqlite file, or a folder <db_id>/<db_id>.sqlite), relative
+// to the catalog's folder. The copy is kept in MirrorDir, keyed by the file's content,
+// so later runs copy nothing; a Malloy model's connection: mirror:duckdb is this.
+const MirrorPrefix = qeval.MirrorDuckDB + ":"
+
+// mirrorDir is where mirror:duckdb: copies are kept.
+func (c *Catalog) mirrorDir() (string, error) {
+	if c.MirrorDir != "" {
+		return c.MirrorDir, nil
+	}
+	base, err := cache.DefaultDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "mirrors", "duckdb"), nil
+}
+
+// mirrored resolves mirror:duckdb:PATH: the SQLite database at PATH copied into
+// DuckDB (once per content), opened as that copy.
+func (c *Catalog) mirrored(ctx context.Context, name, path string, configured bool) (*qeval.Source, error) {
+	if path != "" && !filepath.IsAbs(path) && c.Dir != "" {
+		path = filepath.Join(c.Dir, path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, c.missing(name, path, configured)
+	}
+	srcs, err := MirrorSources(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(srcs) != 1 {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror " + path, Message: fmt.Sprintf("%d SQLite databases there; mirror:duckdb: copies one", len(srcs)),
+			Hint: "name the database's file, or its folder <db_id>/<db_id>.sqlite"}
+	}
+	dir, err := c.mirrorDir()
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror " + path, Message: err.Error(), Err: err}
+	}
+	done, err := MirrorDuckDBCached(ctx, dir, srcs)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "mirror " + path + " into DuckDB", Message: qeval.ErrorMessage(err), Err: err}
+	}
+	target := done[0].Target
+	e := EngineFor(target)
+	src := &qeval.Source{Name: name, Display: MirrorPrefix + path, Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Open, Local: e.File}
+	if configured {
+		src.Display = name
 	}
 	return src, nil
 }

@@ -31,6 +31,10 @@ type Config struct {
 	// Threshold and Weights override the suite's.
 	Threshold *float64
 	Weights   map[string]float64
+	// Malloy compiles the queries of a Malloy suite (dialect: malloy) into SQL for its
+	// model's connection (malloy.Compiler); nil makes every Malloy case unscorable,
+	// saying so.
+	Malloy Compiler
 	// Judge answers the judge-based metrics; nil skips them with JudgeSkipped (or
 	// metric.NoJudgeReason).
 	Judge        qeval.Judge
@@ -283,7 +287,11 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if r.concurrency <= 0 {
 		r.concurrency = runtime.GOMAXPROCS(0)
 	}
-	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: r.dialect, Limits: qeval.Limits{Timeout: qt, MaxBytes: resultCap(cfg, r.concurrency)}, Now: cfg.Now}
+	evalDialect := r.dialect
+	if evalDialect == qeval.DialectMalloy {
+		evalDialect = "sql" // Malloy is compiled to SQL before it runs
+	}
+	opts := execmatch.Options{Mode: mode, Catalog: cfg.Catalog, Dialect: evalDialect, Limits: qeval.Limits{Timeout: qt, MaxBytes: resultCap(cfg, r.concurrency)}, Now: cfg.Now}
 	if s.PredictionDatabase != "" {
 		opts.PredCatalog = predictionCatalog{cfg.Catalog, s}
 	}
@@ -314,7 +322,11 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 		RequireExecutionMatch: slices.Contains(s.PassRequires, "execution"),
 		ExecutionOnly:         slices.Contains(s.PassRequires, "execution") && !slices.Contains(s.PassRequires, "score"),
 		Options:               metric.Options{Judge: cfg.Judge, JudgeOnExecMatch: cfg.JudgeOnExecMatch, MaxRows: cfg.MaxResultRows, Logger: cfg.Logger, Now: cfg.Now}}
-	if r.dialect != "kql" {
+	switch r.dialect {
+	case qeval.DialectMalloy:
+		// the Malloy-level metrics, from the compiler's description of each query
+		r.metrics.Options.Metrics = append(slices.Clone(metric.Metrics), metric.Malloy...)
+	case "sql":
 		// the benchmark scorers' own numbers (Spider's exact-set match) beside the metrics
 		r.metrics.Options.Metrics = append(slices.Clone(metric.Metrics), metric.Benchmark...)
 	}
@@ -346,8 +358,11 @@ func (r *run) now() time.Time {
 }
 
 func dialectOf(s *qeval.Suite) string {
-	if strings.EqualFold(s.Dialect, "kql") {
+	switch {
+	case strings.EqualFold(s.Dialect, "kql"):
 		return "kql"
+	case strings.EqualFold(s.Dialect, qeval.DialectMalloy):
+		return qeval.DialectMalloy
 	}
 	return "sql"
 }
@@ -435,12 +450,15 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	if res.Validator != nil {
 		mc.SafetyValid, mc.IsValid, mc.ValidatorErrors = res.Validator.SafetyValid, res.Validator.IsValid, res.Validator.Errors
 	}
-	if db == "" {
+	switch {
+	case r.dialect == qeval.DialectMalloy:
+		r.executeMalloy(ctx, c, db, out.Query, &mc, &res)
+	case db == "":
 		mc.ExecutionSkipped = "no database configured for this case"
 		if r.dialect == "kql" {
 			mc.ExecutionSkipped = "no data configured for this KQL case (database: a folder of CSV/JSON tables or a SQLite file)"
 		}
-	} else {
+	default:
 		r.execute(ctx, c, db, out.Query, &mc, &res)
 	}
 	sc := metric.Score(ctx, mc, r.metrics)

@@ -10,10 +10,14 @@ import (
 
 // check reports what is wrong with a decoded suite; ids are filled in where missing.
 func check(s *qeval.Suite, p *problems, opt Options) {
+	malloy := strings.EqualFold(s.Dialect, qeval.DialectMalloy)
 	switch strings.ToLower(s.Dialect) {
-	case "", "sql", "sqlite", "kql":
+	case "", "sql", "sqlite", "kql", qeval.DialectMalloy:
 	default:
-		p.add(0, "", "unknown dialect %q (known: sql, kql)", s.Dialect)
+		p.add(0, "", "unknown dialect %q (known: sql, kql, malloy)", s.Dialect)
+	}
+	if s.MalloyModel != nil {
+		checkMalloyModel(s.MalloyModel, 0, "", malloy, p)
 	}
 	if s.Mode != "" && opt.CheckMode != nil {
 		if err := opt.CheckMode(s.Mode); err != nil {
@@ -54,7 +58,7 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 	if s.Stream == nil && len(s.Cases) == 0 {
 		p.add(0, "", "the suite has no cases")
 	}
-	cc := caseChecker{ids: map[string]int{}}
+	cc := caseChecker{ids: map[string]int{}, malloy: malloy, suiteModel: s.MalloyModel != nil}
 	for i := range s.Cases {
 		cc.check(i, &s.Cases[i], p)
 	}
@@ -64,6 +68,24 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 // case's number, an id used twice and a missing expected_query are problems.
 type caseChecker struct {
 	ids map[string]int // id → the line it was first used on
+	// malloy: a Malloy suite, whose cases each need a model (suiteModel: the suite
+	// names one for all)
+	malloy, suiteModel bool
+}
+
+// checkMalloyModel reports a malloy_model without files or connection, or outside a
+// Malloy suite.
+func checkMalloyModel(m *qeval.MalloyModel, line int, id string, malloy bool, p *problems) {
+	if !malloy {
+		p.add(line, id, "malloy_model is for Malloy suites (dialect: malloy)")
+		return
+	}
+	if len(m.Files) == 0 {
+		p.add(line, id, "malloy_model has no files (files: [model.malloy])")
+	}
+	if strings.TrimSpace(m.Connection) == "" {
+		p.add(line, id, "malloy_model has no connection (the database its sources read: duckdb:FILE, postgres://…, or mirror:duckdb)")
+	}
 }
 
 func (cc *caseChecker) check(i int, c *qeval.Case, p *problems) {
@@ -79,6 +101,11 @@ func (cc *caseChecker) check(i int, c *qeval.Case, p *problems) {
 	}
 	if strings.TrimSpace(c.ExpectedQuery) == "" && !p.goldsBad[c.Line] {
 		p.add(c.Line, c.ID, "missing expected_query")
+	}
+	if c.MalloyModel != nil {
+		checkMalloyModel(c.MalloyModel, c.Line, c.ID, cc.malloy, p)
+	} else if cc.malloy && !cc.suiteModel {
+		p.add(c.Line, c.ID, "no malloy_model: a Malloy suite names its model (malloy_model: {files: [...], connection: ...}) for all cases or for each")
 	}
 }
 

@@ -150,6 +150,7 @@ var (
 	validatorKeys = yamlKeys(qeval.ValidatorFlags{})
 	judgeKeys     = yamlKeys(qeval.JudgeConfig{})
 	targetKeys    = yamlKeys(qeval.Target{})
+	malloyKeys    = yamlKeys(qeval.MalloyModel{})
 )
 
 func sortedKeys(m map[string]bool) string {
@@ -202,6 +203,7 @@ func parseDocument(data []byte, p *problems) *qeval.Suite {
 	checkKeys(root, suiteKeys, "suite", "", p)
 	checkKeys(child(root, "judge"), judgeKeys, "judge", "", p)
 	checkKeys(child(root, "target"), targetKeys, "target", "", p)
+	checkKeys(child(root, "malloy_model"), malloyKeys, "malloy_model", "", p)
 	s := &qeval.Suite{}
 	// decode everything but the cases, then each case on its own for its line number
 	head := *root
@@ -235,6 +237,7 @@ func parseDocument(data []byte, p *problems) *qeval.Suite {
 		}
 		checkKeys(cn, caseKeys, "case", id, p)
 		checkKeys(child(cn, "validator"), validatorKeys, "validator", id, p)
+		checkKeys(child(cn, "malloy_model"), malloyKeys, "malloy_model", id, p)
 		var golds []string
 		if gn := child(cn, "expected_query"); gn != nil && gn.Kind == yaml.SequenceNode {
 			// several golds: read here, the rest of the case as usual

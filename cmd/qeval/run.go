@@ -259,6 +259,11 @@ func (f *runFlags) config(ctx context.Context, e *env, st *runState) (runner.Con
 	cfg := runner.Config{GoldCacheEpoch: f.cacheEpoch, Catalog: st.catalog, Target: target, Mode: f.mode, Concurrency: f.concurrency, QueryTimeout: f.timeout,
 		MaxResultBytes: f.maxBytes, MaxRunBytes: f.maxRunBytes, Judge: js.Judge, JudgeOnExecMatch: askOnMatch, JudgeSkipped: js.Skipped,
 		JudgeStats: js.Stats, Version: version, Logger: st.logger, Now: e.clock()}
+	if strings.EqualFold(s.Dialect, qeval.DialectMalloy) {
+		mc := registry.MalloyCompiler(func(msg string) { fmt.Fprintln(e.stderr, msg) })
+		st.closers = append(st.closers, func() { mc.Close() })
+		cfg.Malloy = mc
+	}
 	if f.goldCache {
 		c, closers, err := f.judge.openGoldCache(ctx, e, st.logger)
 		if err != nil {

@@ -44,6 +44,12 @@ export function render(e, prefix = []) {
       return `${e.name}(${(kids.args ?? []).map((a) => render(a, prefix)).join(', ')})`;
     case 'filterCondition':
       return render(e.e, prefix);
+    case 'is-null':
+      return `${render(e.e, prefix)} = null`;
+    case 'is-not-null':
+      return `${render(e.e, prefix)} != null`;
+    case 'in':
+      return `${render(kids.e, prefix)} ${e.not ? 'not in' : 'in'} (${(kids.oneOf ?? []).map((x) => render(x, prefix)).join(', ')})`;
   }
   if (kids.left !== undefined && kids.right !== undefined) {
     return `${render(kids.left, prefix)} ${e.node} ${render(kids.right, prefix)}`;
@@ -132,6 +138,15 @@ function comparisonsOf(e, clause, out) {
   }
   if (e.node === 'field') {
     out.push({clause, column: render(e), op: '=', value: 'true'});
+    return;
+  }
+  if (e.node === 'is-null' || e.node === 'is-not-null') {
+    out.push({clause, column: render(e.e), op: e.node === 'is-null' ? '=' : '!=', value: 'null'});
+    return;
+  }
+  if (e.node === 'in') {
+    const vals = (e.kids.oneOf ?? []).map((x) => render(x));
+    out.push({clause, column: render(e.kids.e), op: e.not ? 'not in' : 'in', value: vals.join(', ')});
     return;
   }
   if (comparisons.has(e.node)) {

@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/metric"
+)
+
+// Compiler compiles a Malloy query of the model made of files, whose sources read
+// conn, into SQL for conn (malloy.Compiler); ex is conn open, borrowed to read the
+// schemas of its tables. A query it rejects is an error with
+// qeval.CodeCompile; a model it cannot use, CodeNotFound, CodeInvalid or
+// CodeUnsupported; a compiler that cannot run, CodeUnavailable. It is safe for
+// concurrent use.
+type Compiler interface {
+	Compile(ctx context.Context, files []string, conn *qeval.Source, ex qeval.Executor, query string) (*qeval.CompiledQuery, error)
+}
+
+// noCompiler is why Malloy cases are unscorable in a run without a compiler.
+const noCompiler = "this qeval was started without the Malloy compiler (qeval run, score and exec have it; it needs Node.js 20 or later and npm)"
+
+// executeMalloy compiles a Malloy case's generated query (and its expected query when
+// that is Malloy too) with the case's model, runs the SQL on the model's connection
+// and the expected query on the case's database (or the connection), and gives the
+// metrics the compiler's descriptions of both. A query the compiler rejects is a
+// compile_error; a model that cannot be used makes the case an ERROR naming it; no
+// compiler (no Node.js) makes it unscorable.
+func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated string, mc *metric.Case, res *qeval.CaseResult) {
+	mc.Dialect = qeval.DialectMalloy
+	verdict := func(o qeval.Outcome, msg string) *qeval.Verdict {
+		v := &qeval.Verdict{Outcome: o, Error: msg, Mode: r.modeID()}
+		mc.Execution, res.Verdict = v, v
+		if mc.GeneratedShape == nil && mc.GeneratedError == nil {
+			mc.GeneratedError = &qeval.Error{Code: qeval.CodeCompile, Message: "not compiled: " + msg}
+		}
+		return v
+	}
+	m := r.suite.MalloyModelFor(c)
+	switch {
+	case m == nil || len(m.Files) == 0:
+		verdict(qeval.OutcomeGoldError, "no Malloy model: a Malloy suite names its model, malloy_model: {files: [model.malloy], connection: duckdb:…}")
+		return
+	case r.cfg.Malloy == nil:
+		verdict(qeval.OutcomeUnscorable, noCompiler)
+		return
+	}
+	connName, conn, ex, err := r.malloyConnection(ctx, m.Connection, db)
+	if err != nil {
+		verdict(qeval.OutcomeGoldError, "the Malloy model's connection "+m.Connection+": "+qeval.ErrorMessage(err))
+		return
+	}
+	files := make([]string, len(m.Files))
+	for i, f := range m.Files {
+		if !filepath.IsAbs(f) && r.suite.Path != "" {
+			f = filepath.Join(filepath.Dir(r.suite.Path), f)
+		}
+		files[i] = f
+	}
+	res.Compiled = &qeval.CompiledCase{Connection: conn.Display}
+	start := r.now()
+	cq, err := r.cfg.Malloy.Compile(ctx, files, conn, ex, generated)
+	res.Compiled.CompileMS = float64(r.now().Sub(start).Microseconds()) / 1000
+	if err != nil {
+		v := verdict(malloyOutcome(err, qeval.OutcomeCompileError), qeval.ErrorMessage(err))
+		if v.Outcome == qeval.OutcomeCompileError {
+			v.ErrorLine, v.ErrorCol = lineCol(err)
+			mc.GeneratedError = err
+		}
+		return
+	}
+	res.Compiled.Dialect, res.Compiled.GeneratedSQL = cq.Dialect, cq.SQL
+	mc.GeneratedShape = cq.Shape
+	if cq.Shape == nil {
+		mc.GeneratedError = &qeval.Error{Code: qeval.CodeCompile, Message: cq.ShapeError}
+	}
+	gold, goldDB := c.ExpectedQuery, db
+	if qeval.IsMalloyQuery(c.ExpectedQuery) {
+		gq, err := r.cfg.Malloy.Compile(ctx, files, conn, ex, c.ExpectedQuery)
+		if err != nil {
+			verdict(malloyOutcome(err, qeval.OutcomeGoldError), "the expected Malloy query: "+qeval.ErrorMessage(err))
+			return
+		}
+		res.Compiled.ExpectedSQL = gq.SQL
+		gold, goldDB = gq.SQL, connName
+		// both Malloy: sources play the role of tables
+		mc.GeneratedShape, mc.ExpectedShape = sourcesAsTables(cq.Shape), sourcesAsTables(gq.Shape)
+	} else if db == "" {
+		mc.ExecutionSkipped = "no database for the expected SQL query (database: the benchmark's own database, e.g. its SQLite file)"
+		return
+	}
+	v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: goldDB, PredDatabase: connName, Gold: gold, Pred: cq.SQL})
+	mc.Execution = &v
+	short := v
+	short.Gold, short.Pred = v.Gold.Preview(reportRows, reportValueBytes), v.Pred.Preview(reportRows, reportValueBytes)
+	res.Verdict = &short
+	if goldDB != connName {
+		// the expected SQL is parsed in its own database's dialect, and that database
+		// says which tables it reads
+		d := r.database(ctx, goldDB)
+		if d.src != nil {
+			mc.Dialect = d.src.Dialect
+		}
+		if d.reads != nil {
+			mc.ExpectedReads, _ = d.reads.Reads(ctx, gold)
+		}
+	}
+	if len(c.ExpectedColumns) > 0 && v.Gold != nil {
+		cols := make([]qeval.Column, len(c.ExpectedColumns))
+		for i, n := range c.ExpectedColumns {
+			cols[i] = qeval.Column{Name: n}
+		}
+		mc.ExpectedResult = &qeval.ResultSet{Columns: cols, Rows: v.Gold.Rows}
+	}
+}
+
+// malloyConnection resolves a model's connection for a case on database db, and
+// opens it through the evaluator (the executor the compiled SQL then runs on):
+// mirror:duckdb is db copied into DuckDB; anything else is a name the catalog
+// resolves.
+func (r *run) malloyConnection(ctx context.Context, conn, db string) (string, *qeval.Source, qeval.Executor, error) {
+	name := conn
+	switch {
+	case conn == "":
+		return "", nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "malloy_model has no connection (the database its sources read)"}
+	case conn == qeval.MirrorDuckDB && db == "":
+		return "", nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "mirror:duckdb copies the case's database into DuckDB, and this case names none"}
+	case conn == qeval.MirrorDuckDB:
+		name = qeval.MirrorDuckDB + ":" + db
+	}
+	src, ex, err := r.eval.Describe(ctx, name)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return name, src, ex, nil
+}
+
+// malloyOutcome is the outcome of a Malloy query that did not compile: compiled is
+// the outcome of a query its compiler rejected (compile_error for the generated
+// query, gold_error for the expected one); a model that cannot be used is a gold_error
+// (the case cannot be judged); no compiler, unscorable; a deadline or a cancel, a
+// timeout or canceled.
+func malloyOutcome(err error, compiled qeval.Outcome) qeval.Outcome {
+	switch qeval.ErrorCode(err) {
+	case qeval.CodeCompile:
+		return compiled
+	case qeval.CodeTooLarge:
+		if compiled == qeval.OutcomeCompileError {
+			return qeval.OutcomeTooLarge
+		}
+	case qeval.CodeTimeout:
+		return qeval.OutcomeTimeout
+	case qeval.CodeCanceled:
+		return qeval.OutcomeCanceled
+	case qeval.CodeUnavailable:
+		return qeval.OutcomeUnscorable
+	}
+	return qeval.OutcomeGoldError
+}
+
+func lineCol(err error) (int, int) {
+	var qe *qeval.Error
+	if errors.As(err, &qe) {
+		return qe.Line, qe.Col
+	}
+	return 0, 0
+}
+
+// sourcesAsTables is a Malloy shape whose tables are its source and the joins it
+// uses: between two Malloy queries, table accuracy compares the model's sources.
+func sourcesAsTables(s *qeval.Shape) *qeval.Shape {
+	if s == nil || s.Malloy == nil {
+		return s
+	}
+	out := *s
+	out.Tables = append([]string{s.Malloy.Source}, slices.Clone(s.Malloy.Joins)...)
+	out.Aliases = nil
+	return &out
+}
