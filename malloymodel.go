@@ -86,6 +86,29 @@ func IsMalloyQuery(q string) bool {
 	return !strings.EqualFold(q, "select") && !strings.EqualFold(q, "with")
 }
 
+// IsSQLQuery reports whether a query of a Malloy suite is SQL: its first word (after
+// blank lines and comments) is SELECT or WITH. A case of a Malloy suite whose
+// generated and expected queries are both SQL runs as SQL on the case's database
+// (a system that answers some questions in SQL).
+func IsSQLQuery(q string) bool {
+	for {
+		q = strings.TrimSpace(q)
+		if strings.HasPrefix(q, "--") || strings.HasPrefix(q, "//") {
+			_, rest, ok := strings.Cut(q, "\n")
+			if !ok {
+				return false
+			}
+			q = rest
+			continue
+		}
+		break
+	}
+	q = strings.TrimLeft(q, "(")
+	word, _, _ := strings.Cut(strings.TrimSpace(q), " ")
+	word, _, _ = strings.Cut(word, "\n")
+	return strings.EqualFold(word, "select") || strings.EqualFold(word, "with")
+}
+
 // CompiledQuery is a Malloy query compiled: the SQL its compiler wrote for the
 // connection's dialect and the query as the compiler describes it.
 type CompiledQuery struct {
@@ -96,6 +119,9 @@ type CompiledQuery struct {
 	// its sources read, filters, aggregates, grouping, order and limit, and the Malloy
 	// part (the source, joins, the model's measures and dimensions used or re-derived).
 	Shape *Shape `json:"shape"`
+	// CompileMS is the compiler's own time for the query (not counting a wait for
+	// the compiler, or parsing the model the first time).
+	CompileMS float64 `json:"compile_ms,omitempty"`
 	// ShapeError, when the compiler's description could not be read, says why (Shape
 	// is then nil; the SQL is still right).
 	ShapeError string `json:"shape_error,omitempty"`

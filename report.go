@@ -72,8 +72,11 @@ type CompiledCase struct {
 	ExpectedSQL string `json:"expected_sql,omitempty"`
 	// Connection is the database the model's sources read, where the SQL ran.
 	Connection string `json:"connection,omitempty"`
-	// CompileMS is the time compiling the generated query took.
+	// CompileMS is the compiler's own time for the generated query; LatencyMS the
+	// case's wait for it (a turn at the one compiler, the model parsed the first
+	// time, the compiler started or installed on the first case).
 	CompileMS float64 `json:"compile_ms"`
+	LatencyMS float64 `json:"latency_ms"`
 }
 
 // TargetCall is one call to the system under test.

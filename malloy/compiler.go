@@ -168,7 +168,7 @@ func (c *Compiler) Compile(ctx context.Context, files []string, conn *qeval.Sour
 		}
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "compile Malloy", Message: problemsText(f.Problems, md)}
 	}
-	out := &qeval.CompiledQuery{SQL: reply.SQL, Dialect: md.dialect}
+	out := &qeval.CompiledQuery{SQL: reply.SQL, Dialect: md.dialect, CompileMS: reply.MS}
 	var sh struct {
 		qeval.Shape
 		DescribeError string `json:"describe_error"`

@@ -33,12 +33,14 @@ type message struct {
 	Dialect string     `json:"dialect,omitempty"`
 	Files   []fileText `json:"files,omitempty"`
 	Query   string     `json:"query,omitempty"`
+	Warm    bool       `json:"warm,omitempty"` // hello: warm the compiler up first
 
 	// replies
 	OK      bool            `json:"ok,omitempty"`
 	Version string          `json:"version,omitempty"`
 	SQL     string          `json:"sql,omitempty"`
 	Shape   json.RawMessage `json:"shape,omitempty"`
+	MS      float64         `json:"ms,omitempty"` // the compiler's own time for the query
 	Failure *failure        `json:"-"`
 
 	// asks and answers
@@ -185,7 +187,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 }
 
 func (h *helper) hello(ctx context.Context) (*helper, error) {
-	reply, err := h.call(ctx, &message{Op: "hello"}, nil)
+	reply, err := h.call(ctx, &message{Op: "hello", Warm: true}, nil)
 	if err != nil {
 		h.kill()
 		return nil, err

@@ -63,7 +63,7 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 	res.Compiled = &qeval.CompiledCase{Connection: conn.Display}
 	start := r.now()
 	cq, err := r.cfg.Malloy.Compile(ctx, files, conn, ex, generated)
-	res.Compiled.CompileMS = float64(r.now().Sub(start).Microseconds()) / 1000
+	res.Compiled.LatencyMS = float64(r.now().Sub(start).Microseconds()) / 1000
 	if err != nil {
 		v := verdict(malloyOutcome(err, qeval.OutcomeCompileError), qeval.ErrorMessage(err))
 		if v.Outcome == qeval.OutcomeCompileError {
@@ -72,7 +72,7 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 		}
 		return
 	}
-	res.Compiled.Dialect, res.Compiled.GeneratedSQL = cq.Dialect, cq.SQL
+	res.Compiled.Dialect, res.Compiled.GeneratedSQL, res.Compiled.CompileMS = cq.Dialect, cq.SQL, cq.CompileMS
 	mc.GeneratedShape = cq.Shape
 	if cq.Shape == nil {
 		mc.GeneratedError = &qeval.Error{Code: qeval.CodeCompile, Message: cq.ShapeError}

@@ -450,8 +450,9 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	if res.Validator != nil {
 		mc.SafetyValid, mc.IsValid, mc.ValidatorErrors = res.Validator.SafetyValid, res.Validator.IsValid, res.Validator.Errors
 	}
+	malloy := r.dialect == qeval.DialectMalloy && !(qeval.IsSQLQuery(out.Query) && !qeval.IsMalloyQuery(c.ExpectedQuery))
 	switch {
-	case r.dialect == qeval.DialectMalloy:
+	case malloy:
 		r.executeMalloy(ctx, c, db, out.Query, &mc, &res)
 	case db == "":
 		mc.ExecutionSkipped = "no database configured for this case"

@@ -6,7 +6,7 @@
 //   → {"id":2,"op":"load","model":"K","dialect":"duckdb","files":[{"url":"file:///m.malloy","text":"…"}]}
 //   ← {"id":2,"ok":true}                      or {"id":2,"error":{"kind":"model","problems":[…]}}
 //   → {"id":3,"op":"compile","model":"K","query":"run: singer -> { aggregate: singer_count }"}
-//   ← {"id":3,"sql":"SELECT …","shape":{…}}   or {"id":3,"error":{"kind":"query","problems":[…]}}
+//   ← {"id":3,"sql":"SELECT …","shape":{…},"ms":4.2}   or {"id":3,"error":{"kind":"query","problems":[…]}}
 //
 // While it serves a request the bridge may ask qeval for the columns of a table or of a
 // SQL source of the model's connection, and waits for the answer:
@@ -141,6 +141,7 @@ async function compile(req) {
   const m = models.get(req.model);
   if (!m) return {error: {kind: 'protocol', problems: [{code: 'no-model', message: `model ${req.model} is not loaded`, file: '', line: 0, col: 0}]}};
   const text = namedQuery.test(req.query) ? `run: ${req.query.trim()}` : req.query;
+  const start = performance.now();
   let prepared;
   try {
     prepared = await m.materializer.loadQuery(text).getPreparedQuery();
@@ -160,12 +161,48 @@ async function compile(req) {
     // the SQL is right; only the description failed: say so, keep the SQL
     shape = {dialect: 'malloy', kind: 'query', source: 'compiler', describe_error: String(e?.message ?? e)};
   }
-  return {sql, shape};
+  return {sql, shape, ms: performance.now() - start};
+}
+
+// warm compiles a small model of its own and a few queries of the usual kinds, so
+// the compiler's code is compiled by V8 before the first real query: a cold compiler
+// takes 100–300 ms per query, a warm one a few.
+async function warm() {
+  const cols = [{name: 'id', type: 'INTEGER'}, {name: 'name', type: 'VARCHAR'}, {name: 'n', type: 'DOUBLE'}, {name: 'd', type: 'DATE'}, {name: 'b', type: 'BOOLEAN'}];
+  const conn = new AskingConnection('duckdb', 'duckdb');
+  conn.fetchTableSchema = async (tableName, tablePath) => ({type: 'table', name: tableName, tablePath, dialect: 'duckdb', connection: 'duckdb', fields: conn.fields(cols)});
+  const url = 'internal://qeval/warm.malloy';
+  const text = `source: t is duckdb.table('t') extend { primary_key: id
+  measure: c is count(), s is sum(n)
+  dimension: big is n > 10 }
+source: u is duckdb.table('u') extend { join_one: t on id = t.id; measure: uc is count() }`;
+  const runtime = new Runtime({urlReader: new InMemoryURLReader(new Map([[url, text]])), connections: {lookupConnection: async () => conn}});
+  const mm = runtime.loadModel(new URL(url));
+  const queries = [
+    'run: t -> { aggregate: c }',
+    "run: t -> { where: name = 'x' and n > 2 or b; group_by: name; aggregate: c, a is avg(n), mn is min(n), mx is max(n); order_by: c desc; limit: 3 }",
+    "run: t -> { select: name, n; where: name ~ '%x%', n >= 1, n <= 5, d = @2020-01-01; order_by: n } -> { select: name }",
+    'run: u -> { group_by: t.name, big is t.n > 1; aggregate: uc, k is count(t.id), t.c; having: uc > 1 }',
+    "run: t -> { where: n ? 1 | 2, name != null, not b; group_by: name; aggregate: c; limit: 1 } -> { group_by: name; aggregate: z is count() }",
+    'run: u -> { where: t.id = null; select: id }',
+  ];
+  for (let i = 0; i < 1; i++) {
+    for (const q of queries) {
+      try {
+        const pq = await mm.loadQuery(q).getPreparedQuery();
+        pq.preparedResult.sql;
+        describe(pq._query, pq._modelDef);
+      } catch {
+        // a warm-up that fails only leaves the compiler colder
+      }
+    }
+  }
 }
 
 async function serve(req) {
   switch (req.op) {
     case 'hello':
+      if (req.warm) await warm();
       return {ok: true, version};
     case 'load':
       return load(req);
