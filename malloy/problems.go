@@ -71,11 +71,14 @@ func problemsText(ps []problem, md *model) string {
 }
 
 // compileError is a query the compiler rejected: CodeCompile, its problems, and the
-// position of the first in the query (in a model file, the model's).
+// position of the first in the query in Line and Col (not repeated in the message).
 func compileError(ps []problem, md *model) error {
 	e := &qeval.Error{Code: qeval.CodeCompile, Message: problemsText(ps, md)}
-	if len(ps) > 0 && ps[0].File == "" {
+	if len(ps) > 0 && ps[0].File == "" && ps[0].Line > 0 {
 		e.Line, e.Col = ps[0].Line, ps[0].Col
+		first := ps[0]
+		first.Line = 0
+		e.Message = problemsText(append([]problem{first}, ps[1:]...), md)
 	}
 	return e
 }

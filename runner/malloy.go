@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 
@@ -65,9 +66,14 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 	cq, err := r.cfg.Malloy.Compile(ctx, files, conn, ex, generated)
 	res.Compiled.LatencyMS = float64(r.now().Sub(start).Microseconds()) / 1000
 	if err != nil {
-		v := verdict(malloyOutcome(err, qeval.OutcomeCompileError), qeval.ErrorMessage(err))
+		msg := qeval.ErrorMessage(err)
+		line, col := lineCol(err)
+		if line > 0 {
+			msg = fmt.Sprintf("line %d, col %d: %s", line, col, msg)
+		}
+		v := verdict(malloyOutcome(err, qeval.OutcomeCompileError), msg)
 		if v.Outcome == qeval.OutcomeCompileError {
-			v.ErrorLine, v.ErrorCol = lineCol(err)
+			v.ErrorLine, v.ErrorCol = line, col
 			mc.GeneratedError = err
 		}
 		return

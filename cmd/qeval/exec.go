@@ -17,8 +17,10 @@ import (
 // folder, a data file or a SQLite file) or SQL on the engine --db names (a SQLite or
 // DuckDB file, a PostgreSQL, MySQL or ClickHouse DSN), read-only and within the limits.
 func cmdExec(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("exec", "[--dialect kql|sql] (--query TEXT | --query-file F) [--db TARGET | --data DIR] [--now TIME] [--json]", e)
-	dialect := fs.String("dialect", "", "query language: kql (the local KQL engine) or sql (on the engine of --db); default: sql when --db names a database, else kql")
+	fs := newFlags("exec", "[--dialect kql|sql|malloy] (--query TEXT | --query-file F) [--db TARGET | --data DIR] [--model FILE.malloy] [--now TIME] [--json]", e)
+	dialect := fs.String("dialect", "", "query language: kql (the local KQL engine), sql (on the engine of --db) or malloy (compiled with --model, run on --db); default: sql when --db names a database, else kql")
+	var models modelFlag
+	fs.Var(&models, "model", "malloy: the model's .malloy file (repeat for a model of several files)")
 	queryText := fs.String("query", "", "the query text")
 	queryFile := fs.String("query-file", "", "a file holding the query (- for standard input)")
 	db := fs.String("db", "", "a database: SQLite file, duckdb:FILE, postgres://…, mysql://…, clickhouse://… (for kql a SQLite file or a .csv/.json data file)")
@@ -42,6 +44,9 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 	limits := qeval.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes}
 	var ex qeval.Executor
 	d := strings.ToLower(*dialect)
+	if len(models) > 0 && d != "malloy" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--model is for --dialect malloy"})
+	}
 	if d == "" {
 		d = "kql"
 		if *db != "" && *data == "" && !registry.IsKQLDataFile(*db) {
@@ -80,12 +85,36 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 		if ex, err = engine.New(*db, registry.Params{Limits: limits, AllowPrivileged: *unsafePriv}); err != nil {
 			return fail(e, err)
 		}
+	case "malloy":
+		if *data != "" || *nowText != "" {
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data and --now are for --dialect kql"})
+		}
+		m, err := openMalloy(ctx, e, *db, models, limits, *unsafePriv)
+		if err != nil {
+			return fail(e, err)
+		}
+		defer m.Close()
+		sql, cerr := m.compile(ctx, text)
+		if cerr != nil && qeval.ErrorCode(cerr) != qeval.CodeCompile && qeval.ErrorCode(cerr) != qeval.CodeTooLarge {
+			return fail(e, cerr) // the model or the compiler, not the query
+		}
+		var rs *qeval.ResultSet
+		qerr := cerr
+		if cerr == nil {
+			rs, qerr = m.ex.Query(ctx, sql)
+		}
+		return execPrint(e, *asJSON, text, rs, qerr)
 	default:
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown dialect %q (known: kql, sql)", *dialect)})
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown dialect %q (known: kql, sql, malloy)", *dialect)})
 	}
 	defer ex.Close()
 	rs, qerr := ex.Query(ctx, text)
-	if *asJSON {
+	return execPrint(e, *asJSON, text, rs, qerr)
+}
+
+// execPrint prints a query's result or its error, as a table or as JSON.
+func execPrint(e *env, asJSON bool, text string, rs *qeval.ResultSet, qerr error) int {
+	if asJSON {
 		if err := report.WriteResultJSON(e.stdout, rs, qerr); err != nil {
 			return fail(e, &qeval.Error{Code: qeval.CodeInternal, Op: "write output", Message: err.Error(), Err: err})
 		}

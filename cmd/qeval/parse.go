@@ -16,15 +16,33 @@ import (
 )
 
 func cmdParse(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("parse", "[--dialect sqlite|postgres|mysql|kql] [--field NAME] [FILE|-]", e)
-	dialect := fs.String("dialect", sqlparse.SQLite, "query language: sqlite, postgres, mysql (SQL) or kql")
+	fs := newFlags("parse", "[--dialect sqlite|postgres|mysql|kql|malloy] [--model FILE.malloy --db TARGET] [--field NAME] [FILE|-]", e)
+	dialect := fs.String("dialect", sqlparse.SQLite, "query language: sqlite, postgres, mysql (SQL), kql, or malloy (compiled with --model against --db: the SQL and the structure the compiler describes)")
 	field := fs.String("field", "query", "for a .jsonl FILE: the string field holding the query")
+	var models modelFlag
+	fs.Var(&models, "model", "malloy: the model's .malloy file (repeat for a model of several files)")
+	db := fs.String("db", "", "malloy: the database the model's sources read (duckdb:FILE, postgres://…, mirror:duckdb:FILE.sqlite)")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
+	if strings.EqualFold(*dialect, qeval.DialectMalloy) {
+		inputs, err := readQueries(fs.Arg(0), *field, e)
+		if err != nil {
+			return fail(e, err)
+		}
+		m, err := openMalloy(ctx, e, *db, models, qeval.Limits{}, false)
+		if err != nil {
+			return fail(e, err)
+		}
+		defer m.Close()
+		return parseMalloy(ctx, e, inputs, m)
+	}
+	if len(models) > 0 || *db != "" {
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--model and --db are for --dialect malloy"})
+	}
 	if !strings.EqualFold(*dialect, "kql") {
 		if _, err := sqlparse.Parse(*dialect, "SELECT 1"); qeval.ErrorCode(err) == qeval.CodeInvalid {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: qeval.ErrorMessage(err) + " (or kql)"})
+			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: qeval.ErrorMessage(err) + " (or kql, malloy)"})
 		}
 	}
 	inputs, err := readQueries(fs.Arg(0), *field, e)
