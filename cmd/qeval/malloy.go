@@ -31,8 +31,8 @@ func (m *modelFlag) Set(v string) error {
 type malloyConn struct {
 	files []string
 	src   *qeval.Source
-	ex  qeval.Executor
-	c   *malloy.Compiler
+	ex    qeval.Executor
+	c     *malloy.Compiler
 }
 
 // openMalloy opens what compiling Malloy against --db needs.
