@@ -71,6 +71,9 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 		if line > 0 {
 			msg = fmt.Sprintf("line %d, col %d: %s", line, col, msg)
 		}
+		if h := qeval.ErrorHint(err); h != "" && qeval.ErrorCode(err) != qeval.CodeCompile {
+			msg += " (" + h + ")"
+		}
 		v := verdict(malloyOutcome(err, qeval.OutcomeCompileError), msg)
 		if v.Outcome == qeval.OutcomeCompileError {
 			v.ErrorLine, v.ErrorCol = line, col

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qeval/qeval"
+)
+
+// malloySuite writes a Malloy suite over the bundled concert_singer database and the
+// example's model into a temporary folder, with extra model files, and returns its
+// path.
+func malloySuite(t *testing.T, cases string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	model, err := os.ReadFile(filepath.Join("..", "..", "examples", "malloy", "concert_singer.malloy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "concert_singer.malloy", string(model))
+	for name, text := range files {
+		writeFile(t, dir, name, text)
+	}
+	db, err := filepath.Abs(filepath.Join("..", "..", "examples", "spider", "database", "concert_singer", "concert_singer.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := `name: malloy-outcomes
+dialect: malloy
+database: ` + db + `
+malloy_model:
+  files: [concert_singer.malloy]
+  connection: mirror:duckdb
+cases:
+` + cases
+	return writeFile(t, dir, "suite.yaml", suite)
+}
+
+func caseByID(t *testing.T, rep *qeval.Report, id string) qeval.CaseResult {
+	t.Helper()
+	for _, c := range rep.Cases {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no case %q in the report", id)
+	return qeval.CaseResult{}
+}
+
+// TestMalloy_Outcomes checks how each kind of Malloy answer ends: a syntax error and
+// an unknown field are compile errors with their line and column, the field named; a
+// model that is missing, does not compile or reads a table the database lacks makes
+// its case an ERROR that says so, while the other cases run; a Malloy gold is compiled
+// too, and the metrics compare sources and see a re-derived measure.
+func TestMalloy_Outcomes(t *testing.T) {
+	needNode(t)
+	path := malloySuite(t, `
+  - id: syntax
+    expected_query: SELECT count(*) FROM singer
+    generated_query: "run: singer -> { aggregate: singer_count "
+  - id: unknown-field
+    expected_query: SELECT name FROM singer
+    generated_query: "run: singer -> {\n  select: Nmae\n}"
+  - id: missing-model
+    expected_query: SELECT count(*) FROM singer
+    generated_query: "run: singer -> { aggregate: singer_count }"
+    malloy_model: {files: [nope.malloy], connection: mirror:duckdb}
+  - id: broken-model
+    expected_query: SELECT count(*) FROM singer
+    generated_query: "run: s -> { aggregate: n }"
+    malloy_model: {files: [broken.malloy], connection: mirror:duckdb}
+  - id: absent-table
+    expected_query: SELECT count(*) FROM singer
+    generated_query: "run: s -> { aggregate: n }"
+    malloy_model: {files: [absent.malloy], connection: mirror:duckdb}
+  - id: malloy-gold
+    expected_query: "run: singer -> { aggregate: singer_count }"
+    generated_query: "run: singer -> { aggregate: n is count() }"
+  - id: sql-answer
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT count(*) FROM singer
+`, map[string]string{
+		"broken.malloy": "source: s is duckdb.table('singer') extend {\n  measure: n is count(\n}\n",
+		"absent.malloy": "source: s is duckdb.table('singers') extend { measure: n is count() }\n",
+	})
+	out := filepath.Join(t.TempDir(), "report.json")
+	code, _, stderr := runCLI(t, "", "run", path, "--quiet", "--judge", "none", "--json", out)
+	if code != exitOK {
+		t.Fatalf("qeval run = %d\n%s", code, stderr)
+	}
+	rep := readReport(t, out)
+
+	for _, tc := range []struct {
+		id        string
+		line, col int
+		want      string
+	}{
+		{"syntax", 1, 42, "syntax error"},
+		{"unknown-field", 2, 11, "unknown field or join 'Nmae'"},
+	} {
+		c := caseByID(t, rep, tc.id)
+		v := c.Verdict
+		if c.Status != qeval.StatusFail || v == nil || v.Outcome != qeval.OutcomeCompileError {
+			t.Errorf("%s: %s %+v, want FAIL with compile_error", tc.id, c.Status, v)
+			continue
+		}
+		if v.ErrorLine != tc.line || v.ErrorCol != tc.col || !strings.Contains(v.Error, tc.want) {
+			t.Errorf("%s: line %d col %d %q, want line %d col %d with %q", tc.id, v.ErrorLine, v.ErrorCol, v.Error, tc.line, tc.col, tc.want)
+		}
+		if r := c.Metrics["malloy_structure"]; r.Skipped == nil {
+			t.Errorf("%s: malloy_structure %+v, want skipped (nothing compiled)", tc.id, r)
+		}
+	}
+	for id, want := range map[string]string{
+		"missing-model": "nope.malloy: no such file",
+		"broken-model":  "broken.malloy:3:1",
+		"absent-table":  "table 'singers' is not in",
+	} {
+		c := caseByID(t, rep, id)
+		if c.Status != qeval.StatusError || !strings.Contains(c.Reason, want) {
+			t.Errorf("%s: %s %q, want ERROR with %q", id, c.Status, c.Reason, want)
+		}
+	}
+
+	g := caseByID(t, rep, "malloy-gold")
+	if g.Status != qeval.StatusPass || g.Compiled == nil || g.Compiled.ExpectedSQL == "" {
+		t.Fatalf("malloy-gold: %s %q %+v, want PASS with the gold compiled", g.Status, g.Reason, g.Compiled)
+	}
+	ms := g.Metrics["malloy_structure"]
+	if ms.Score == nil || *ms.Score != 1 || ms.Details["against"] != "malloy" || ms.Details["source"] != 1.0 {
+		t.Errorf("malloy-gold: malloy_structure %+v, want 1 against the Malloy gold", ms)
+	}
+	if ta := g.Metrics["table_accuracy"]; ta.Score == nil || *ta.Score != 1 {
+		t.Errorf("malloy-gold: table_accuracy %+v, want 1 (the same source)", ta)
+	}
+	mr := g.Metrics["model_reuse"]
+	if mr.Score == nil || *mr.Score != 0 || !strings.Contains(strings.ToLower(toJSON(t, mr.Details)), "singer_count") {
+		t.Errorf("malloy-gold: model_reuse %+v, want 0 naming singer_count (count() re-derived)", mr)
+	}
+
+	s := caseByID(t, rep, "sql-answer")
+	if s.Status != qeval.StatusPass || s.Compiled != nil {
+		t.Errorf("sql-answer: %s %q, want PASS as SQL", s.Status, s.Reason)
+	}
+}
+
+// TestMalloy_NoNode: without Node.js, Malloy cases are unscorable with a message that
+// says what to install, and a SQL answer of the same run is scored as usual.
+func TestMalloy_NoNode(t *testing.T) {
+	path := malloySuite(t, `
+  - id: malloy
+    expected_query: SELECT count(*) FROM singer
+    generated_query: "run: singer -> { aggregate: singer_count }"
+  - id: sql
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT count(*) FROM singer
+`, nil)
+	t.Setenv("PATH", t.TempDir()) // no node on it
+	out := filepath.Join(t.TempDir(), "report.json")
+	code, _, stderr := runCLI(t, "", "run", path, "--quiet", "--judge", "none", "--json", out)
+	if code != exitOK {
+		t.Fatalf("qeval run = %d\n%s", code, stderr)
+	}
+	rep := readReport(t, out)
+	m := caseByID(t, rep, "malloy")
+	if m.Status != qeval.StatusUnscorable || !strings.Contains(m.Reason, "Node.js") || !strings.Contains(m.Reason, "apt-get install nodejs npm") {
+		t.Errorf("malloy: %s %q, want UNSCORABLE saying to install Node.js", m.Status, m.Reason)
+	}
+	if s := caseByID(t, rep, "sql"); s.Status != qeval.StatusPass {
+		t.Errorf("sql: %s %q, want PASS", s.Status, s.Reason)
+	}
+}
+
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
