@@ -35,6 +35,9 @@ type Request struct {
 	Dialect  string   `json:"dialect"`
 	Database string   `json:"database,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
+	// MalloyModel is, in a Malloy suite, the model the answer is written against: its
+	// files (absolute paths) and the database its sources read.
+	MalloyModel *qeval.MalloyModel `json:"malloy_model,omitempty"`
 }
 
 // Target produces the generated query of a case.
@@ -285,7 +288,20 @@ func request(s *qeval.Suite, c qeval.Case) Request {
 	if db == "" {
 		db = s.Database
 	}
-	return Request{ID: c.ID, Question: c.Question, Dialect: dialectOf(s), Database: db, Tags: c.Tags}
+	req := Request{ID: c.ID, Question: c.Question, Dialect: dialectOf(s), Database: db, Tags: c.Tags}
+	if req.Dialect == qeval.DialectMalloy {
+		if m := s.MalloyModelFor(c); m != nil {
+			for i, f := range m.Files {
+				if !filepath.IsAbs(f) && s.Path != "" {
+					if abs, err := filepath.Abs(filepath.Join(filepath.Dir(s.Path), f)); err == nil {
+						m.Files[i] = abs
+					}
+				}
+			}
+			req.MalloyModel = m
+		}
+	}
+	return req
 }
 
 func decodeOutput(data []byte, who string) (Output, error) {

@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/qeval/qeval"
@@ -181,4 +183,52 @@ func toJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestMalloy_TargetLoop runs the NL→Malloy loop: qeval run asks the example target
+// (examples/malloy/nl2malloy, built here) for each case's Malloy, the target asks an
+// LLM (an Anthropic stand-in speaking its wire format) given the model and the
+// question, and the answers are compiled and scored like any.
+func TestMalloy_TargetLoop(t *testing.T) {
+	needNode(t)
+	bin := filepath.Join(t.TempDir(), "nl2malloy")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/malloy/nl2malloy").CombinedOutput(); err != nil {
+		t.Fatalf("go build nl2malloy: %v\n%s", err, out)
+	}
+	var calls atomic.Int32
+	srv := messagesServer("sk-test-secret", func(_ string, body []byte, _ string) map[string]any {
+		calls.Add(1)
+		if !strings.Contains(string(body), "singer_count is count()") {
+			t.Errorf("the target did not send the model:\n%s", body)
+		}
+		if strings.Contains(string(body), "each country") {
+			return map[string]any{"query": "run: singer -> { group_by: Country; aggregate: singer_count }"}
+		}
+		return map[string]any{"query": "run: singer -> { aggregate: singer_count }"}
+	})
+	t.Cleanup(srv.Close)
+	path := malloySuite(t, `
+  - id: how-many
+    question: How many singers do we have?
+    expected_query: SELECT count(*) FROM singer
+  - id: per-country
+    question: How many singers are from each country?
+    expected_query: SELECT country, count(*) FROM singer GROUP BY country
+`, nil)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test-secret")
+	out := filepath.Join(t.TempDir(), "report.json")
+	code, _, stderr := runCLI(t, "", "run", path, "--quiet", "--judge", "none", "--json", out,
+		"--target-command", bin+" --provider anthropic --base-url "+srv.URL)
+	if code != exitOK {
+		t.Fatalf("qeval run = %d\n%s", code, stderr)
+	}
+	rep := readReport(t, out)
+	for _, c := range rep.Cases {
+		if c.Status != qeval.StatusPass || c.Target == nil || c.Target.Kind != "command" || !strings.HasPrefix(c.GeneratedQuery, "run: singer") {
+			t.Errorf("%s: %s %q (target %+v, query %q), want PASS from the command target", c.ID, c.Status, c.Reason, c.Target, c.GeneratedQuery)
+		}
+	}
+	if calls.Load() != 2 {
+		t.Errorf("%d LLM calls, want 2", calls.Load())
+	}
 }
