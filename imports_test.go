@@ -67,11 +67,11 @@ var allowed = map[string][]string{
 	// kusto, kqlexec); cmd/ and server/ reach them through it
 	"registry": {"", "clickhouse", "duckdb", "kqlexec", "kusto", "mysql", "postgres", "sqlite",
 		"llm/anthropic", "llm/openai", "report", "xlsx", "sqlparse", "validate", "testsuite", "judge",
-		"internal/cache", "bird", "spider", "spider2", "verify", "equiv", "compare"},
+		"internal/cache", "bird", "spider", "spider2", "verify", "equiv", "compare", "malloy"},
 	"server": {"", "registry", "runner", "suite", "metric", "report", "audit", "compare", "execmatch", "sqlparse"},
 	"cmd/qeval": {"", "registry", "server", "audit", "bird", "compare", "execmatch", "internal/cache",
 		"internal/lines", "internal/proclimit", "internal/progress", "internal/residency", "judge", "kql", "metric",
-		"report", "runner", "shard", "spider", "sqlparse", "suite", "testsuite", "validate", "verify"},
+		"report", "runner", "shard", "spider", "sqlparse", "suite", "testsuite", "validate", "verify", "malloy"},
 }
 
 // outside lists, for each package, the modules outside the standard library its
