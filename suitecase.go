@@ -153,6 +153,17 @@ type Case struct {
 	GeneratedQuery *string         `json:"generated_query,omitempty" yaml:"generated_query"`
 	Confidence     *Confidence     `json:"confidence,omitempty" yaml:"confidence"`
 	Validator      *ValidatorFlags `json:"validator,omitempty" yaml:"validator"`
+	// Setup, Checks, CompareState, CompareSchema, Teardown and Efficiency make the case
+	// a stateful one (stateful.go): the answer may change data, in a disposable copy.
+	// Setup runs before the answer, Checks after it (their results after the gold and
+	// after the generated answer must agree), CompareState and CompareSchema compare the
+	// tables each left behind, Teardown runs last, Efficiency bounds the answer's cost.
+	Setup         Statements    `json:"setup,omitempty" yaml:"setup"`
+	Checks        Statements    `json:"checks,omitempty" yaml:"checks"`
+	CompareState  *StateCompare `json:"compare_state,omitempty" yaml:"compare_state"`
+	CompareSchema bool          `json:"compare_schema,omitempty" yaml:"compare_schema"`
+	Teardown      Statements    `json:"teardown,omitempty" yaml:"teardown"`
+	Efficiency    *Efficiency   `json:"efficiency,omitempty" yaml:"efficiency"`
 	// Line is the line of the suite file the case starts on (0 when unknown).
 	Line int `json:"-" yaml:"-"`
 }

@@ -143,3 +143,42 @@ func leadingWord(text string) string {
 	}
 	return strings.ToLower(text[:k])
 }
+
+// Statements is Split with the body of a trigger kept in its statement: SQLite and
+// MySQL write CREATE TRIGGER … BEGIN stmt; stmt; END, whose inner semicolons do not
+// end it. The statements of a body are joined with ";\n".
+func Statements(dialect, sql string) []Piece {
+	pieces := Split(dialect, sql)
+	out := pieces[:0]
+	for i := 0; i < len(pieces); i++ {
+		p := pieces[i]
+		if p.Keyword == "create" && opensTriggerBody(p.Text) {
+			for i+1 < len(pieces) {
+				i++
+				p.Text += ";\n" + pieces[i].Text
+				if strings.EqualFold(strings.TrimSpace(pieces[i].Text), "end") {
+					break
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// opensTriggerBody reports whether a CREATE statement is a trigger whose body (BEGIN …)
+// goes on past its first semicolon.
+func opensTriggerBody(text string) bool {
+	words := strings.Fields(strings.ToLower(text))
+	trigger, begin := -1, -1
+	for i, w := range words {
+		if w == "trigger" && trigger < 0 && i < 6 {
+			trigger = i
+		}
+		if w == "begin" && trigger >= 0 {
+			begin = i
+			break
+		}
+	}
+	return begin > 0
+}

@@ -58,7 +58,8 @@ func check(s *qeval.Suite, p *problems, opt Options) {
 	if s.Stream == nil && len(s.Cases) == 0 {
 		p.add(0, "", "the suite has no cases")
 	}
-	cc := caseChecker{ids: map[string]int{}, malloy: malloy, suiteModel: s.MalloyModel != nil}
+	cc := caseChecker{ids: map[string]int{}, malloy: malloy, suiteModel: s.MalloyModel != nil,
+		notSQL: strings.EqualFold(s.Dialect, "kql") || malloy}
 	for i := range s.Cases {
 		cc.check(i, &s.Cases[i], p)
 	}
@@ -71,6 +72,8 @@ type caseChecker struct {
 	// malloy: a Malloy suite, whose cases each need a model (suiteModel: the suite
 	// names one for all)
 	malloy, suiteModel bool
+	// notSQL: a KQL or Malloy suite, whose cases cannot be stateful
+	notSQL bool
 }
 
 // checkMalloyModel reports a malloy_model without files or connection, or outside a
@@ -101,6 +104,12 @@ func (cc *caseChecker) check(i int, c *qeval.Case, p *problems) {
 	}
 	if strings.TrimSpace(c.ExpectedQuery) == "" && !p.goldsBad[c.Line] {
 		p.add(c.Line, c.ID, "missing expected_query")
+	}
+	if c.Stateful() && cc.notSQL {
+		p.add(c.Line, c.ID, "setup, checks, compare_state, compare_schema, teardown and efficiency are for SQL suites: a stateful case runs SQL in a copy of the database")
+	}
+	for _, msg := range c.CheckStateful() {
+		p.add(c.Line, c.ID, "%s", msg)
 	}
 	if c.MalloyModel != nil {
 		checkMalloyModel(c.MalloyModel, c.Line, c.ID, cc.malloy, p)

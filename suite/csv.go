@@ -20,6 +20,11 @@ var csvColumns = map[string]bool{
 	"id": true, "question": true, "expected_query": true, "expected_tables": true, "expected_columns": true,
 	"should_pass": true, "tags": true, "database": true, "generated_query": true, "confidence": true,
 	"safety_valid": true, "is_valid": true, "validator_errors": true,
+	// stateful cases: a cell of statements each (checks: one query per statement),
+	// compare_state all or tables separated by ";", compare_state_ordered and
+	// compare_schema true or false, efficiency_max_ratio a number
+	"setup": true, "checks": true, "compare_state": true, "compare_state_ordered": true, "compare_schema": true,
+	"teardown": true, "efficiency_max_ratio": true,
 }
 
 func parseCSV(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
@@ -125,9 +130,44 @@ func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
 		if sv != nil || iv != nil || len(errs) > 0 {
 			c.Validator = &qeval.ValidatorFlags{SafetyValid: sv, IsValid: iv, Errors: errs}
 		}
+		csvStateful(&c, get, boolCell, line, p)
 		if err := fn(c); err != nil {
 			return err
 		}
+	}
+}
+
+// csvStateful reads the stateful columns of a row into c.
+func csvStateful(c *qeval.Case, get func(string) string, boolCell func(string) *bool, line int, p *problems) {
+	stmts := func(name string) qeval.Statements {
+		if v := get(name); v != "" {
+			return qeval.Statements{v}
+		}
+		return nil
+	}
+	c.Setup, c.Checks, c.Teardown = stmts("setup"), stmts("checks"), stmts("teardown")
+	if v := get("compare_state"); v != "" {
+		sc := &qeval.StateCompare{Tables: list(v)}
+		if strings.EqualFold(v, "all") {
+			sc = &qeval.StateCompare{All: true}
+		}
+		if o := boolCell("compare_state_ordered"); o != nil {
+			sc.Ordered = *o
+		}
+		c.CompareState = sc
+	} else if get("compare_state_ordered") != "" {
+		p.add(line, c.ID, "column compare_state_ordered without compare_state (all, or tables separated by ;)")
+	}
+	if b := boolCell("compare_schema"); b != nil {
+		c.CompareSchema = *b
+	}
+	if v := get("efficiency_max_ratio"); v != "" {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			p.add(line, c.ID, "column efficiency_max_ratio: %q is not a number", v)
+			return
+		}
+		c.Efficiency = &qeval.Efficiency{MaxRatio: r}
 	}
 }
 

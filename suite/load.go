@@ -248,9 +248,19 @@ func parseDocument(data []byte, p *problems) *qeval.Suite {
 			}
 			cn = withoutKey(cn, "expected_query")
 		}
+		var st qeval.Case
+		for _, key := range statefulFields {
+			if n := child(cn, key); n != nil && !(n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+				if err := decodeStateful(&st, key, n.Decode); err != nil {
+					statefulProblem(p, n.Line, id, key, err)
+				}
+				cn = withoutKey(cn, key)
+			}
+		}
 		if err := cn.Decode(&c); err != nil {
 			addDecodeError(p, id, err)
 		}
+		keepStateful(&c, st)
 		if len(golds) > 0 {
 			setGolds(&c, golds)
 		}
@@ -292,6 +302,11 @@ type jsonCase struct {
 	ID json.RawMessage `json:"id"`
 	// ExpectedQuery is one query or a list of them (jsonGolds).
 	ExpectedQuery json.RawMessage `json:"expected_query"`
+	// the stateful fields, read one by one (statefulFields)
+	Setup        json.RawMessage `json:"setup"`
+	Checks       json.RawMessage `json:"checks"`
+	Teardown     json.RawMessage `json:"teardown"`
+	CompareState json.RawMessage `json:"compare_state"`
 }
 
 // parseJSONCase reads one JSONL line with encoding/json (a YAML parser took 5× the
@@ -311,6 +326,13 @@ func parseJSONCase(line []byte, n int, p *problems) (qeval.Case, bool) {
 			json.Unmarshal(id, &c.ID)
 		} else {
 			c.ID = string(id) // a number, as written
+		}
+	}
+	for _, key := range statefulFields {
+		if v := bytes.TrimSpace(raw[key]); len(v) > 0 && string(v) != "null" {
+			if err := decodeStateful(&c, key, func(x any) error { return json.Unmarshal(v, x) }); err != nil {
+				statefulProblem(p, n, c.ID, key, err)
+			}
 		}
 	}
 	golds, bad := jsonGolds(jc.ExpectedQuery)

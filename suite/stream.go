@@ -43,7 +43,7 @@ func Open(path string, opt Options) (*qeval.Suite, error) {
 	s.Stream = st
 	p := &problems{file: path}
 	check(&s, p, opt)
-	cc := caseChecker{ids: map[string]int{}}
+	cc := caseChecker{ids: map[string]int{}, notSQL: strings.EqualFold(s.Dialect, "kql") || strings.EqualFold(s.Dialect, qeval.DialectMalloy)}
 	if err := st.read(p, func(i int, c qeval.Case) error {
 		cc.check(i, &c, p)
 		st.n++
