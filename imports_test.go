@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"internal/lines":         {},
 	"execmatch":              {"", "compare"},
 	"exactmatch":             {""}, // Spider exact-set-match: pure, schemas come in as qeval.Schema
-	"metric":                 {"", "sqlparse", "validate", "kql", "exactmatch", "internal/lexbyte"},
+	"metric":                 {"", "sqlparse", "validate", "kql", "exactmatch", "internal/lexbyte", "internal/lines"},
 	"judge":                  {"", "internal/cache"},
 	"internal/cache":         {"", "sqlite"}, // the local cache is a SQLite file, opened through sqlite/; the shared one Redis
 	"llm/anthropic":          {""},
@@ -49,11 +49,11 @@ var allowed = map[string][]string{
 	"bird":                   {"", "compare"}, // executors come in through a qeval.Opener
 	"resultcsv":              {""},
 	"spider2":                {"", "compare", "resultcsv"},
-	"testsuite":              {"", "compare"},                   // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
-	"audit":                  {"", "compare", "testsuite"},      // gold audit: queries through qeval.Source, syntax trees through testsuite
-	"verify":                 {"", "compare", "testsuite"},      // counterexamples and bounded proofs: databases through Options' functions, the solver through Prover
-	"equiv":                  {"", "testsuite", "verify", "z3"}, // the bounded model of two queries (verify.Prover), solved by Z3
-	"z3":                     {},                                // cgo binding of Z3's C library (libz3-dev), nothing of SQL
+	"testsuite":              {"", "compare"},                        // plus github.com/rqlite/sql, whose syntax tree it mutates; databases only through qeval.Opener and Options.Create
+	"audit":                  {"", "compare", "testsuite", "verify"}, // gold audit: queries through qeval.Source, syntax trees through testsuite, counterexamples as verify writes them
+	"verify":                 {"", "compare", "testsuite"},           // counterexamples and bounded proofs: databases through Options' functions, the solver through Prover
+	"equiv":                  {"", "testsuite", "verify", "z3"},      // the bounded model of two queries (verify.Prover), solved by Z3
+	"z3":                     {},                                     // cgo binding of Z3's C library (libz3-dev), nothing of SQL
 	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines", "internal/proclimit"},
 	"shard":                  {"", "report", "runner"},                                        // splitting runs into parts and merging their reports
 	"spider":                 {"", "compare", "exactmatch", "execmatch", "sqlparse", "suite"}, // engines come in through qeval.BenchmarkEnv

@@ -28,12 +28,15 @@ type ResultJSON struct {
 	Columns []resultColumn      `json:"columns"`
 	Rows    [][]json.RawMessage `json:"rows"`
 	Error   *resultError        `json:"error"`
+	// SQL is what ran, when it is not the query given: a Malloy query's compiled SQL.
+	SQL string `json:"sql,omitempty"`
 }
 
 // WriteResultJSON prints a query's result (or its error) as one JSON object. Values are as qeval.Value writes
-// them (times in RFC 3339 UTC); cells of dynamic columns are the JSON they hold.
-func WriteResultJSON(w io.Writer, rs *qeval.ResultSet, qerr error) error {
-	out := ResultJSON{Columns: []resultColumn{}, Rows: [][]json.RawMessage{}}
+// them (times in RFC 3339 UTC); cells of dynamic columns are the JSON they hold. sql,
+// when not empty, is the SQL that ran for the query (a Malloy query's compiled SQL).
+func WriteResultJSON(w io.Writer, rs *qeval.ResultSet, qerr error, sql string) error {
+	out := ResultJSON{Columns: []resultColumn{}, Rows: [][]json.RawMessage{}, SQL: sql}
 	if qerr != nil {
 		ee := &resultError{Code: qeval.ErrorCode(qerr), Message: qeval.ErrorMessage(qerr), Hint: qeval.ErrorHint(qerr)}
 		if x, ok := qerr.(*qeval.Error); ok {

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +13,6 @@ import (
 	"github.com/qeval/qeval/compare"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/suite"
-	"github.com/qeval/qeval/verify"
 )
 
 // auditDB is --db of qeval audit: a database folder (DIR/<db_id>/), or NAME=TARGET
@@ -130,16 +126,21 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 }
 
 // readAuditItems reads a gold set: a gold file of `SQL<TAB>db_id` lines, a Spider or
-// BIRD examples file, or a suite. A line or case that cannot be read, or whose database
-// cannot be found, becomes an item with its error; only a file that cannot be read at
-// all is an error.
+// BIRD examples file, or a suite (see audit.ReadGoldFile).
 func readAuditItems(ctx context.Context, path string, db *auditDB, questions string) ([]audit.Item, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "read --gold " + path, Message: err.Error(), Err: err}
 	}
 	if isSuiteFile(path) {
-		return readAuditSuite(ctx, path, data, db)
+		s, err := suite.Load(path, suite.Options{SpiderDB: db.dir})
+		if err != nil {
+			return nil, err
+		}
+		if strings.EqualFold(s.Dialect, "kql") {
+			return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + path, Message: "the audit checks SQL gold queries; this suite is KQL"}
+		}
+		return audit.SuiteItems(ctx, s, &registry.Catalog{Dir: suite.Dir(s), Connections: db.conns}, path), nil
 	}
 	if db.dir == "" {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --db: the folder holding <db_id>/<db_id>.sqlite",
@@ -151,81 +152,15 @@ func readAuditItems(ctx context.Context, path string, db *auditDB, questions str
 	}
 	var qs []string
 	if questions != "" {
-		if qs, err = readQuestions(questions); err != nil {
+		if qs, err = audit.ReadQuestions(questions); err != nil {
 			return nil, err
 		}
 	}
-	cat := &registry.Catalog{Dir: db.dir}
-	var out []audit.Item
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(text) == "" {
-			continue // interactions of SParC and CoSQL are separated by blank lines
-		}
-		it := audit.Item{Index: len(out), Ref: fmt.Sprintf("%s:%d", path, line)}
-		fields := strings.Split(text, "\t")
-		if len(fields) != 2 {
-			it.Gold = text
-			it.Err = fmt.Errorf("want `SQL<TAB>db_id`, found %d TAB-separated fields", len(fields))
-			out = append(out, it)
-			continue
-		}
-		it.Gold, it.DBID = strings.TrimSpace(fields[0]), strings.TrimSpace(fields[1])
-		if it.Index < len(qs) {
-			it.Question = qs[it.Index]
-		}
-		it.Source, it.Err = cat.Resolve(ctx, it.DBID, "sql")
-		out = append(out, it)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read --gold " + path, Message: fmt.Sprintf("line %d: %v", line+1, err), Err: err}
-	}
-	if len(qs) > 0 && len(qs) != len(out) {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--questions %s has %d examples but --gold %s has %d queries", questions, len(qs), path, len(out)),
-			Hint: "example i of --questions must be the question of gold line i"}
-	}
-	return out, nil
-}
-
-// readQuestions reads the questions of a Spider or BIRD examples file, in order.
-func readQuestions(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "read --questions " + path, Message: err.Error(), Err: err}
-	}
-	var ex []struct {
-		Question string `json:"question"`
-	}
-	if err := json.Unmarshal(data, &ex); err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read --questions " + path, Message: "want a JSON array of examples with \"question\": " + err.Error(), Err: err}
-	}
-	out := make([]string, len(ex))
-	for i, x := range ex {
-		out[i] = x.Question
-	}
-	return out, nil
-}
-
-// readAuditSuite reads the cases of a suite (or a Spider/BIRD examples file with --db
-// DIR) as audit items.
-func readAuditSuite(ctx context.Context, path string, data []byte, db *auditDB) ([]audit.Item, error) {
-	s, err := suite.Load(path, suite.Options{SpiderDB: db.dir})
-	if err != nil {
-		return nil, err
-	}
-	if strings.EqualFold(s.Dialect, "kql") {
-		return nil, &qeval.Error{Code: qeval.CodeUnsupported, Op: "audit " + path, Message: "the audit checks SQL gold queries; this suite is KQL"}
-	}
-	return audit.SuiteItems(ctx, s, &registry.Catalog{Dir: suite.Dir(s), Connections: db.conns}, path), nil
+	return audit.ReadGoldFile(ctx, path, data, &registry.Catalog{Dir: db.dir}, qs)
 }
 
 // addCounterexamples gives each item the counterexamples of the --counterexamples
-// folders (DIR/<index>.sqlite) and the systems' predictions: the --pred files, or, without
-// them, the prediction each counterexample was found for.
+// folders and the systems' --pred predictions (audit.AddCounterexamples).
 func addCounterexamples(its []audit.Item, gold string, preds, dirs []string) error {
 	if len(dirs) == 0 {
 		if len(preds) > 0 {
@@ -234,19 +169,11 @@ func addCounterexamples(its []audit.Item, gold string, preds, dirs []string) err
 		}
 		return nil
 	}
-	for _, d := range dirs {
-		if !isDir(d) {
-			return &qeval.Error{Code: qeval.CodeNotFound, Op: "open --counterexamples " + d, Message: "no such folder"}
-		}
-	}
 	var sets [][]string
 	for _, p := range preds {
 		set, err := suite.LoadSpider(gold, p)
 		if err != nil {
 			return err
-		}
-		if len(set.Items) != len(its) {
-			return &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--pred %s has %d predictions for %d gold queries", p, len(set.Items), len(its))}
 		}
 		lines := make([]string, len(set.Items))
 		for i, it := range set.Items {
@@ -254,23 +181,5 @@ func addCounterexamples(its []audit.Item, gold string, preds, dirs []string) err
 		}
 		sets = append(sets, lines)
 	}
-	for i := range its {
-		it := &its[i]
-		for _, p := range sets {
-			it.Preds = append(it.Preds, p[i])
-		}
-		for _, d := range dirs {
-			db := filepath.Join(d, strconv.Itoa(it.Index)+".sqlite")
-			if _, err := os.Stat(db); err != nil {
-				continue
-			}
-			it.Counterexamples = append(it.Counterexamples, db)
-			if len(sets) == 0 {
-				if doc, err := verify.ReadCounterexample(db); err == nil && doc.Gold == it.Gold {
-					it.Preds = append(it.Preds, doc.Pred)
-				}
-			}
-		}
-	}
-	return nil
+	return audit.AddCounterexamples(its, sets, dirs)
 }

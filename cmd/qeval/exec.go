@@ -94,28 +94,31 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 			return fail(e, err)
 		}
 		defer m.Close()
-		sql, cerr := m.compile(ctx, text)
+		cq, cerr := m.Compile(ctx, text)
 		if cerr != nil && qeval.ErrorCode(cerr) != qeval.CodeCompile && qeval.ErrorCode(cerr) != qeval.CodeTooLarge {
 			return fail(e, cerr) // the model or the compiler, not the query
 		}
 		var rs *qeval.ResultSet
 		qerr := cerr
+		sql := ""
 		if cerr == nil {
-			rs, qerr = m.ex.Query(ctx, sql)
+			sql = cq.SQL
+			rs, qerr = m.Executor().Query(ctx, sql)
 		}
-		return execPrint(e, *asJSON, text, rs, qerr)
+		return execPrint(e, *asJSON, text, sql, rs, qerr)
 	default:
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown dialect %q (known: kql, sql, malloy)", *dialect)})
 	}
 	defer ex.Close()
 	rs, qerr := ex.Query(ctx, text)
-	return execPrint(e, *asJSON, text, rs, qerr)
+	return execPrint(e, *asJSON, text, "", rs, qerr)
 }
 
 // execPrint prints a query's result or its error, as a table or as JSON.
-func execPrint(e *env, asJSON bool, text string, rs *qeval.ResultSet, qerr error) int {
+// sql is the SQL that ran when it is not text (a Malloy query's compiled SQL).
+func execPrint(e *env, asJSON bool, text, sql string, rs *qeval.ResultSet, qerr error) int {
 	if asJSON {
-		if err := report.WriteResultJSON(e.stdout, rs, qerr); err != nil {
+		if err := report.WriteResultJSON(e.stdout, rs, qerr, sql); err != nil {
 			return fail(e, &qeval.Error{Code: qeval.CodeInternal, Op: "write output", Message: err.Error(), Err: err})
 		}
 		if qerr != nil {

@@ -232,3 +232,40 @@ func TestMalloy_TargetLoop(t *testing.T) {
 		t.Errorf("%d LLM calls, want 2", calls.Load())
 	}
 }
+
+// TestMalloy_ExecJSON checks that qeval exec --dialect malloy --json prints the result
+// of the compiled query with the SQL that ran, and a compile error with its position.
+func TestMalloy_ExecJSON(t *testing.T) {
+	needNode(t)
+	model, err := filepath.Abs(filepath.Join("..", "..", "examples", "malloy", "concert_singer.malloy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := filepath.Abs(filepath.Join("..", "..", "examples", "spider", "database", "concert_singer", "concert_singer.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "", "exec", "--dialect", "malloy", "--model", model, "--db", "mirror:duckdb:"+db,
+		"--json", "--query", "run: singer -> { aggregate: n is count() }")
+	if code != exitOK {
+		t.Fatalf("exec = %d\n%s%s", code, stdout, stderr)
+	}
+	var out struct {
+		Rows [][]json.RawMessage `json:"rows"`
+		SQL  string              `json:"sql"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if len(out.Rows) != 1 || string(out.Rows[0][0]) != "6" {
+		t.Errorf("rows = %s, want [[6]]", stdout)
+	}
+	if !strings.Contains(strings.ToUpper(out.SQL), "COUNT(") || !strings.Contains(out.SQL, "singer") {
+		t.Errorf("sql = %q, want the compiled count over singer", out.SQL)
+	}
+	code, stdout, _ = runCLI(t, "", "exec", "--dialect", "malloy", "--model", model, "--db", "mirror:duckdb:"+db,
+		"--json", "--query", "run: singer -> { aggregate: ")
+	if code != exitFailed || !strings.Contains(stdout, `"line"`) || strings.Contains(stdout, `"sql"`) {
+		t.Errorf("a compile error: exit %d, %s; want exit %d with a line and no sql", code, stdout, exitFailed)
+	}
+}
