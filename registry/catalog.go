@@ -107,17 +107,12 @@ func (c *Catalog) resolve(ctx context.Context, name string, kql bool, now time.T
 		return c.mirrored(ctx, name, rest, configured)
 	}
 	e := EngineFor(target)
-	src := &qeval.Source{Name: name, Display: e.Show(target), Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Open}
+	src := &qeval.Source{Name: name, Display: e.Show(target), Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Opener(Params{})}
 	if configured {
 		src.Display = name
 	}
 	if e.Name != "sqlite" {
-		if e.OpenAt != nil {
-			src.Open = e.OpenAt(now)
-		}
-		if c.AllowPrivileged && e.OpenPrivileged != nil {
-			src.Open = e.OpenPrivileged
-		}
+		src.Open = e.Opener(Params{Now: now, AllowPrivileged: c.AllowPrivileged})
 		if o := c.Openers[e.Name]; o != nil {
 			src.Open = o
 		}
@@ -141,7 +136,7 @@ func (c *Catalog) resolve(ctx context.Context, name string, kql bool, now time.T
 	src.Local = func(t string) string { return t }
 	if kql {
 		k, _ := LookupEngine("kql")
-		src.Engine, src.Dialect, src.Open = k.Name, k.Dialect, k.OpenAt(now)
+		src.Engine, src.Dialect, src.Open = k.Name, k.Dialect, k.Opener(Params{Now: now})
 		return src, nil
 	}
 	if st.IsDir() {
@@ -220,7 +215,7 @@ func (c *Catalog) mirrored(ctx context.Context, name, path string, configured bo
 	}
 	target := done[0].Target
 	e := EngineFor(target)
-	src := &qeval.Source{Name: name, Display: MirrorPrefix + path, Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Open, Local: e.File}
+	src := &qeval.Source{Name: name, Display: MirrorPrefix + path, Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Opener(Params{}), Local: e.File}
 	if configured {
 		src.Display = name
 	}

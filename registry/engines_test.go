@@ -20,8 +20,8 @@ func TestEngines_Bundle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Dialect == "" || e.Hint == "" || e.Accepts == nil || e.Open == nil {
-			t.Errorf("%s: dialect %q hint %q, accepts %v, open %v: want all set", name, e.Dialect, e.Hint, e.Accepts != nil, e.Open != nil)
+		if e.Dialect == "" || e.Hint == "" || e.Accepts == nil {
+			t.Errorf("%s: dialect %q hint %q, accepts %v: want all set", name, e.Dialect, e.Hint, e.Accepts != nil)
 		}
 		if e.Dialect == "kql" {
 			if e.Grammar != "" {
@@ -69,7 +69,7 @@ func TestEngines_GuardInjected(t *testing.T) {
 }
 
 // One constructor, one Params: Now pins the local KQL engine's clock; Opener passes the
-// limits of each call; only engines with a privilege policy have OpenPrivileged.
+// limits of each call; only the engines with a privilege policy say Privileged.
 func TestEngines_Params(t *testing.T) {
 	kql, err := registry.LookupEngine("kql")
 	if err != nil {
@@ -96,8 +96,8 @@ func TestEngines_Params(t *testing.T) {
 	}
 	for _, name := range registry.Engines() {
 		e, _ := registry.LookupEngine(name)
-		if want := name == "postgres" || name == "mysql" || name == "clickhouse"; (e.OpenPrivileged != nil) != want {
-			t.Errorf("%s: OpenPrivileged set %v, want %v", name, e.OpenPrivileged != nil, want)
+		if want := name == "postgres" || name == "mysql" || name == "clickhouse"; e.Privileged() != want {
+			t.Errorf("%s: Privileged() = %v, want %v", name, e.Privileged(), want)
 		}
 	}
 }

@@ -51,15 +51,6 @@ type Engine struct {
 	open func(target string, p Params, guard func(string) error) (qeval.Executor, error)
 	// privileged says open refuses a privileged role unless Params.AllowPrivileged.
 	privileged bool
-
-	// Open is New with zero Params but the limits, OpenAt New with Now, OpenPrivileged
-	// New with AllowPrivileged: the ways to open an engine had before Params, filled in
-	// by LookupEngine and EngineFor for callers that still read them.
-	//
-	// Deprecated: use New or Opener.
-	Open           qeval.Opener
-	OpenAt         func(now time.Time) qeval.Opener
-	OpenPrivileged qeval.Opener
 }
 
 // Params is what an engine's constructor takes, the same for every engine; an engine
@@ -158,7 +149,7 @@ func prefixes(ps ...string) func(string) bool {
 func LookupEngine(name string) (Engine, error) {
 	for _, e := range engines {
 		if e.Name == strings.ToLower(name) {
-			return e.withOpen(), nil
+			return e, nil
 		}
 	}
 	return Engine{}, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown database engine %q (known: %s)", name, strings.Join(Engines(), ", "))}
@@ -190,10 +181,10 @@ func Engines() []string {
 func EngineFor(target string) Engine {
 	for _, e := range engines {
 		if e.Accepts(target) {
-			return e.withOpen()
+			return e
 		}
 	}
-	return engines[len(engines)-1].withOpen()
+	return engines[len(engines)-1]
 }
 
 // EngineOf returns the name of the engine of a target (see EngineFor).
@@ -207,16 +198,9 @@ func (e Engine) Show(target string) string {
 	return target
 }
 
-// withOpen fills in the deprecated opener fields from New.
-func (e Engine) withOpen() Engine {
-	e.Open = e.Opener(Params{})
-	e.OpenAt = func(now time.Time) qeval.Opener { return e.Opener(Params{Now: now}) }
-	e.OpenPrivileged = nil
-	if e.privileged {
-		e.OpenPrivileged = e.Opener(Params{AllowPrivileged: true})
-	}
-	return e
-}
+// Privileged says the engine has a privilege policy: it refuses a privileged role
+// unless Params.AllowPrivileged (the server engines).
+func (e Engine) Privileged() bool { return e.privileged }
 
 // ReversedOpener opens a source's database with its scans in reverse order, for the
 // gold audit's scan-order and float checks: SQLite files have one; other engines none

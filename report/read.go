@@ -46,15 +46,6 @@ func ReadFile(path string) (*qeval.Report, error) {
 	return r, nil
 }
 
-// Read reads a report.json from rd (see Unmarshal).
-func Read(rd io.Reader) (*qeval.Report, error) {
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "read report", Message: err.Error(), Err: err}
-	}
-	return Unmarshal(b)
-}
-
 // Unmarshal decodes a report.json. It checks what the other tools rely on: the schema
 // version is the one this qeval writes, and every case has a unique id and a status of
 // PASS, FAIL or ERROR. Errors are *qeval.Error with CodeInvalid; a JSON syntax or type
