@@ -80,23 +80,7 @@ func (x *extractor) query(q *query, parent *scope, top bool) []string {
 	if q == nil {
 		return nil
 	}
-	s := parent
-	if len(q.with) > 0 {
-		s = &scope{parent: parent, ctes: map[string]*binding{}}
-		if q.recursive {
-			for _, c := range q.with {
-				s.ctes[strings.ToLower(c.name)] = &binding{name: c.name, cols: c.cols, star: len(c.cols) == 0}
-			}
-		}
-		for _, c := range q.with {
-			out := x.query(c.q, s, false)
-			b := &binding{name: c.name, cols: c.cols}
-			if len(b.cols) == 0 {
-				b.cols, b.star = derivedCols(out)
-			}
-			s.ctes[strings.ToLower(c.name)] = b
-		}
-	}
+	s := x.withScope(q, parent)
 	var out []string
 	var first *scope
 	for i, c := range q.cores {
@@ -126,6 +110,28 @@ func (x *extractor) query(q *query, parent *scope, top bool) []string {
 		x.shape.Limit = x.render(q.limit, s)
 	}
 	return out
+}
+
+// withScope is the scope q's cores are read in: parent, or a scope holding q's CTEs.
+func (x *extractor) withScope(q *query, parent *scope) *scope {
+	if len(q.with) == 0 {
+		return parent
+	}
+	s := &scope{parent: parent, ctes: map[string]*binding{}}
+	if q.recursive {
+		for _, c := range q.with {
+			s.ctes[strings.ToLower(c.name)] = &binding{name: c.name, cols: c.cols, star: len(c.cols) == 0}
+		}
+	}
+	for _, c := range q.with {
+		out := x.query(c.q, s, false)
+		b := &binding{name: c.name, cols: c.cols}
+		if len(b.cols) == 0 {
+			b.cols, b.star = derivedCols(out)
+		}
+		s.ctes[strings.ToLower(c.name)] = b
+	}
+	return s
 }
 
 // derivedCols turns result-column names into the columns a derived source offers.

@@ -271,6 +271,12 @@ func (c *myConv) source(n ast.ResultSetNode) *source {
 			return c.source(s.Left)
 		}
 		j := &source{kind: srcJoin, left: c.source(s.Left), right: c.source(s.Right), natural: s.NaturalJoin}
+		switch s.Tp {
+		case ast.LeftJoin:
+			j.outer = "left"
+		case ast.RightJoin:
+			j.outer = "right"
+		}
 		if s.On != nil {
 			j.on = c.expr(s.On.Expr)
 		}

@@ -244,6 +244,14 @@ func (c *pgConv) source(n *pg.Node) *source {
 	case n.GetJoinExpr() != nil:
 		j := n.GetJoinExpr()
 		s := &source{kind: srcJoin, left: c.source(j.Larg), right: c.source(j.Rarg), on: c.expr(j.Quals), natural: j.IsNatural}
+		switch j.Jointype {
+		case pg.JoinType_JOIN_LEFT:
+			s.outer = "left"
+		case pg.JoinType_JOIN_RIGHT:
+			s.outer = "right"
+		case pg.JoinType_JOIN_FULL:
+			s.outer = "full"
+		}
 		for _, u := range j.UsingClause {
 			s.using = append(s.using, u.GetString_().GetSval())
 		}

@@ -222,6 +222,9 @@ func (cv *sqliteConv) sqliteSource(s rq.Source) *source {
 	case *rq.JoinClause:
 		j := &source{kind: srcJoin, left: cv.sqliteSource(s.X), right: cv.sqliteSource(s.Y)}
 		j.natural = s.Operator != nil && s.Operator.Natural.IsValid()
+		if s.Operator != nil && s.Operator.Left.IsValid() {
+			j.outer = "left"
+		}
 		switch c := s.Constraint.(type) {
 		case *rq.OnConstraint:
 			j.on = cv.sqliteExpr(c.X)

@@ -82,6 +82,7 @@ type source struct {
 	on      *expr    // srcJoin
 	using   []string // srcJoin
 	natural bool     // srcJoin
+	outer   string   // srcJoin: "left", "right" or "full" for an outer join, "" for an inner one
 	args    []*expr  // srcFunc
 	line    int
 	col     int
