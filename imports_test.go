@@ -88,7 +88,6 @@ var outside = map[string][]string{
 	"kusto":         {"github.com/Azure/azure-kusto-go/azkustodata"},
 	"llm/anthropic": {"github.com/anthropics/anthropic-sdk-go"},
 	"llm/openai":    {"github.com/openai/openai-go/v3"},
-	"xlsx":          {"github.com/xuri/excelize/v2"},
 	// the shared cache backend beside the SQLite file
 	"internal/cache": {"github.com/redis/go-redis/v9"},
 	// one real parser per SQL dialect (and the protobuf runtime pg_query's tree comes in)

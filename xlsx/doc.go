@@ -1,5 +1,6 @@
-// Package xlsx writes report.xlsx: a run (qeval.Report) as an Excel workbook, with
-// github.com/xuri/excelize/v2.
+// Package xlsx writes report.xlsx: a run (qeval.Report) as an Excel workbook, written
+// as SpreadsheetML by hand (sheetml.go) so that no spreadsheet library is initialised at
+// every start of qeval; the tests read every workbook back with excelize.
 //
 // The workbook has a Summary sheet (the run's settings and aggregate numbers, the
 // composite components and the tags) and a Cases sheet with one row per case. The

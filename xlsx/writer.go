@@ -1,14 +1,15 @@
 package xlsx
 
 import (
+	"archive/zip"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval"
-	"github.com/xuri/excelize/v2"
 )
 
 // Sheet names.
@@ -116,127 +117,79 @@ func metricErrors(c *qeval.CaseResult) any {
 
 // Write writes r as an Excel workbook.
 func (Writer) Write(w io.Writer, r *qeval.Report) error {
-	f := excelize.NewFile()
-	defer f.Close()
-	st, err := newStyles(f)
-	if err != nil {
-		return wrap(err)
-	}
-	if err := f.SetSheetName("Sheet1", SummarySheet); err != nil {
-		return wrap(err)
-	}
-	if _, err := f.NewSheet(CasesSheet); err != nil {
-		return wrap(err)
-	}
-	if err := writeSummary(f, r, st); err != nil {
-		return wrap(err)
-	}
-	if err := writeCases(f, r, st); err != nil {
-		return wrap(err)
-	}
-	props := &excelize.DocProperties{Creator: "qeval " + r.Run.QevalVersion, Title: r.Run.Suite, Description: "qeval report"}
+	z := zip.NewWriter(w)
+	p := &pkg{z: z}
+	props := docProps{title: r.Run.Suite, creator: "qeval " + r.Run.QevalVersion, description: "qeval report"}
 	if !r.Run.Started.IsZero() {
-		props.Created = r.Run.Started.UTC().Format("2006-01-02T15:04:05Z")
-		props.Modified = props.Created
+		props.created, props.modified = r.Run.Started, r.Run.Started
 		if !r.Run.Finished.IsZero() {
-			props.Modified = r.Run.Finished.UTC().Format("2006-01-02T15:04:05Z")
+			props.modified = r.Run.Finished
 		}
 	}
-	if err := f.SetDocProps(props); err != nil {
+	last := colName(len(columns))
+	lastRow := strconv.Itoa(max(len(r.Cases)+1, 2))
+	p.writeFrame([]string{SummarySheet, CasesSheet}, "'"+CasesSheet+"'!$A$1:$"+last+"$"+lastRow, props)
+	p.put("xl/worksheets/sheet1.xml", func(x *xw) { writeSummary(x, r) })
+	if x := p.part("xl/worksheets/sheet2.xml"); x != nil {
+		if err := writeCases(x, r, "A1:"+last+lastRow); err != nil {
+			return wrap(err)
+		}
+		p.done(x)
+	}
+	if p.err != nil {
+		return wrap(p.err)
+	}
+	if err := z.Close(); err != nil {
 		return wrap(err)
 	}
-	f.SetActiveSheet(0)
-	return f.Write(w)
+	return nil
 }
 
 func wrap(err error) error {
+	var qe *qeval.Error
+	if errors.As(err, &qe) {
+		return err
+	}
 	return &qeval.Error{Code: qeval.CodeInternal, Op: "write report.xlsx", Message: err.Error(), Err: err}
 }
 
-// writeCases fills the Cases sheet: a header, one row per case, the status fills, the
-// frozen header and id column, and the filters. The sheet is streamed row by row (a
-// run of 200,000 cases is read back one case at a time and never held as a sheet).
-func writeCases(f *excelize.File, r *qeval.Report, st *styles) error {
-	last, _ := excelize.ColumnNumberToName(len(columns))
-	// the filter is part of the worksheet the stream writer starts from
-	if err := f.AutoFilter(CasesSheet, fmt.Sprintf("A1:%s%d", last, max(len(r.Cases)+1, 2)), nil); err != nil {
-		return err
+// writeCases writes the Cases sheet: the frozen header and id column, the column
+// widths and styles, a header, one row per case with the status fills, and the filter
+// over filter. The sheet is streamed row by row (a run of 200,000 cases is read back
+// one case at a time and never held as a sheet).
+func writeCases(x *xw, r *qeval.Report, filter string) error {
+	x.raw(`<worksheet xmlns="`, nsMain, `"><sheetPr filterMode="1"/><sheetViews><sheetView workbookViewId="0">`,
+		`<pane xSplit="1" ySplit="1" topLeftCell="B2" activePane="bottomRight" state="frozen"/>`,
+		`<selection pane="bottomRight" activeCell="B2" sqref="B2"/></sheetView></sheetViews>`)
+	cs := make([]col, len(columns))
+	for i, c := range columns {
+		cs[i] = col{min: i + 1, max: i + 1, width: c.width, style: columnStyle(c)}
 	}
-	sw, err := f.NewStreamWriter(CasesSheet)
-	if err != nil {
-		return err
+	x.cols(cs)
+	x.raw(`<sheetData><row r="1">`)
+	for j, c := range columns {
+		x.cell(j+1, 1, c.title, styleHeader)
 	}
-	for i, col := range columns {
-		if err := sw.SetColWidth(i+1, i+1, col.width); err != nil {
-			return err
-		}
-		if err := sw.SetColStyle(i+1, i+1, st.column(col)); err != nil {
-			return err
-		}
-	}
-	if err := sw.SetPanes(&excelize.Panes{Freeze: true, XSplit: 1, YSplit: 1, TopLeftCell: "B2", ActivePane: "bottomRight",
-		Selection: []excelize.Selection{{SQRef: "B2", ActiveCell: "B2", Pane: "bottomRight"}}}); err != nil {
-		return err
-	}
-	row := make([]any, len(columns))
-	for j, col := range columns {
-		row[j] = excelize.Cell{StyleID: st.header, Value: col.title}
-	}
-	if err := sw.SetRow("A1", row); err != nil {
-		return err
-	}
+	x.raw(`</row>`)
 	for i := range r.Cases {
 		c, err := r.Case(i)
 		if err != nil {
 			return err
 		}
+		row := strconv.Itoa(i + 2)
+		x.raw(`<row r="`, row, `">`)
 		for j, col := range columns {
-			row[j] = cellOf(col, col.value(c), st)
+			v, st := col.value(c), columnStyle(col)
+			if s, ok := v.(string); ok && s != "" && col.kind == kindStatus {
+				st = statusStyle(s)
+			}
+			x.cell(j+1, i+2, v, st)
 		}
-		cell, _ := excelize.CoordinatesToCellName(1, i+2)
-		if err := sw.SetRow(cell, row); err != nil {
-			return fmt.Errorf("case %q: %w", c.ID, err)
+		x.raw(`</row>`)
+		if x.err != nil {
+			return fmt.Errorf("case %q: %w", c.ID, x.err)
 		}
 	}
-	return sw.Flush()
-}
-
-// cellOf is one cell of a case's row: a string always as text (a query like "=1+1"
-// stays text), a number, or an empty cell for an empty string or a missing score,
-// styled by its column (and a status by its value).
-func cellOf(col column, v any, st *styles) excelize.Cell {
-	cell := excelize.Cell{StyleID: st.column(col)}
-	switch x := v.(type) {
-	case string:
-		if x == "" {
-			return cell
-		}
-		cell.Value = x
-		if col.kind == kindStatus {
-			cell.StyleID = st.status(x)
-		}
-	case *float64:
-		if x != nil {
-			cell.Value = finite(*x)
-		}
-	case float64:
-		cell.Value = finite(x)
-	}
-	return cell
-}
-
-// finite is x, or nil for NaN and infinities, which Excel cannot hold.
-func finite(x float64) any {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return x
-}
-
-// setFloat writes a number; NaN and infinities, which Excel cannot hold, stay empty.
-func setFloat(f *excelize.File, sheet, cell string, x float64) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return f.SetCellFloat(sheet, cell, x, -1, 64)
+	x.raw(`</sheetData><autoFilter ref="`, filter, `"/></worksheet>`)
+	return nil
 }

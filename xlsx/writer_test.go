@@ -106,6 +106,9 @@ func TestWriter_Sheets(t *testing.T) {
 	}
 }
 
+// fillOf is the fill colour of a Cases cell, as excelize parsed the styles part: its
+// GetStyle names colours only through a theme part, which the workbook does not carry
+// (Excel needs none).
 func fillOf(t *testing.T, f *excelize.File, cell string) string {
 	t.Helper()
 	id, err := f.GetCellStyle("Cases", cell)
@@ -116,10 +119,15 @@ func fillOf(t *testing.T, f *excelize.File, cell string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Fill.Color) == 0 {
+	xf := f.Styles.CellXfs.Xf[id]
+	if st.Fill.Type != "pattern" || xf.FillID == nil || *xf.FillID == 0 {
 		return ""
 	}
-	return st.Fill.Color[0]
+	fill := f.Styles.Fills.Fill[*xf.FillID].PatternFill
+	if fill == nil || fill.PatternType != "solid" || fill.FgColor == nil {
+		t.Fatalf("fill of %s: %+v", cell, fill)
+	}
+	return strings.TrimPrefix(fill.FgColor.RGB, "FF")
 }
 
 func TestWriter_StatusFills(t *testing.T) {
@@ -241,5 +249,32 @@ func BenchmarkWriter(b *testing.B) {
 		if err := (xlsx.Writer{}).Write(&buf, r); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Text XML cannot hold becomes U+FFFD, text past Excel's 32,767 characters is cut, and
+// the workbook's properties say who wrote it and when.
+func TestWriter_HostileTextAndProperties(t *testing.T) {
+	r := fixture(t)
+	r.Cases = append(r.Cases, qeval.CaseResult{ID: "hostile", Question: strings.Repeat("é", 40000),
+		GeneratedQuery: "SELECT '\x00\x01' <> \"&\" \r\n  -- \uFFFE end  "})
+	f := open(t, r)
+	rows, err := f.GetRows("Cases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := rows[len(rows)-1]
+	if got := last[1]; got != strings.Repeat("é", 32767) {
+		t.Errorf("a 40,000-character question kept %d characters, want 32,767", len([]rune(got)))
+	}
+	if got, want := last[4], "SELECT '\uFFFD\uFFFD' <> \"&\" \r\n  -- \uFFFD end  "; got != want {
+		t.Errorf("hostile query read back as %q, want %q", got, want)
+	}
+	p, err := f.GetDocProps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Creator != "qeval "+r.Run.QevalVersion || p.Title != "shop <demo>" || p.Created != "2025-01-02T03:04:05Z" || p.Modified == "" {
+		t.Errorf("properties %+v", p)
 	}
 }
