@@ -64,6 +64,7 @@ var allowed = map[string][]string{
 	"mock":                   {""},
 	"qevaltest":              {"", "mock"},
 	"internal/testdata":      {},
+	"internal/skips":         {}, // go test -json ./... | go run ./internal/skips: what was skipped and why
 	// only registry/ imports every adapter (sqlite, duckdb, postgres, mysql, clickhouse,
 	// kusto, kqlexec); cmd/ and server/ reach them through it
 	"registry": {"", "clickhouse", "duckdb", "kqlexec", "kusto", "mysql", "postgres", "sqlite",

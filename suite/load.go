@@ -128,7 +128,7 @@ func (p *problems) err() error {
 	}
 	return &qeval.Error{Code: qeval.CodeInvalid, Op: "load suite " + p.file,
 		Message: fmt.Sprintf("%d %s:\n  - %s", n, noun, strings.Join(p.list, "\n  - ")),
-		Hint:    "see README.md, \"Suites\", for the keys a suite may have"}
+		Hint:    "see docs/suites.md for the keys a suite may have"}
 }
 
 // yamlKeys returns the yaml keys of a struct type, for unknown-field checks.
