@@ -54,13 +54,7 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 		verdict(qeval.OutcomeGoldError, "the Malloy model's connection "+m.Connection+": "+qeval.ErrorMessage(err))
 		return
 	}
-	files := make([]string, len(m.Files))
-	for i, f := range m.Files {
-		if !filepath.IsAbs(f) && r.suite.Path != "" {
-			f = filepath.Join(filepath.Dir(r.suite.Path), f)
-		}
-		files[i] = f
-	}
+	files := r.malloyFiles(m)
 	res.Compiled = &qeval.CompiledCase{Connection: conn.Display}
 	start := r.now()
 	cq, err := r.cfg.Malloy.Compile(ctx, files, conn, ex, generated)
@@ -86,22 +80,16 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 	if cq.Shape == nil {
 		mc.GeneratedError = &qeval.Error{Code: qeval.CodeCompile, Message: cq.ShapeError}
 	}
-	gold, goldDB := c.ExpectedQuery, db
-	if qeval.IsMalloyQuery(c.ExpectedQuery) {
-		gq, err := r.cfg.Malloy.Compile(ctx, files, conn, ex, c.ExpectedQuery)
-		if err != nil {
-			verdict(malloyOutcome(err, qeval.OutcomeGoldError), "the expected Malloy query: "+qeval.ErrorMessage(err))
-			return
-		}
-		res.Compiled.ExpectedSQL = gq.SQL
-		gold, goldDB = gq.SQL, connName
-		// both Malloy: sources play the role of tables
-		mc.GeneratedShape, mc.ExpectedShape = sourcesAsTables(cq.Shape), sourcesAsTables(gq.Shape)
-	} else if db == "" {
-		mc.ExecutionSkipped = "no database for the expected SQL query (database: the benchmark's own database, e.g. its SQLite file)"
+	g, ok := r.matchMalloyGolds(ctx, c, files, conn, ex, connName, db, cq.SQL, mc, res, verdict)
+	if !ok {
 		return
 	}
-	v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: goldDB, PredDatabase: connName, Gold: gold, Pred: cq.SQL})
+	v, gold, goldDB, goldShape := g.verdict, g.gold, g.db, g.shape
+	mc.Expected, res.ExpectedQuery = gold, gold
+	if goldShape != nil {
+		// both Malloy: sources play the role of tables
+		mc.GeneratedShape, mc.ExpectedShape = sourcesAsTables(cq.Shape), sourcesAsTables(goldShape)
+	}
 	mc.Execution = &v
 	short := v
 	short.Gold, short.Pred = v.Gold.Preview(reportRows, reportValueBytes), v.Pred.Preview(reportRows, reportValueBytes)
@@ -124,6 +112,82 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 		}
 		mc.ExpectedResult = &qeval.ResultSet{Columns: cols, Rows: v.Gold.Rows}
 	}
+}
+
+// malloyFiles are the model's files, relative ones read from the suite's folder.
+func (r *run) malloyFiles(m *qeval.MalloyModel) []string {
+	files := make([]string, len(m.Files))
+	for i, f := range m.Files {
+		if !filepath.IsAbs(f) && r.suite.Path != "" {
+			f = filepath.Join(filepath.Dir(r.suite.Path), f)
+		}
+		files[i] = f
+	}
+	return files
+}
+
+// malloyMatch is the gold a Malloy case's answer is judged against: its verdict, its
+// text, the database it ran on and, for a Malloy gold, its shape.
+type malloyMatch struct {
+	verdict qeval.Verdict
+	gold    string
+	db      string
+	shape   *qeval.Shape
+}
+
+// matchMalloyGolds runs each gold of a Malloy case in turn against the compiled answer
+// pred until one matches; the first gold's verdict stands when none does. A Malloy gold
+// is compiled with the model and runs on the model's connection. It reports false when
+// the first gold cannot be run (the case's verdict then set by fail, or execution
+// skipped).
+func (r *run) matchMalloyGolds(ctx context.Context, c qeval.Case, files []string, conn *qeval.Source, ex qeval.Executor,
+	connName, db, pred string, mc *metric.Case, res *qeval.CaseResult, fail func(qeval.Outcome, string) *qeval.Verdict) (malloyMatch, bool) {
+	var m malloyMatch
+	for i, g := range c.Golds() {
+		gsql, gdb, gshape, err := r.malloyGold(ctx, files, conn, ex, connName, db, g)
+		switch {
+		case err != nil && i == 0:
+			fail(malloyOutcome(err, qeval.OutcomeGoldError), "the expected Malloy query: "+qeval.ErrorMessage(err))
+			return m, false
+		case gdb == "" && err == nil && i == 0:
+			mc.ExecutionSkipped = "no database for the expected SQL query (database: the benchmark's own database, e.g. its SQLite file)"
+			return m, false
+		case err != nil || gdb == "":
+			continue
+		}
+		w := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: gdb, PredDatabase: connName, Gold: gsql, Pred: pred})
+		if i == 0 || w.Match {
+			m = malloyMatch{verdict: w, gold: g, db: gdb, shape: gshape}
+			res.Compiled.ExpectedSQL = ""
+			if gshape != nil {
+				res.Compiled.ExpectedSQL = gsql
+			}
+		}
+		if w.Match {
+			if len(c.OtherGolds) > 0 {
+				res.MatchedGold = i + 1
+			}
+			break
+		}
+		if predFailed(w.Outcome) || ctx.Err() != nil {
+			break
+		}
+	}
+	return m, true
+}
+
+// malloyGold is what one gold of a Malloy case runs: a Malloy gold compiled with the
+// model, on the model's connection, with its shape; a SQL gold as it is, on the case's
+// database db ("" when the case names none).
+func (r *run) malloyGold(ctx context.Context, files []string, conn *qeval.Source, ex qeval.Executor, connName, db, gold string) (string, string, *qeval.Shape, error) {
+	if !qeval.IsMalloyQuery(gold) {
+		return gold, db, nil, nil
+	}
+	gq, err := r.cfg.Malloy.Compile(ctx, files, conn, ex, gold)
+	if err != nil {
+		return "", "", nil, err
+	}
+	return gq.SQL, connName, gq.Shape, nil
 }
 
 // malloyConnection resolves a model's connection for a case on database db, and

@@ -269,3 +269,35 @@ func TestMalloy_ExecJSON(t *testing.T) {
 		t.Errorf("a compile error: exit %d, %s; want exit %d with a line and no sql", code, stdout, exitFailed)
 	}
 }
+
+// TestMalloy_SeveralGolds checks that a Malloy case with several golds, SQL and Malloy,
+// tries each in turn: the answer matching the second passes and says which matched; an
+// answer matching none fails against the first.
+func TestMalloy_SeveralGolds(t *testing.T) {
+	needNode(t)
+	path := malloySuite(t, `
+  - id: second-matches
+    expected_query:
+      - SELECT count(*) FROM stadium
+      - "run: singer -> { aggregate: singer_count }"
+    generated_query: "run: singer -> { aggregate: n is count() }"
+  - id: none-matches
+    expected_query:
+      - SELECT count(*) FROM stadium
+      - "run: singer -> { aggregate: singer_count }"
+    generated_query: "run: singer_in_concert -> { aggregate: n is count() }"
+`, nil)
+	out := filepath.Join(t.TempDir(), "report.json")
+	if code, _, stderr := runCLI(t, "", "run", path, "--quiet", "--judge", "none", "--json", out); code != exitOK && code != exitThreshold {
+		t.Fatalf("qeval run = %d\n%s", code, stderr)
+	}
+	rep := readReport(t, out)
+	c := caseByID(t, rep, "second-matches")
+	if c.Verdict == nil || !c.Verdict.Match || c.MatchedGold != 2 || c.Compiled == nil || c.Compiled.ExpectedSQL == "" {
+		t.Errorf("second-matches: verdict %+v, matched gold %d, compiled %+v; want a match on gold 2 with its compiled SQL", c.Verdict, c.MatchedGold, c.Compiled)
+	}
+	c = caseByID(t, rep, "none-matches")
+	if c.Verdict == nil || c.Verdict.Match || c.MatchedGold != 0 || c.ExpectedQuery != "SELECT count(*) FROM stadium" {
+		t.Errorf("none-matches: verdict %+v, matched gold %d, expected %q; want a mismatch against the first gold", c.Verdict, c.MatchedGold, c.ExpectedQuery)
+	}
+}
