@@ -56,8 +56,8 @@ var allowed = map[string][]string{
 	"equiv":                  {"", "testsuite", "verify", "z3"},      // the bounded model of two queries (verify.Prover), solved by Z3
 	"z3":                     {},                                     // cgo binding of Z3's C library (libz3-dev), nothing of SQL
 	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines", "internal/proclimit"},
-	"shard":                  {"", "report", "runner"},                                        // splitting runs into parts and merging their reports
-	"spider":                 {"", "compare", "exactmatch", "execmatch", "sqlparse", "suite"}, // engines come in through qeval.BenchmarkEnv
+	"shard":                  {"", "report", "runner"},                                                    // splitting runs into parts and merging their reports
+	"spider":                 {"", "compare", "errclass", "exactmatch", "execmatch", "sqlparse", "suite"}, // engines come in through qeval.BenchmarkEnv
 	"internal/proclimit":     {},
 	"internal/progress":      {""},
 	"internal/residency":     {},

@@ -50,6 +50,9 @@ type CaseResult struct {
 	MatchedGold     int      `json:"matched_gold,omitempty"`
 	// Verdict is the execution match (nil when execution did not run).
 	Verdict *Verdict `json:"execution,omitempty"`
+	// ErrorClass says why a failed case's query is wrong, most specific first (package
+	// errclass); empty on a pass.
+	ErrorClass []ErrorClass `json:"error_class,omitempty"`
 	// Metrics holds every metric by name, with the same shape as `qeval score --json`.
 	Metrics map[string]MetricResult `json:"metrics"`
 	// Target records the call that produced the generated query, when one was made.

@@ -71,6 +71,8 @@ func TestClassify_SQL(t *testing.T) {
 			[]string{"table.join"}, "JOIN concert ON id = sid", "LEFT JOIN concert ON id = sid"},
 		{"JoinCondition", "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid", "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.id",
 			[]string{"table.join"}, "JOIN concert ON id = sid", "JOIN concert ON id = id"},
+		{"JoinOperator", "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid", "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id != T2.sid",
+			[]string{"operator.comparison"}, "singer.id = concert.sid", "singer.id != concert.sid"},
 		{"AliasesDoNotCount", "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid WHERE T2.year = 2014",
 			"SELECT s.name FROM singer s JOIN concert c ON s.id = c.sid WHERE c.year = 2015",
 			[]string{"value.literal"}, "2014", "2015"},

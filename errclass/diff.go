@@ -162,9 +162,47 @@ func (d *differ) sources(g, p []sqlparse.Source) {
 		return // the joins differ with the tables
 	}
 	gj, pj := d.joinsText(g), d.joinsText(p)
-	if ju, pju := d.unmatched(len(gj), len(pj), func(i, j int) bool { return gj[i] == pj[j] }); len(ju) > 0 || len(pju) > 0 {
-		d.add(TableJoin, pick(gj, ju), pick(pj, pju))
+	ju, pju := d.unmatched(len(gj), len(pj), func(i, j int) bool { return gj[i] == pj[j] })
+	if len(ju) == 0 && len(pju) == 0 {
+		return
 	}
+	// the same joins but for the comparison of their conditions: an operator
+	if len(ju) == len(pju) {
+		var ops [][2]string
+		for k := range ju {
+			gs, ps := g[ju[k]+1], p[pju[k]+1]
+			if !d.same(gs.Table, ps.Table) || gs.Join != ps.Join || !d.onlyOperators(gs.OnConds, ps.OnConds, &ops) {
+				ops = nil
+				break
+			}
+		}
+		for _, o := range ops {
+			d.add(OperatorComparison, o[0], o[1])
+		}
+		if len(ops) > 0 {
+			return
+		}
+	}
+	d.add(TableJoin, pick(gj, ju), pick(pj, pju))
+}
+
+// onlyOperators says whether two lists of join conditions compare the same things in
+// the same order (either side first) and collects the pairs whose operator differs.
+func (d *differ) onlyOperators(g, p []sqlparse.Condition, ops *[][2]string) bool {
+	if len(g) != len(p) {
+		return false
+	}
+	for i := range g {
+		straight := d.same(g[i].Left, p[i].Left) && d.same(g[i].Right, p[i].Right)
+		swapped := d.same(g[i].Left, p[i].Right) && d.same(g[i].Right, p[i].Left)
+		if !straight && !swapped || g[i].Op == "" || p[i].Op == "" {
+			return false
+		}
+		if g[i].Op != p[i].Op {
+			*ops = append(*ops, [2]string{g[i].Text, p[i].Text})
+		}
+	}
+	return true
 }
 
 // joinsText renders each join (kind, table, condition) the same way for both

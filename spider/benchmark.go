@@ -20,6 +20,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/errclass"
 	"github.com/qeval/qeval/exactmatch"
 	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/sqlparse"
@@ -180,6 +181,7 @@ type run struct {
 
 type schemaOnce struct {
 	once sync.Once
+	raw  *qeval.Schema
 	s    *exactmatch.Schema
 	err  error
 }
@@ -354,8 +356,10 @@ func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
 	}
 	right := true
 	outcome := qeval.OutcomeMatch
+	var verdict *qeval.Verdict
 	if r.doExec {
 		v := r.ev.Match(ctx, it)
+		verdict = &v
 		r.execLine(it, v, &line)
 		short := v
 		short.Gold, short.Pred = nil, nil
@@ -391,6 +395,10 @@ func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
 		}
 	}
 	res.Status = qeval.BenchmarkStatus(right, outcome)
+	if !right {
+		line.ErrorClass = r.errorClass(ctx, it, verdict)
+		res.ErrorClass = line.ErrorClass
+	}
 	score := 0.0
 	if right {
 		score = 1
@@ -472,9 +480,22 @@ func (r *run) schema(ctx context.Context, id string) (*exactmatch.Schema, error)
 			so.err = err
 			return
 		}
-		so.s = exactmatch.NewSchema(s)
+		so.raw, so.s = s, exactmatch.NewSchema(s)
 	})
 	return so.s, so.err
+}
+
+// errorClass says why a wrong prediction is wrong, with the database's schema naming
+// unqualified columns when it can be read.
+func (r *run) errorClass(ctx context.Context, it qeval.Item, v *qeval.Verdict) []qeval.ErrorClass {
+	var raw *qeval.Schema
+	if _, err := r.schema(ctx, it.DBID); err == nil {
+		r.schemaMu.Lock()
+		raw = r.schemas[it.DBID].raw
+		r.schemaMu.Unlock()
+	}
+	// the gold is SQLite's; a prediction for another engine is read with its grammar
+	return errclass.Classify(errclass.Pair{Dialect: r.predEngine, Expected: it.Gold, Generated: it.Pred, Verdict: v, Schema: raw})
 }
 
 // execLine records an execution verdict in an item's line.

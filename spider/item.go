@@ -37,6 +37,9 @@ type Item struct {
 	Partial    map[string]exactmatch.Score `json:"partial,omitempty"`
 	ParseError string                      `json:"pred_parse_error,omitempty"`
 	ExactError string                      `json:"exact_error,omitempty"`
+	// ErrorClass says why a wrong prediction is wrong (package errclass), most specific
+	// first.
+	ErrorClass []qeval.ErrorClass `json:"error_class,omitempty"`
 	// With --verify (qeval verify): what verifying the item decided.
 	*Verification
 }

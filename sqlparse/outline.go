@@ -60,7 +60,9 @@ type Source struct {
 	// rendered, or USING (a, b)).
 	Join string
 	On   string
-	Sub  *Outline
+	// OnConds are the conditions of ON split on AND and OR.
+	OnConds []Condition
+	Sub     *Outline
 }
 
 // Condition is one comparison of WHERE, HAVING or ON.
@@ -210,6 +212,7 @@ func (x *extractor) outlineSources(src *source, s *scope, join string, out *[]So
 			switch {
 			case src.on != nil:
 				r.On = x.render(src.on, s)
+				r.OnConds, _ = x.outlineConds(src.on, s)
 			case len(src.using) > 0:
 				r.On = "USING (" + strings.Join(src.using, ", ") + ")"
 			}
