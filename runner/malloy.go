@@ -22,7 +22,7 @@ type Compiler interface {
 }
 
 // noCompiler is why Malloy cases are unscorable in a run without a compiler.
-const noCompiler = "this qeval has no Malloy compiler here (qeval run, exec and parse have one; it needs Node.js 20 or later and npm)"
+const noCompiler = "this qeval has no Malloy compiler here (qeval run, serve, exec and parse have one; it needs Node.js 20 or later and npm)"
 
 // executeMalloy compiles a Malloy case's generated query (and its expected query when
 // that is Malloy too) with the case's model, runs the SQL on the model's connection

@@ -216,7 +216,7 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	}
 	cfg := runner.Config{Catalog: cat, Target: target, Judge: s.cfg.Judge, JudgeInfo: s.cfg.JudgeInfo, JudgeSkipped: s.cfg.JudgeSkipped,
 		Concurrency: s.cfg.Concurrency, Version: s.cfg.Version, Logger: s.log, Now: s.cfg.Now, OnCase: r.add,
-		MaxResultBytes: s.cfg.Limits.MaxBytes, MaxRunBytes: s.cfg.MaxRunBytes / int64(s.cfg.MaxActiveRuns)}
+		MaxResultBytes: s.cfg.Limits.MaxBytes, MaxRunBytes: s.cfg.MaxRunBytes / int64(s.cfg.MaxActiveRuns), Malloy: s.cfg.Malloy}
 	if s.cfg.JudgeStats != nil {
 		cfg.JudgeStats = func() qeval.JudgeStats { return statsSince(s.cfg.JudgeStats(), base) }
 	}

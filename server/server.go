@@ -19,6 +19,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/runner"
 )
 
 // Defaults of Config and of the HTTP server.
@@ -60,6 +61,10 @@ type Config struct {
 	// JudgeFor builds a judge for another model than JudgeInfo.Model, when a score
 	// request names one; nil rejects such requests.
 	JudgeFor func(model string) (qeval.Judge, error)
+	// Malloy compiles the queries of Malloy suites run on the server (one compiler for
+	// the server's life, its Node helper started on the first Malloy query); nil makes
+	// their Malloy cases unscorable, saying so.
+	Malloy runner.Compiler
 	// DBRoot is a benchmark folder whose DIR/<db_id>/<db_id>.sqlite (or test-suite
 	// folder) are registered under their db_id, beside Databases (which win).
 	DBRoot string

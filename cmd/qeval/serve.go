@@ -80,6 +80,9 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
 	}
 	cfg.JudgeFor = registry.JudgeForModel(jf.options(e, logger), js)
+	mc := registry.MalloyCompiler(func(msg string) { logger.Info(msg) })
+	defer mc.Close()
+	cfg.Malloy = mc
 	tuneForServer(e.getenv, *maxRunBytes)
 	srv, err := server.New(cfg)
 	if err != nil {
