@@ -2,13 +2,11 @@ package server_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/qeval/qeval/server"
 )
@@ -39,9 +37,9 @@ func TestRuns_LargeRunIsStored(t *testing.T) {
 	f.Close()
 	ts := MustServer(t, func(c *server.Config) { c.Suites = map[string]string{"big": path} })
 	id := startRun(t, ts, []byte(`{"suite": "big"}`), "application/json")
-	// the event stream ends with the run; its hang guard is longer than the other
-	// tests' patience: the run takes a minute or two on a loaded machine
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	// the event stream ends with the run (minutes on a loaded machine): waited for until
+	// the test nears its deadline
+	ctx, cancel := waitContext(t)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/runs/"+id+"/events", nil)
 	resp, err := http.DefaultClient.Do(req)

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -59,7 +58,7 @@ func TestEvents_200Clients(t *testing.T) {
 	ts := MustServer(t, func(c *server.Config) { c.Suites = map[string]string{"gated": suitePath} })
 	id := startRun(t, ts, []byte(`{"suite": "gated"}`), "application/json")
 
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	ctx, cancel := waitContext(t)
 	defer cancel()
 	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: clients}
 	defer tr.CloseIdleConnections()
@@ -137,7 +136,9 @@ func TestEvents_SlowClient(t *testing.T) {
 		t.Fatalf("run %s while a client was not reading, want finished", v.Status)
 	}
 
-	conn.SetReadDeadline(time.Now().Add(patience))
+	if dl, ok := t.Deadline(); ok {
+		conn.SetReadDeadline(dl.Add(-10 * time.Second))
+	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func TestEvents_OutlivesReadTimeout(t *testing.T) {
 	ts := &testServer{Server: s, URL: "http://" + ln.Addr().String()}
 	id := startRun(t, ts, []byte(`{"suite": "gated"}`), "application/json")
 
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	ctx, cancel := waitContext(t)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/runs/"+id+"/events", nil)
 	resp, err := http.DefaultClient.Do(req)

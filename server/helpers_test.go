@@ -97,14 +97,23 @@ func (r *reply) apiError(tb testing.TB) apiError {
 	return e
 }
 
-// patience is how long a test waits for the server before it fails: a guard against a
-// hang, long enough for a loaded machine. A passing test never waits it out.
-const patience = 2 * time.Minute
+// waitContext bounds how long a test waits for the server: until shortly before the
+// test binary's own deadline (go test -timeout), so that a hang fails with the request
+// named while a slow, loaded machine never fails a test that would pass. Without a
+// deadline (-timeout 0) it waits as long as it takes.
+func waitContext(tb testing.TB) (context.Context, context.CancelFunc) {
+	if d, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
+		if dl, ok := d.Deadline(); ok {
+			return context.WithDeadline(context.Background(), dl.Add(-10*time.Second))
+		}
+	}
+	return context.WithCancel(context.Background())
+}
 
 // do sends one request; headers are "Name: value" strings.
 func do(tb testing.TB, method, url string, body io.Reader, headers ...string) *reply {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	ctx, cancel := waitContext(tb)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
@@ -166,10 +175,10 @@ type event struct {
 	Data     []byte
 }
 
-// readEvents reads an event stream until it ends (or patience runs out).
+// readEvents reads an event stream until it ends (or the test nears its deadline).
 func readEvents(tb testing.TB, url string, headers ...string) []event {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	ctx, cancel := waitContext(tb)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	for _, h := range headers {
@@ -187,7 +196,7 @@ func readEvents(tb testing.TB, url string, headers ...string) []event {
 	}
 	evs, err := parseEvents(resp.Body)
 	if err != nil && ctx.Err() != nil {
-		tb.Fatalf("event stream %s did not end within %s (%d events so far)", url, patience, len(evs))
+		tb.Fatalf("event stream %s did not end before the test's deadline (%d events so far)", url, len(evs))
 	}
 	return evs
 }

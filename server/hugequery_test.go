@@ -26,7 +26,7 @@ var hugeQueries = map[string]string{
 func TestServer_HugeQueriesAnsweredServerStaysUp(t *testing.T) {
 	ts := MustServer(t, func(c *server.Config) { c.DBRoot = mustDBRoot(t) })
 	for name, q := range hugeQueries {
-		// each answer within the requests' patience; sqlparse's tests check that parsing
+		// each answer before the test's deadline; sqlparse's tests check that parsing
 		// grows linearly, which a wall-clock bound here could not on a loaded machine
 		for _, d := range []string{"sqlite", "postgres", "mysql"} {
 			r := postJSON(t, ts.URL+"/api/score-query", map[string]any{"generated_sql": q, "expected_sql": "SELECT 1", "dialect": d})
