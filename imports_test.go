@@ -97,8 +97,6 @@ var outside = map[string][]string{
 	"kqlexec":               {"github.com/cespare/xxhash/v2", "github.com/golang/geo", "github.com/uber/h3-go/v4", "golang.org/x/net/idna", "github.com/ua-parser/uap-go"},
 	"kqlexec/internal/geom": {"github.com/golang/geo", "github.com/uber/h3-go/v4"},
 	"suite":                 {"go.yaml.in/yaml/v3"},
-	// SARIF output of the validator's findings, for code-scanning tools
-	"validate": {"github.com/owenrumney/go-sarif/v3"},
 	// test suites mutate the gold's syntax tree (the SQLite grammar sqlparse also uses)
 	"testsuite": {"github.com/rqlite/sql"},
 	// the bounded model reads both queries with the same SQLite grammar
