@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	residency.Release()
+	go residency.Release() // off the command's path: see internal/residency
 	tuneGC()
 	if err := capAddressSpace(os.Getenv); err != nil {
 		fmt.Fprintf(os.Stderr, "error: %s\n", qeval.ErrorMessage(err))

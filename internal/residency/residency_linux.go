@@ -16,9 +16,7 @@ import (
 // madvNoHugePage is MADV_NOHUGEPAGE, which package syscall does not name.
 const madvNoHugePage = 15
 
-func init() { Release() }
-
-// self is the executable's path and image, read once: Release runs twice.
+// self is the executable's path and image, read once.
 var self = sync.OnceValues(func() (string, *image) {
 	exe, err := os.Executable()
 	if err != nil {
