@@ -2,7 +2,7 @@
 # qeval in a container.
 #
 #   docker build -t qeval .                       the binary on Debian slim (the default)
-#   docker build --target malloy -t qeval:malloy .  plus Node.js and the Malloy compiler
+#   docker build --target malloy -t qeval:malloy .  plus Node.js and the Malloy compiler, installed
 #   docker run --rm -v "$PWD:/work" qeval run examples/chinook/suite.yaml -o out/
 #
 # The release workflow publishes both architectures as ghcr.io/qeval/qeval:<version>
@@ -35,10 +35,11 @@ WORKDIR /work
 ENTRYPOINT ["qeval"]
 CMD ["help"]
 
-# malloy (optional target): Node.js and the Malloy compiler of examples/malloy, installed
-# in /opt/qeval/malloy with the example's compile.mjs (node /opt/qeval/malloy/compile.mjs;
-# run.sh there with QEVAL=qeval). The Malloy packages need Node.js 20 or later, newer
-# than Debian 12's, so Node comes from the official image of the same Debian release.
+# malloy (optional target): Node.js and npm, with which qeval installs the pinned Malloy
+# compiler (malloy/node, embedded in the binary) into the user cache on first use. The
+# stage does that once, by running the bundled Malloy example, so a container starts
+# ready and needs no network. The Malloy packages need Node.js 20 or later, newer than
+# Debian 12's, so Node comes from the official image of the same Debian release.
 FROM node:22-bookworm-slim AS node
 FROM base AS malloy
 USER root
@@ -46,10 +47,11 @@ COPY --from=node /usr/local/bin/node /usr/local/bin/node
 COPY --from=node /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx
-COPY --chown=qeval:qeval examples/malloy /opt/qeval/malloy
+COPY --chown=qeval:qeval examples/malloy /opt/qeval/examples/malloy
+COPY --chown=qeval:qeval examples/spider/database /opt/qeval/examples/spider/database
 USER qeval
-RUN cd /opt/qeval/malloy && npm install --no-audit --no-fund --loglevel=error
-ENV QEVAL=qeval
+RUN qeval run /opt/qeval/examples/malloy/suite.yaml --judge none --quiet -o /tmp/malloy-example \
+ && rm -rf /tmp/malloy-example
 
 # The default target: the binary alone.
 FROM base AS runtime

@@ -133,11 +133,14 @@ type Meta struct {
 	Gold       int      `json:"gold_total"`
 	Extra      []string `json:"extra"`
 	Unanswered int      `json:"unanswered"`
+	// NoPrediction are the gold entries with no prediction file.
+	NoPrediction []string `json:"no_prediction,omitempty"`
 }
 
 // Meta records the comparison and the totals.
 func (r *run) Meta() json.RawMessage {
-	b, _ := json.Marshal(Meta{Metric: r.metric(), Gold: r.p.run.Gold, Extra: nonNil(r.p.run.Extra), Unanswered: len(r.p.run.Unanswered)})
+	b, _ := json.Marshal(Meta{Metric: r.metric(), Gold: r.p.run.Gold, Extra: nonNil(r.p.run.Extra),
+		Unanswered: len(r.p.run.Unanswered), NoPrediction: r.p.run.Unanswered})
 	return b
 }
 
@@ -183,7 +186,9 @@ type Report struct {
 	RealScore  float64  `json:"real_score"`
 	Extra      []string `json:"extra"`
 	Unanswered int      `json:"unanswered"`
-	items      []Item
+	// NoPrediction are the gold entries with no prediction file.
+	NoPrediction []string `json:"no_prediction,omitempty"`
+	items        []Item
 }
 
 // Summarize counts the instances right, as evaluate.py prints them.
@@ -194,7 +199,8 @@ func (Benchmark) Summarize(metas []json.RawMessage, cases []qeval.CaseResult) (q
 			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read the Spider 2.0 run's meta", Message: err.Error()}
 		}
 	}
-	rep := &Report{Metric: meta.Metric, Total: len(cases), GoldTotal: meta.Gold, Extra: nonNil(meta.Extra), Unanswered: meta.Unanswered}
+	rep := &Report{Metric: meta.Metric, Total: len(cases), GoldTotal: meta.Gold, Extra: nonNil(meta.Extra), Unanswered: meta.Unanswered,
+		NoPrediction: meta.NoPrediction}
 	rep.items = make([]Item, len(cases))
 	for i, c := range cases {
 		if err := json.Unmarshal(c.Item, &rep.items[i]); err != nil {
@@ -218,21 +224,37 @@ func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "Comparison: %s\n", rep.Metric)
 }
 
-// Warnings name the predictions with no gold entry, and a run that scored nothing.
+// Warnings name the predictions with no gold entry, the gold entries with no
+// prediction, and a run that scored nothing.
 func (rep *Report) Warnings() []string {
 	var out []string
 	if n := len(rep.Extra); n > 0 {
-		list := rep.Extra
-		more := ""
-		if n > 10 {
-			list, more = list[:10], ", …"
-		}
-		out = append(out, fmt.Sprintf("%d predictions have no entry in spider2lite_eval.jsonl and were not scored: %s%s", n, strings.Join(list, ", "), more))
+		out = append(out, fmt.Sprintf("%d %s no entry in spider2lite_eval.jsonl and %s not scored: %s",
+			n, plural(n, "prediction has", "predictions have"), plural(n, "was", "were"), listed(rep.Extra)))
+	}
+	if n := len(rep.NoPrediction); n > 0 {
+		out = append(out, fmt.Sprintf("%d gold %s no prediction (not in the Final score; wrong in the Real score): %s",
+			n, plural(n, "entry has", "entries have"), listed(rep.NoPrediction)))
 	}
 	if rep.Total == 0 {
 		out = append(out, "no prediction matches a gold instance id; nothing was scored")
 	}
 	return out
+}
+
+// listed names at most ten ids.
+func listed(ids []string) string {
+	if len(ids) > 10 {
+		return strings.Join(ids[:10], ", ") + ", …"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func ratio(a, b int) float64 {

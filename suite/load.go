@@ -192,7 +192,8 @@ func child(n *yaml.Node, key string) *yaml.Node {
 func parseDocument(data []byte, p *problems) *qeval.Suite {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.add(0, "", "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+		line, msg := yamlSyntaxError(data, err)
+		p.add(line, "", "%s", msg)
 		return nil
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {

@@ -280,3 +280,24 @@ func TestLoad_JSONLLongLine(t *testing.T) {
 		}
 	}
 }
+
+// A YAML syntax error names the line that broke the document, not the line where the
+// construct the parser was reading began (issue 46: an indentation slip on line 10
+// was reported at line 3 or 4).
+func TestLoad_YAMLSyntaxErrorLine(t *testing.T) {
+	dir := t.TempDir()
+	head := "name: x\ndatabase: db.sqlite\ncases:\n  - id: a\n    question: q\n    expected_query: SELECT 1\n    generated_query: SELECT 1\n  - id: b\n    question: q2\n"
+	for _, tc := range []struct{ name, line10, want string }{
+		{"outdented", "   expected_query: SELECT 2\n", "s.yaml:10: did not find expected '-' indicator"},
+		{"indented", "      expected_query: SELECT 2\n", "s.yaml:10: mapping values are not allowed in this context"},
+		{"tab", "\texpected_query: SELECT 2\n", "s.yaml:10: found a tab character that violates indentation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(t, dir, "s.yaml", head+tc.line10+"    generated_query: SELECT 2\n  - id: c\n    question: q3\n")
+			_, err := suite.Load(path, suite.Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/registry"
+	"github.com/qeval/qeval/suite"
 )
 
 // modelFlag is --model, given once per model file (or comma-separated).
@@ -42,17 +43,17 @@ type malloyParseOutput struct {
 }
 
 // parseMalloy compiles each input query with the model and prints its SQL and shape.
-func parseMalloy(ctx context.Context, e *env, inputs []queryInput, m *registry.MalloyConn) int {
+func parseMalloy(ctx context.Context, e *env, inputs []suite.Query, m *registry.MalloyConn) int {
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
 	for _, in := range inputs {
 		if ctx.Err() != nil {
 			return fail(e, ctx.Err())
 		}
-		out := malloyParseOutput{Index: in.index}
-		if in.err != "" {
-			out.Error = &queryError{Message: in.err}
-		} else if cq, err := m.Compile(ctx, in.query); err != nil {
+		out := malloyParseOutput{Index: in.Index}
+		if in.Err != "" {
+			out.Error = &queryError{Message: in.Err}
+		} else if cq, err := m.Compile(ctx, in.Text); err != nil {
 			if code := qeval.ErrorCode(err); code != qeval.CodeCompile && code != qeval.CodeTooLarge {
 				return fail(e, err) // the model or the compiler, not this query
 			}

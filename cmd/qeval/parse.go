@@ -3,22 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/qeval/qeval/internal/lines"
-
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/kql"
 	"github.com/qeval/qeval/sqlparse"
+	"github.com/qeval/qeval/suite"
 )
 
 func cmdParse(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("parse", "[--dialect sqlite|postgres|mysql|kql|malloy] [--model FILE.malloy --db TARGET] [--field NAME] [FILE|-]", e)
+	fs := newFlags("parse", "[--dialect sqlite|postgres|mysql|kql|malloy] [--model FILE.malloy --db TARGET] [--field NAME] (--query TEXT | FILE | -)", e)
 	dialect := fs.String("dialect", sqlparse.SQLite, "query language: sqlite, postgres, mysql (SQL), kql, or malloy (compiled with --model against --db: the SQL and the structure the compiler describes)")
 	field := fs.String("field", "query", "for a .jsonl FILE: the string field holding the query")
+	query := fs.String("query", "", "one query to parse, instead of a FILE or stdin")
 	var models modelFlag
 	fs.Var(&models, "model", "malloy: the model's .malloy file (repeat for a model of several files)")
 	db := fs.String("db", "", "malloy: the database the model's sources read (duckdb:FILE, postgres://…, mirror:duckdb:FILE.sqlite)")
@@ -26,7 +25,7 @@ func cmdParse(ctx context.Context, args []string, e *env) int {
 		return code
 	}
 	if strings.EqualFold(*dialect, qeval.DialectMalloy) {
-		inputs, err := readQueries(fs.Arg(0), *field, e)
+		inputs, err := readQueries(*query, fs.Arg(0), *field, e)
 		if err != nil {
 			return fail(e, err)
 		}
@@ -45,7 +44,7 @@ func cmdParse(ctx context.Context, args []string, e *env) int {
 			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: qeval.ErrorMessage(err) + " (or kql, malloy)"})
 		}
 	}
-	inputs, err := readQueries(fs.Arg(0), *field, e)
+	inputs, err := readQueries(*query, fs.Arg(0), *field, e)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -55,10 +54,10 @@ func cmdParse(ctx context.Context, args []string, e *env) int {
 		if ctx.Err() != nil {
 			return fail(e, ctx.Err())
 		}
-		out := parseOutput{Index: in.index, Tables: []string{}, Columns: []qeval.ColumnRef{}, Filters: []qeval.Filter{}, Aggregates: []qeval.Aggregate{}}
-		if in.err != "" {
-			out.Error = &queryError{Message: in.err}
-		} else if s, err := parseShape(*dialect, in.query); err != nil {
+		out := parseOutput{Index: in.Index, Tables: []string{}, Columns: []qeval.ColumnRef{}, Filters: []qeval.Filter{}, Aggregates: []qeval.Aggregate{}}
+		if in.Err != "" {
+			out.Error = &queryError{Message: in.Err}
+		} else if s, err := parseShape(*dialect, in.Text); err != nil {
 			qe := &queryError{Message: qeval.ErrorMessage(err)}
 			if x, ok := err.(*qeval.Error); ok {
 				qe.Line, qe.Col = x.Line, x.Col
@@ -111,18 +110,15 @@ type queryError struct {
 	Col     int    `json:"col"`
 }
 
-// queryInput is one query read by parse or validate; err is set when the input line
-// held no query (a JSONL line that is not an object with the string field).
-type queryInput struct {
-	index int
-	query string
-	err   string
-}
-
-// readQueries reads the queries of path ("" or "-" for stdin): one per line, or for a
-// .jsonl file the string field of each object. Every line is an input, blank ones too,
-// so output lines stay aligned with input lines.
-func readQueries(path, field string, e *env) ([]queryInput, error) {
+// readQueries reads the queries to parse or validate: the one of --query, or those of
+// path ("" or "-" for stdin), one per line or the string field of each line of a .jsonl.
+func readQueries(query, path, field string, e *env) ([]suite.Query, error) {
+	if query != "" {
+		if path != "" {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "give --query or a FILE, not both"}
+		}
+		return []suite.Query{{Text: query}}, nil
+	}
 	var r io.Reader = e.stdin
 	name := "stdin"
 	if path != "" && path != "-" {
@@ -133,34 +129,5 @@ func readQueries(path, field string, e *env) ([]queryInput, error) {
 		defer f.Close()
 		r, name = f, path
 	}
-	jsonl := strings.HasSuffix(strings.ToLower(path), ".jsonl")
-	sc := lines.New(r)
-	var out []queryInput
-	for i := 0; sc.Scan(); i++ {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		in := queryInput{index: i, query: line}
-		if jsonl {
-			in.query, in.err = jsonField(line, field)
-			if in.err != "" {
-				in.err = fmt.Sprintf("%s:%d: %s", name, i+1, in.err)
-			}
-		}
-		out = append(out, in)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read " + name, Message: err.Error(), Err: err}
-	}
-	return out, nil
-}
-
-func jsonField(line, field string) (string, string) {
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(line), &obj); err != nil {
-		return "", "not a JSON object: " + err.Error()
-	}
-	s, ok := obj[field].(string)
-	if !ok {
-		return "", fmt.Sprintf("no string field %q", field)
-	}
-	return s, ""
+	return suite.ReadQueries(r, name, strings.HasSuffix(strings.ToLower(path), ".jsonl"), field)
 }

@@ -66,3 +66,23 @@ func TestParse_ErrMissingFile(t *testing.T) {
 		t.Errorf("code %d, stderr %q", code, stderr)
 	}
 }
+
+// qeval parse and validate take one query with --query, as qeval exec does (issue 46).
+func TestParse_Query(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "parse", "--query", "SELECT name FROM singer WHERE age > 30")
+	if code != exitOK || strings.Count(out, "\n") != 1 || !strings.Contains(out, `"tables":["singer"]`) {
+		t.Errorf("parse --query: code %d, %s%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "", "parse", "--dialect", "kql", "--query", "StormEvents | take 3")
+	if code != exitOK || !strings.Contains(out, `"tables":["StormEvents"]`) {
+		t.Errorf("parse --dialect kql --query: code %d, %s%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "", "validate", "--query", "DROP TABLE singer")
+	if code != exitOK || strings.Count(out, "\n") != 1 || !strings.Contains(out, `"category":"safety"`) {
+		t.Errorf("validate --query: code %d, %s%s", code, out, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "parse", "--query", "SELECT 1", "queries.sql")
+	if code != exitUsage || !strings.Contains(stderr, "give --query or a FILE, not both") {
+		t.Errorf("--query and a FILE: code %d, %s", code, stderr)
+	}
+}

@@ -136,8 +136,33 @@ func TestDockerfile(t *testing.T) {
 	if !slices.Contains(base.instrs, dockerInstr{"COPY", "--from=build /out/qeval /usr/local/bin/qeval"}) {
 		t.Error("base does not copy the built binary to /usr/local/bin/qeval")
 	}
-	if m := stageNamed(t, stages, "malloy"); m.from != "base" {
+	m := stageNamed(t, stages, "malloy")
+	if m.from != "base" {
 		t.Errorf("malloy FROM %s, want base", m.from)
+	}
+	// the malloy stage installs the compiler by running the bundled example, whose files
+	// it copies from the repository
+	var warms bool
+	for _, in := range m.instrs {
+		warms = warms || in.cmd == "RUN" && strings.Contains(in.args, "qeval run /opt/qeval/examples/malloy/suite.yaml")
+	}
+	if !warms {
+		t.Error("the malloy stage does not run the Malloy example (which installs the compiler)")
+	}
+	for _, s := range stages {
+		for _, in := range s.instrs {
+			f := strings.Fields(in.args)
+			if in.cmd != "COPY" || len(f) < 2 || strings.HasPrefix(in.args, "--from") {
+				continue
+			}
+			for _, src := range f[:len(f)-1] {
+				if !strings.HasPrefix(src, "--") && src != "." {
+					if _, err := os.Stat(filepath.Join(repoRoot, src)); err != nil {
+						t.Errorf("stage %s: COPY %s: not in the repository (%v)", s.name, src, err)
+					}
+				}
+			}
+		}
 	}
 	// the examples' own files build the Malloy stage: they must be in the build context
 	ignore, err := os.ReadFile(filepath.Join(repoRoot, ".dockerignore"))
@@ -148,7 +173,7 @@ func TestDockerfile(t *testing.T) {
 		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
-		for _, need := range []string{".ci/build", ".ci/package", "examples/malloy/package.json", "go.mod", "cmd/qeval/main.go"} {
+		for _, need := range []string{".ci/build", ".ci/package", "examples/malloy/suite.yaml", "examples/spider/database", "malloy/node/package-lock.json", "go.mod", "cmd/qeval/main.go"} {
 			if dockerIgnores(l, need) {
 				t.Errorf(".dockerignore line %q leaves %s out of the build context", l, need)
 			}

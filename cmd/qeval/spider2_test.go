@@ -111,3 +111,21 @@ func TestSpider2_UsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// The bundled --mode sql example has no prediction for local013: the printout stays
+// evaluate.py's, and a warning names the entry (issue 46: it was only counted).
+func TestSpider2_NamesGoldWithoutPrediction(t *testing.T) {
+	ex := filepath.Join(repoRoot, "examples")
+	code, out, stderr := runCLI(t, "", "spider2", "--mode", "sql", "--result-dir", filepath.Join(ex, "spider2", "pred_sql"),
+		"--gold-dir", filepath.Join(ex, "spider2", "gold"), "--db", filepath.Join(ex, "spider", "database"),
+		"--metadata", filepath.Join(ex, "spider2", "spider2-lite.jsonl"))
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	if want := "1 gold entry has no prediction (not in the Final score; wrong in the Real score): local013"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if strings.Contains(out, "local013") || !strings.Contains(out, "Total examples: 13") {
+		t.Errorf("the printout is not evaluate.py's:\n%s", out)
+	}
+}

@@ -13,12 +13,13 @@ import (
 )
 
 func cmdValidate(ctx context.Context, args []string, e *env) int {
-	fs := newFlags("validate", "[--dialect sqlite|postgres|mysql|kql] [--db FILE | --data DIR] [--allow-tables T1,T2] [--format json|sarif] [--rules] [FILE|-]", e)
+	fs := newFlags("validate", "[--dialect sqlite|postgres|mysql|kql] [--db FILE | --data DIR] [--allow-tables T1,T2] [--format json|sarif] [--rules] (--query TEXT | FILE | -)", e)
 	dialect := fs.String("dialect", sqlparse.SQLite, "query language: sqlite, postgres, mysql, or kql (Kusto Query Language, checked by the KQL rules)")
 	db := fs.String("db", "", "a database whose schema enables the schema checks (SQLite file; for kql a SQLite file or data file)")
 	data := fs.String("data", "", "kql: a folder of data files (Table.csv, schema.kql) whose tables and datetime columns the KQL rules read")
 	allow := fs.String("allow-tables", "", "comma-separated tables the queries may read (default: any)")
 	field := fs.String("field", "query", "for a .jsonl FILE: the string field holding the query")
+	query := fs.String("query", "", "one query to check, instead of a FILE or stdin")
 	format := fs.String("format", "json", "output: json (a verdict per line) or sarif (a SARIF 2.1.0 log for code-scanning tools)")
 	listRules := fs.Bool("rules", false, "print the KQL rules (id, name, level, description) and exit")
 	if code := parseFlags(fs, args); code >= 0 {
@@ -65,7 +66,7 @@ func cmdValidate(ctx context.Context, args []string, e *env) int {
 		}
 		opt.Schema = s
 	}
-	inputs, err := readQueries(fs.Arg(0), *field, e)
+	inputs, err := readQueries(*query, fs.Arg(0), *field, e)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -80,14 +81,14 @@ func cmdValidate(ctx context.Context, args []string, e *env) int {
 		if ctx.Err() != nil {
 			return fail(e, ctx.Err())
 		}
-		out := validateOutput{Index: in.index}
-		if in.err != "" {
-			out.Verdict = validate.Verdict{Category: validate.Other, Problems: []validate.Problem{{Category: validate.Other, Message: in.err}}}
+		out := validateOutput{Index: in.Index}
+		if in.Err != "" {
+			out.Verdict = validate.Verdict{Category: validate.Other, Problems: []validate.Problem{{Category: validate.Other, Message: in.Err}}}
 		} else {
-			out.Verdict = validate.Check(in.query, opt)
+			out.Verdict = validate.Check(in.Text, opt)
 		}
 		if *format == "sarif" {
-			located = append(located, validate.Located{File: file, Line: in.index + 1, Verdict: out.Verdict})
+			located = append(located, validate.Located{File: file, Line: in.Index + 1, Verdict: out.Verdict})
 			continue
 		}
 		if err := enc.Encode(out); err != nil {
