@@ -55,7 +55,7 @@ var allowed = map[string][]string{
 	"verify":                 {"", "compare", "testsuite"},           // counterexamples and bounded proofs: databases through Options' functions, the solver through Prover
 	"equiv":                  {"", "testsuite", "verify", "z3"},      // the bounded model of two queries (verify.Prover), solved by Z3
 	"z3":                     {},                                     // cgo binding of Z3's C library (libz3-dev), nothing of SQL
-	"runner":                 {"", "compare", "execmatch", "metric", "internal/lines", "internal/proclimit"},
+	"runner":                 {"", "compare", "errclass", "execmatch", "metric", "internal/lines", "internal/proclimit"},
 	"shard":                  {"", "report", "runner"},                                                    // splitting runs into parts and merging their reports
 	"spider":                 {"", "compare", "errclass", "exactmatch", "execmatch", "sqlparse", "suite"}, // engines come in through qeval.BenchmarkEnv
 	"internal/proclimit":     {},

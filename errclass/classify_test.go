@@ -25,6 +25,8 @@ func TestClassify_SQL(t *testing.T) {
 			[]string{"operator.comparison"}, "singer.age > 20", "singer.age >= 20"},
 		{"ComparisonAndLiteral", "SELECT name FROM singer WHERE age > 20", "SELECT name FROM singer WHERE age < 30",
 			[]string{"value.literal", "operator.comparison"}, "20", "30"},
+		{"BetweenForRange", "SELECT name FROM t WHERE d >= '2024-08-01' AND d < '2024-09-01'", "SELECT name FROM t WHERE d BETWEEN '2024-08-01' AND '2024-08-31'",
+			[]string{"operator.comparison", "condition.missing"}, "t.d >= '2024-08-01'", "t.d BETWEEN '2024-08-01' AND '2024-08-31'"},
 		{"Logical", "SELECT name FROM t WHERE a = 1 AND b = 2", "SELECT name FROM t WHERE a = 1 OR b = 2",
 			[]string{"operator.logical"}, "t.a = 1 AND t.b = 2", "t.a = 1 OR t.b = 2"},
 		{"DroppedCondition", "SELECT name FROM t WHERE a = 1 AND b = 2", "SELECT name FROM t WHERE a = 1",
@@ -230,6 +232,33 @@ func TestVocabulary(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("main class %s has no subclass", c)
+		}
+	}
+}
+
+func TestMessageClass(t *testing.T) {
+	tests := []struct{ msg, want, name string }{
+		{"no such table: singers", "table.unknown_table", "singers"},
+		{`ERROR: relation "singers" does not exist (SQLSTATE 42P01)`, "table.unknown_table", "singers"},
+		{"Error 1146 (42S02): Table 'bench.singers' doesn't exist", "table.unknown_table", "bench.singers"},
+		{"Catalog Error: Table with name singers does not exist!", "table.unknown_table", "singers"},
+		{"no such column: nam", "attribute.unknown_column", "nam"},
+		{`ERROR: column "nam" does not exist (SQLSTATE 42703)`, "attribute.unknown_column", "nam"},
+		{`unknown name "EventDuration": no such column, variable or function`, "attribute.unknown_column", "EventDuration"},
+		{"ambiguous column name: id", "attribute.ambiguous_column", "id"},
+		{"no such function: len", "function.unknown", "len"},
+		{"misuse of aggregate: count()", "function.aggregate", "count"},
+		{"ERROR: operator does not exist: integer = text", "value.type", ""},
+		{`near "FROM": syntax error`, "other.syntax", ""},
+		{"parse kql: unexpected 'CropDamage' after operator", "other.syntax", ""},
+		{"DELETE is not allowed: the executor is read-only", "other.forbidden", ""},
+		{"multiple statements: only one statement may run, found another at line 1", "other.forbidden", ""},
+		{"division by zero", "other.error", ""},
+	}
+	for _, tt := range tests {
+		got := errclass.MessageClass(tt.msg)
+		if got.Subclass != tt.want || got.Generated != tt.name || got.Reason != tt.msg || got.Class != qeval.ClassOfSubclass(tt.want) {
+			t.Errorf("MessageClass(%q)=%+v, want %s naming %q", tt.msg, got, tt.want, tt.name)
 		}
 	}
 }

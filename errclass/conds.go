@@ -94,6 +94,8 @@ func (d *differ) sameLeft(g, p sqlparse.Condition) {
 	case g.Sub != nil:
 		d.query(g.Sub, p.Sub)
 	case d.sameRight(g, p):
+	case g.Op != p.Op && (listOp(g.Op) || listOp(p.Op)):
+		// BETWEEN a AND b for >= a: the operator says it, the bounds are another form
 	case g.Literal && p.Literal:
 		d.add(ValueLiteral, g.Right, p.Right)
 	default:
@@ -110,6 +112,11 @@ func (d *differ) otherLeft(g, p sqlparse.Condition) {
 		}
 	}
 	d.add(AttributeMismatch, g.Left, p.Left)
+}
+
+// listOp says whether op takes a list or a range of values (IN, BETWEEN).
+func listOp(op string) bool {
+	return strings.HasSuffix(op, "in") || strings.HasSuffix(op, "between")
 }
 
 func opsText(conds []sqlparse.Condition, ops []string) string {

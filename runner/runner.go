@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/errclass"
 	"github.com/qeval/qeval/execmatch"
 	"github.com/qeval/qeval/metric"
 )
@@ -466,10 +467,26 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	res.Metrics = sc.Metrics
 	res.TotalScore, res.Partial = sc.Composite.Total, sc.Composite.Partial
 	res.Status, res.Reason, res.JudgeError = sc.Status, sc.Reason, sc.JudgeError
+	if res.Status != qeval.StatusPass {
+		res.ErrorClass = errorClass(mc, &res)
+	}
 	if res.Status == qeval.StatusError && ctx.Err() != nil && sc.Reason == "the case ran past its deadline" {
 		res.Reason = "the case ran past its deadline of " + r.caseTimeout.String()
 	}
 	return res
+}
+
+// errorClass says why a case that did not pass is wrong (package errclass), from its
+// queries as its grammar reads them (a Malloy case's compiled SQL) and its verdict.
+func errorClass(mc metric.Case, res *qeval.CaseResult) []qeval.ErrorClass {
+	p := errclass.Pair{Dialect: mc.Dialect, Expected: mc.Expected, Generated: mc.Generated, Verdict: mc.Execution, Schema: mc.Schema}
+	if cc := res.Compiled; cc != nil && cc.GeneratedSQL != "" {
+		p.Dialect, p.Generated = cc.Dialect, cc.GeneratedSQL
+		if cc.ExpectedSQL != "" {
+			p.Expected = cc.ExpectedSQL
+		}
+	}
+	return errclass.Classify(p)
 }
 
 // execute runs both queries of a case on its database and gives the metrics what the
