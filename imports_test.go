@@ -34,9 +34,10 @@ var allowed = map[string][]string{
 	"validate":               {"", "sqlparse", "internal/sqlguard", "kql"},
 	"suite":                  {"", "internal/lines"},
 	"internal/lines":         {},
-	"execmatch":              {"", "compare"},
-	"exactmatch":             {""},                    // Spider exact-set-match: pure, schemas come in as qeval.Schema
-	"errclass":               {"", "sqlparse", "kql"}, // error classes from both queries' syntax trees and the engine's message
+	"execmatch":              {"", "compare", "stateful"},
+	"stateful":               {"", "compare", "sqlparse"}, // stateful cases: sandboxes come in through qeval.Source
+	"exactmatch":             {""},                        // Spider exact-set-match: pure, schemas come in as qeval.Schema
+	"errclass":               {"", "sqlparse", "kql"},     // error classes from both queries' syntax trees and the engine's message
 	"metric":                 {"", "sqlparse", "validate", "kql", "exactmatch", "internal/lexbyte", "internal/lines"},
 	"judge":                  {"", "internal/cache"},
 	"internal/cache":         {"", "sqlite"}, // the local cache is a SQLite file, opened through sqlite/; the shared one Redis

@@ -19,6 +19,10 @@ type Item struct {
 	// PredDatabase, when set, is where Pred runs in place of Database (a Malloy
 	// query compiled for its model's connection); both must have as many files.
 	PredDatabase string `json:"pred_database,omitempty"`
+	// Stateful, when set, makes the item a stateful one: Gold and Pred may change data
+	// and hold several statements, each run in its own copy of the database, and are
+	// judged by the spec's checks and comparisons.
+	Stateful *StatefulSpec `json:"stateful,omitempty"`
 }
 
 // Verdict is the execution match of one item.
@@ -58,6 +62,9 @@ type Verdict struct {
 	// the column mapping, rows missing and extra, the first differing value, and the
 	// database that told them apart.
 	Explanation *Explanation `json:"explanation,omitempty"`
+	// State is what a stateful case compared: its checks, the tables and definitions
+	// each answer left behind, and their costs (nil for a read-only case).
+	State *StateVerdict `json:"state,omitempty"`
 	// GoldCached is set when every gold result the verdict used came from the gold
 	// cache rather than from running the gold query.
 	GoldCached bool `json:"gold_cached,omitempty"`

@@ -34,13 +34,17 @@ const (
 	// runs (Malloy) and its compiler rejected it; Verdict.Error holds the compiler's
 	// message with its line and column. The system's failure, as a pred_error is.
 	OutcomeCompileError Outcome = "compile_error"
+	// OutcomeSetupError: a stateful case's setup (or teardown, or its sandbox copy)
+	// failed: the case cannot be judged, which is the suite's failure, never the
+	// model's. Counted apart, as a gold_error is.
+	OutcomeSetupError Outcome = "setup_error"
 )
 
 // Outcomes lists every outcome in report order.
 var Outcomes = []Outcome{
 	OutcomeMatch, OutcomeMismatch, OutcomePredError, OutcomeGoldError,
 	OutcomeTimeout, OutcomeTooLarge, OutcomeCanceled, OutcomeSkipped,
-	OutcomeUnscorable, OutcomeUnsupported, OutcomeCompileError,
+	OutcomeUnscorable, OutcomeUnsupported, OutcomeCompileError, OutcomeSetupError,
 }
 
 // Judged says whether an outcome is a verdict on the generated query: false for a
@@ -48,7 +52,7 @@ var Outcomes = []Outcome{
 // generated query, which are counted apart and left out of accuracy.
 func (o Outcome) Judged() bool {
 	switch o {
-	case OutcomeGoldError, OutcomeCanceled, OutcomeUnscorable, OutcomeUnsupported:
+	case OutcomeGoldError, OutcomeCanceled, OutcomeUnscorable, OutcomeUnsupported, OutcomeSetupError:
 		return false
 	}
 	return true

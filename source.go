@@ -25,6 +25,9 @@ type Source struct {
 	// one of them names (after a prefix such as duckdb:). The gold-result cache keys
 	// those by their content; other databases (servers) by their target.
 	Local func(target string) string
+	// Sandbox, when set, makes a disposable writable copy of one of Files, for the
+	// stateful cases; nil when the engine cannot.
+	Sandbox SandboxMaker
 }
 
 // Catalog resolves the database names of a suite or a request into Sources. It alone

@@ -21,6 +21,26 @@ func (c *Case) Stateful() bool {
 		len(c.Teardown) > 0 || c.Efficiency != nil
 }
 
+// StatefulSpec is what makes a case, or an exec-match pair, stateful: the case's
+// fields of the same names (Case.Spec gives them).
+type StatefulSpec struct {
+	Setup         Statements    `json:"setup,omitempty"`
+	Checks        Statements    `json:"checks,omitempty"`
+	CompareState  *StateCompare `json:"compare_state,omitempty"`
+	CompareSchema bool          `json:"compare_schema,omitempty"`
+	Teardown      Statements    `json:"teardown,omitempty"`
+	Efficiency    *Efficiency   `json:"efficiency,omitempty"`
+}
+
+// Spec is the case's stateful fields, nil for a read-only case.
+func (c *Case) Spec() *StatefulSpec {
+	if !c.Stateful() {
+		return nil
+	}
+	return &StatefulSpec{Setup: c.Setup, Checks: c.Checks, CompareState: c.CompareState, CompareSchema: c.CompareSchema,
+		Teardown: c.Teardown, Efficiency: c.Efficiency}
+}
+
 // Statements are SQL texts, each holding one statement or several separated by
 // semicolons: a suite writes one text or a list of them. They are cut into statements
 // by the engine's dialect when they run.

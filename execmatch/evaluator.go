@@ -9,6 +9,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/stateful"
 )
 
 // DefaultMaxCandidates caps the predicted queries tried with PlugValue.
@@ -323,6 +324,9 @@ func unchanged(src *qeval.Source, i int, ident fileID) bool {
 
 // Match judges one item; see the package documentation.
 func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
+	if it.Stateful != nil {
+		return e.matchStateful(ctx, it)
+	}
 	v := qeval.Verdict{Mode: e.mode.ID(), Candidates: 1}
 	gold, pred, ordered := e.mode.Prepare(it.Gold, it.Pred, compare.Options{KeepDistinct: e.opt.KeepDistinct})
 	bounds := qeval.QueryBounds{}
@@ -497,4 +501,21 @@ func canceled(v qeval.Verdict, err error) qeval.Verdict {
 	v.Outcome = qeval.OutcomeCanceled
 	v.Error = "canceled before the item finished"
 	return v
+}
+
+// matchStateful judges a stateful item: each answer in its own copy of the database
+// (stateful.Match), never on the source the evaluator keeps open.
+func (e *Evaluator) matchStateful(ctx context.Context, it qeval.Item) qeval.Verdict {
+	goldSrc, predSrc, err := e.sources(ctx, it.Database)
+	if err != nil {
+		return qeval.Verdict{Mode: e.mode.ID(), Outcome: qeval.OutcomeGoldError, Error: qeval.ErrorMessage(err)}
+	}
+	if it.PredDatabase != "" && it.PredDatabase != it.Database {
+		if predSrc, err = e.opt.Catalog.Resolve(ctx, it.PredDatabase, e.dialect()); err != nil {
+			return qeval.Verdict{Mode: e.mode.ID(), Outcome: qeval.OutcomePredError, Error: "open the prediction database " + it.PredDatabase + ": " + qeval.ErrorMessage(err)}
+		}
+	}
+	v := stateful.Match(ctx, *it.Stateful, it.Gold, it.Pred, goldSrc, predSrc, stateful.Options{Mode: e.mode, Limits: e.opt.Limits,
+		NoExplanations: e.opt.NoExplanations, Now: e.opt.Now})
+	return e.trim(v)
 }

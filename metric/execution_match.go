@@ -55,6 +55,8 @@ func executionMatch(_ context.Context, c *Case, _ *Options) (Result, error) {
 		return Skip(reason), nil
 	case qeval.OutcomeGoldError:
 		return Result{}, &qeval.Error{Code: qeval.CodeQuery, Op: "run expected query", Message: v.Error}
+	case qeval.OutcomeSetupError:
+		return Skip("the case's setup failed: " + v.Error), nil
 	case qeval.OutcomeUnscorable:
 		return Skip("the expected query cannot be run here: " + v.Error), nil
 	case qeval.OutcomeUnsupported:

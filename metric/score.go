@@ -94,6 +94,8 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 	switch {
 	case v != nil && v.Outcome == qeval.OutcomeGoldError:
 		out.Status, out.Reason = qeval.StatusError, v.Error
+	case v != nil && v.Outcome == qeval.OutcomeSetupError:
+		out.Status, out.Reason = qeval.StatusError, "the case's setup failed, so it cannot be judged (not the model's failure): "+v.Error
 	case v != nil && v.Outcome == qeval.OutcomeUnscorable && strings.HasPrefix(v.Error, "gold query: "):
 		out.Status, out.Reason = qeval.StatusUnscorable, "the expected query cannot be run by this engine, so the case cannot be scored: "+v.Error
 	case v != nil && v.Outcome == qeval.OutcomeUnscorable:
@@ -113,6 +115,8 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 		}
 	case cfg.ExecutionOnly && v != nil && v.Match:
 		out.Status = qeval.StatusPass
+	case cfg.ExecutionOnly && v != nil && v.State != nil:
+		out.Status, out.Reason = qeval.StatusFail, "the state after the generated answer differs from the gold's"
 	case cfg.ExecutionOnly:
 		out.Status, out.Reason = qeval.StatusFail, "the results do not match (pass_requires: [execution])"
 	case total == nil:
@@ -133,6 +137,9 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 	}
 	if v != nil && v.Outcome == qeval.OutcomeMismatch && v.Explanation != nil && out.Status != qeval.StatusPass {
 		out.Reason += "; the results differ: " + v.Explanation.String()
+	}
+	if v != nil && v.Outcome == qeval.OutcomeMismatch && v.State != nil && out.Status != qeval.StatusPass {
+		out.Reason += ": " + v.State.String()
 	}
 	if v != nil && v.Outcome == qeval.OutcomeUnsupported {
 		flag := "flagged: the engine does not support the generated query (" + v.Error + "); it is scored on its other components"

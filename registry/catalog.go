@@ -107,7 +107,8 @@ func (c *Catalog) resolve(ctx context.Context, name string, kql bool, now time.T
 		return c.mirrored(ctx, name, rest, configured)
 	}
 	e := EngineFor(target)
-	src := &qeval.Source{Name: name, Display: e.Show(target), Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Opener(Params{})}
+	src := &qeval.Source{Name: name, Display: e.Show(target), Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Opener(Params{}),
+		Sandbox: e.Sandboxes(Params{AllowPrivileged: c.AllowPrivileged})}
 	if configured {
 		src.Display = name
 	}
@@ -136,7 +137,7 @@ func (c *Catalog) resolve(ctx context.Context, name string, kql bool, now time.T
 	src.Local = func(t string) string { return t }
 	if kql {
 		k, _ := LookupEngine("kql")
-		src.Engine, src.Dialect, src.Open = k.Name, k.Dialect, k.Opener(Params{Now: now})
+		src.Engine, src.Dialect, src.Open, src.Sandbox = k.Name, k.Dialect, k.Opener(Params{Now: now}), nil
 		return src, nil
 	}
 	if st.IsDir() {
@@ -215,7 +216,8 @@ func (c *Catalog) mirrored(ctx context.Context, name, path string, configured bo
 	}
 	target := done[0].Target
 	e := EngineFor(target)
-	src := &qeval.Source{Name: name, Display: MirrorPrefix + path, Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Opener(Params{}), Local: e.File}
+	src := &qeval.Source{Name: name, Display: MirrorPrefix + path, Engine: e.Name, Dialect: e.Dialect, Files: []string{target}, Open: e.Opener(Params{}), Local: e.File,
+		Sandbox: e.Sandboxes(Params{AllowPrivileged: c.AllowPrivileged})}
 	if configured {
 		src.Display = name
 	}

@@ -166,6 +166,9 @@ var engines = []Engine{
 			}
 			return &guardedSQLite{guardedExecutor: guardedExecutor{Executor: ex, guard: guard}, ex: ex}, nil
 		},
+		sandbox: func(ctx context.Context, target string, p Params) (qeval.Sandbox, error) {
+			return sqlite.NewSandbox(ctx, target, p.Limits, sqlite.SandboxOptions{})
+		},
 	},
 }
 

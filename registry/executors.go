@@ -51,6 +51,9 @@ type Engine struct {
 	open func(target string, p Params, guard func(string) error) (qeval.Executor, error)
 	// privileged says open refuses a privileged role unless Params.AllowPrivileged.
 	privileged bool
+	// sandbox, when set, makes a disposable writable copy of a target, for stateful
+	// cases (qeval.Sandbox).
+	sandbox func(ctx context.Context, target string, p Params) (qeval.Sandbox, error)
 }
 
 // Params is what an engine's constructor takes, the same for every engine; an engine
@@ -79,6 +82,19 @@ func (e Engine) New(target string, p Params) (qeval.Executor, error) {
 		return nil, err
 	}
 	return ex, nil
+}
+
+// Sandboxes is how the engine makes sandbox copies for stateful cases, the limits
+// coming with each call and the rest from p; nil when it cannot.
+func (e Engine) Sandboxes(p Params) qeval.SandboxMaker {
+	if e.sandbox == nil {
+		return nil
+	}
+	return func(ctx context.Context, target string, l qeval.Limits) (qeval.Sandbox, error) {
+		q := p
+		q.Limits = l
+		return e.sandbox(ctx, target, q)
+	}
 }
 
 // Opener is New as a qeval.Opener: the limits come with each call, the rest from p.

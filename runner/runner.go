@@ -463,7 +463,13 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	default:
 		r.execute(ctx, c, db, out.Query, &mc, &res)
 	}
-	sc := metric.Score(ctx, mc, r.metrics)
+	cfg := r.metrics
+	if c.Stateful() {
+		// a stateful case passes when its checks, tables and definitions agree: the
+		// text-based components are computed, but they do not decide it
+		cfg.ExecutionOnly = true
+	}
+	sc := metric.Score(ctx, mc, cfg)
 	res.Metrics = sc.Metrics
 	res.TotalScore, res.Partial = sc.Composite.Total, sc.Composite.Partial
 	res.Status, res.Reason, res.JudgeError = sc.Status, sc.Reason, sc.JudgeError
@@ -494,7 +500,7 @@ func errorClass(mc metric.Case, res *qeval.CaseResult) []qeval.ErrorClass {
 // the engine's answer to which tables each query reads. On a case with several golds
 // the metrics are computed against the gold that matched, else the first (matchGolds).
 func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, mc *metric.Case, res *qeval.CaseResult) {
-	v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: db, Gold: c.ExpectedQuery, Pred: generated})
+	v := r.eval.Match(ctx, qeval.Item{ID: c.ID, Database: db, Gold: c.ExpectedQuery, Pred: generated, Stateful: c.Spec()})
 	if len(c.OtherGolds) > 0 {
 		var gold string
 		v, gold, res.MatchedGold = r.matchGolds(ctx, c, db, generated, v)

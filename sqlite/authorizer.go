@@ -89,6 +89,9 @@ func (c *conn) authorize(op int, arg1, arg2, arg3 string) int {
 			return sqlite3.SQLITE_OK
 		}
 	}
+	if c.sandbox && sandboxAllows(op, arg1, arg2) {
+		return sqlite3.SQLITE_OK
+	}
 	c.deny(describeAction(op, arg1, arg2) + " is not allowed: the executor is read-only")
 	return sqlite3.SQLITE_DENY
 }
@@ -186,6 +189,14 @@ func itoa(i int) string {
 // a temporary file), so a statement that is not a query is named by its own keywords,
 // with the authorizer's detail where that is more precise (ATTACH of a file, a PRAGMA).
 func (c *conn) deniedMessage(engineMsg string) string {
+	msg := c.refusal(engineMsg)
+	if c.sandbox {
+		msg = strings.ReplaceAll(msg, "the executor is read-only", sandboxReason)
+	}
+	return msg
+}
+
+func (c *conn) refusal(engineMsg string) string {
 	phrase := leadingKeywords(c.stmt)
 	detail := c.denied
 	internal := strings.Contains(detail, "sqlite_master") || strings.Contains(detail, "sqlite_temp_master") || strings.Contains(detail, "ATTACH of ''")

@@ -64,6 +64,9 @@ type Options struct {
 	// one in scan order (see plainSums): with ReverseScanOrder, a sum whose last digits
 	// depend on the order of the rows changes.
 	PlainSums bool
+
+	// sandbox, when set, opens the file as a writable sandbox copy (sandbox.go).
+	sandbox *sandboxMode
 }
 
 // OfficialOpener opens a SQLite file as the official evaluators' drop-ins need it:
@@ -127,6 +130,9 @@ func OpenWith(path string, limits qeval.Limits, maxConns int, opt Options) (*Exe
 		maxConns = 1
 	}
 	c := &connector{dsn: dsn(path), limits: limits, functions: opt}
+	if opt.sandbox != nil {
+		c.dsn = sandboxDSN(path)
+	}
 	c.drv = &sqlite3.SQLiteDriver{ConnectHook: c.hook}
 	db := sql.OpenDB(c)
 	db.SetMaxOpenConns(maxConns)
@@ -195,7 +201,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	sc := dc.(*sqlite3.SQLiteConn)
-	cn := &conn{SQLiteConn: sc, official: c.functions.AsOfficial}
+	cn := &conn{SQLiteConn: sc, official: c.functions.AsOfficial, sandbox: c.functions.sandbox != nil}
 	sc.RegisterAuthorizer(cn.authorize)
 	return cn, nil
 }
@@ -213,6 +219,11 @@ func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
 		maxLen = 1_000_000_000
 	}
 	sc.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, int(maxLen))
+	if m := c.functions.sandbox; m != nil {
+		if err := m.setUp(sc); err != nil {
+			return err
+		}
+	}
 	if c.functions.ReverseScanOrder {
 		if _, err := sc.Exec("PRAGMA reverse_unordered_selects = ON", nil); err != nil {
 			return err
@@ -235,6 +246,9 @@ type conn struct {
 	reads    [][2]string
 	// stepsArmed lets the next call of qeval_vm_steps through the authorizer, once.
 	stepsArmed bool
+	// sandbox: the connection is a sandbox copy's, where writes to its own tables are
+	// allowed (sandboxAllows)
+	sandbox bool
 }
 
 // Query runs one read-only statement; see qeval.Executor.
@@ -305,7 +319,7 @@ func (e *Executor) query(ctx context.Context, c *conn, stmt string) (*qeval.Resu
 	srows := rows.(*sqlite3.SQLiteRows)
 	names := srows.Columns()
 	decl := srows.DeclTypes()
-	if needsRaw(decl) {
+	if needsRaw(decl) && (!c.sandbox || readOnly(ctx, c, stmt)) {
 		// The driver turns values of DATE/DATETIME/TIMESTAMP/BOOLEAN columns into Go
 		// times and booleans, losing the stored value. Run the statement again with
 		// every result column wrapped in unary plus, which keeps the value but drops
@@ -434,7 +448,12 @@ func (c *conn) explain(err error) error {
 	case sqlite3.ErrAuth:
 		return &qeval.Error{Code: qeval.CodeForbidden, Message: c.deniedMessage(msg), Err: err}
 	case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrPerm:
+		if c.sandbox {
+			return &qeval.Error{Code: qeval.CodeForbidden, Message: msg + ": " + sandboxReason, Err: err}
+		}
 		return &qeval.Error{Code: qeval.CodeForbidden, Message: msg + ": the executor is read-only", Err: err}
+	case sqlite3.ErrFull:
+		return &qeval.Error{Code: qeval.CodeTooLarge, Message: "the sandbox copy is full: the statements grew it past its size bound", Err: err}
 	case sqlite3.ErrNomem:
 		return &qeval.Error{Code: qeval.CodeTooLarge, Message: "out of memory: the query needed more than the memory cap", Err: err}
 	case sqlite3.ErrTooBig:

@@ -1,0 +1,88 @@
+package qeval
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Sandbox is a disposable copy of one database, made for one side (gold or generated)
+// of one stateful case: its statements may write to the copy's own tables and change
+// their definitions; everything that reaches outside the copy (other databases, files,
+// programs, extensions, roles, other sessions) is refused as a read-only Executor
+// refuses it, and the deadlines, memory and result caps of Limits apply to every
+// statement. The source is never opened for writing. Close removes the copy; a copy a
+// killed process left behind is named by SandboxName, so `qeval db clean` finds it.
+//
+// A Sandbox runs one statement at a time; it is not safe for concurrent use.
+type Sandbox interface {
+	// Query runs exactly one statement in the copy and returns its rows (none for a
+	// statement without a result). Errors are as Executor.Query's; a copy grown past
+	// its size bound is CodeTooLarge.
+	Query(ctx context.Context, stmt string) (*ResultSet, error)
+	// Tables describes the copy's own tables (not views, not the engine's catalog), in
+	// name order, as compare_schema compares them.
+	Tables(ctx context.Context) ([]TableDefinition, error)
+	// Rows returns every row of one of the copy's tables: in the engine's row order
+	// (SQLite's rowid, else the primary key, else all columns) when ordered.
+	Rows(ctx context.Context, table string, ordered bool) (*ResultSet, error)
+	// Cost is the statement's cost on the copy as it is, without changing it: SQLite's
+	// virtual-machine steps (the statement is run and rolled back), the planner's
+	// estimate elsewhere. CostUnit names it.
+	Cost(ctx context.Context, stmt string) (float64, error)
+	CostUnit() string
+	// Close removes the copy (a file, a database); it is safe to call twice.
+	Close() error
+}
+
+// SandboxMaker makes a sandbox from one of a Source's Files with the given limits.
+type SandboxMaker func(ctx context.Context, target string, limits Limits) (Sandbox, error)
+
+// TableDefinition is a table as compare_schema compares it: its columns in order with
+// the engine's types, its primary key, its unique constraints and indexes (by their
+// columns, not their names) and its foreign keys.
+type TableDefinition struct {
+	Name        string        `json:"name"`
+	Columns     []ColumnState `json:"columns"`
+	PrimaryKey  []string      `json:"primary_key,omitempty"`
+	Indexes     []string      `json:"indexes,omitempty"`      // "unique (a, b)", "(c)", sorted
+	ForeignKeys []string      `json:"foreign_keys,omitempty"` // "(a) references t (b)", sorted
+}
+
+// ColumnState is one column of a TableDefinition.
+type ColumnState struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	NotNull bool   `json:"not_null,omitempty"`
+}
+
+// SandboxPrefix begins the name of every sandbox copy (a file, a database): qeval
+// never makes anything else under it, and `qeval db clean` removes only what bears it.
+const SandboxPrefix = "qeval_sbx_"
+
+var sandboxSeq atomic.Int64
+
+// SandboxName is a new name for a sandbox copy, unique on this machine and usable as
+// a file name and an unquoted database name: qeval_sbx_<pid>_<n>_<random>.
+func SandboxName() string {
+	var r [4]byte
+	rand.Read(r[:])
+	return fmt.Sprintf("%s%d_%d_%s", SandboxPrefix, os.Getpid(), sandboxSeq.Add(1), hex.EncodeToString(r[:]))
+}
+
+// SandboxOwner is the process id a sandbox name was made by (ok false when name is not
+// a sandbox's): a copy whose process is gone is a leftover.
+func SandboxOwner(name string) (pid int, ok bool) {
+	rest, found := strings.CutPrefix(name, SandboxPrefix)
+	if !found {
+		return 0, false
+	}
+	p, _, _ := strings.Cut(rest, "_")
+	n, err := strconv.Atoi(p)
+	return n, err == nil && n > 0
+}

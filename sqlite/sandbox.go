@@ -1,0 +1,268 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/qeval/qeval"
+)
+
+// A sandbox copy is the source copied with SQLite's backup API into a new file of its
+// own (the source opened read-only and immutable, as for queries), then opened
+// writable on one connection. The authorizer lets its statements write to the copy's
+// tables and change their definitions; ATTACH, DETACH, VACUUM (INTO a file), virtual
+// tables, the file and extension functions and every PRAGMA but a few harmless ones
+// stay refused. max_page_count bounds the copy's size: a statement that grows it past
+// the bound fails with SQLITE_FULL, which is too_large.
+
+var _ qeval.Sandbox = (*Sandbox)(nil)
+
+// DefaultSandboxGrowth is how many bytes a sandbox copy may grow past its source.
+const DefaultSandboxGrowth = 64 << 20
+
+// SandboxOptions are the extras of NewSandbox. Zero fields take defaults.
+type SandboxOptions struct {
+	// Dir is the folder of the copy (os.TempDir() when empty).
+	Dir string
+	// MaxGrowthBytes bounds the copy's size: its source's size plus this
+	// (DefaultSandboxGrowth when 0).
+	MaxGrowthBytes int64
+}
+
+// Sandbox is a disposable copy of a SQLite file; see qeval.Sandbox.
+type Sandbox struct {
+	*Executor
+	file string
+}
+
+// sandboxMode is how a sandbox copy's connection is set up.
+type sandboxMode struct {
+	maxPages int64
+}
+
+// sandboxReason ends the message of a statement refused in a sandbox copy.
+const sandboxReason = "a stateful answer may change only the copy's own tables"
+
+// NewSandbox copies the SQLite file src into a new file (named by qeval.SandboxName, in
+// opt.Dir) and opens the copy writable. The copy is removed when Close is called, or
+// here when it cannot be made.
+func NewSandbox(ctx context.Context, src string, limits qeval.Limits, opt SandboxOptions) (sb *Sandbox, err error) {
+	if err := checkFile(src); err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(src)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "copy database " + src, Message: err.Error(), Err: err}
+	}
+	dir := opt.Dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	growth := opt.MaxGrowthBytes
+	if growth <= 0 {
+		growth = DefaultSandboxGrowth
+	}
+	file := filepath.Join(dir, qeval.SandboxName()+".sqlite")
+	defer func() {
+		if err != nil {
+			removeCopy(file)
+		}
+	}()
+	pageSize, err := backup(ctx, src, file)
+	if err != nil {
+		return nil, &qeval.Error{Code: qeval.ErrorCode(err), Op: "copy database " + src + " into a sandbox", Message: qeval.ErrorMessage(err), Err: err,
+			Hint: "the sandbox copies go to " + dir + ": it must be writable and have room for the copy"}
+	}
+	maxPages := (st.Size() + growth + pageSize - 1) / pageSize
+	ex, err := OpenWith(file, limits, 1, Options{sandbox: &sandboxMode{maxPages: maxPages}})
+	if err != nil {
+		return nil, err
+	}
+	return &Sandbox{Executor: ex, file: file}, nil
+}
+
+// backup copies src into the new file dest with the backup API and returns its page
+// size.
+func backup(ctx context.Context, src, dest string) (int64, error) {
+	drv := &sqlite3.SQLiteDriver{}
+	sc, err := drv.Open(dsn(src))
+	if err != nil {
+		return 0, err
+	}
+	defer sc.Close()
+	f, err := os.OpenFile(dest, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	f.Close()
+	dc, err := drv.Open(sandboxDSN(dest))
+	if err != nil {
+		return 0, err
+	}
+	defer dc.Close()
+	bk, err := dc.(*sqlite3.SQLiteConn).Backup("main", sc.(*sqlite3.SQLiteConn), "main")
+	if err != nil {
+		return 0, err
+	}
+	for {
+		done, err := bk.Step(1024)
+		if err != nil {
+			bk.Close()
+			return 0, err
+		}
+		if done {
+			break
+		}
+		if ctx.Err() != nil {
+			bk.Close()
+			return 0, &qeval.Error{Code: qeval.CodeTimeout, Message: "the copy ran past the case's deadline", Err: ctx.Err()}
+		}
+	}
+	if err := bk.Close(); err != nil {
+		return 0, err
+	}
+	rows, err := dc.(*sqlite3.SQLiteConn).Query("PRAGMA page_size", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	dest1 := make([]driver.Value, 1)
+	if err := rows.Next(dest1); err != nil {
+		return 0, err
+	}
+	n, _ := dest1[0].(int64)
+	if n <= 0 {
+		n = 4096
+	}
+	return n, nil
+}
+
+// sandboxDSN opens a copy writable, never creating it.
+func sandboxDSN(path string) string {
+	u := url.URL{Scheme: "file", Opaque: url.PathEscape(path)}
+	q := url.Values{}
+	q.Set("mode", "rw")
+	q.Set("_mutex", "no")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// setUp bounds a copy's connection: its size, and a rollback journal in memory (no
+// file beside the copy).
+func (m *sandboxMode) setUp(sc *sqlite3.SQLiteConn) error {
+	for _, p := range []string{
+		fmt.Sprintf("PRAGMA max_page_count = %d", m.maxPages),
+		"PRAGMA journal_mode = MEMORY",
+		"PRAGMA synchronous = OFF",
+		"PRAGMA temp_store = MEMORY",
+		"PRAGMA trusted_schema = OFF",
+	} {
+		if _, err := sc.Exec(p, nil); err != nil {
+			return fmt.Errorf("set up the sandbox copy (%s): %w", p, err)
+		}
+	}
+	return nil
+}
+
+// sandboxPragmas are the PRAGMAs a statement in a copy may run: they change how the
+// copy's own constraints and triggers behave, or read its definitions.
+var sandboxPragmas = map[string]bool{
+	"foreign_keys": true, "defer_foreign_keys": true, "recursive_triggers": true,
+	"table_info": true, "table_xinfo": true, "index_list": true, "index_info": true, "index_xinfo": true,
+	"foreign_key_list": true, "foreign_key_check": true, "integrity_check": true,
+}
+
+// sandboxAllows says whether the authorizer lets a statement in a copy do op: write
+// to its tables, change their definitions, use transactions and savepoints.
+func sandboxAllows(op int, arg1, arg2 string) bool {
+	switch op {
+	case sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE,
+		sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_INDEX, sqlite3.SQLITE_CREATE_VIEW, sqlite3.SQLITE_CREATE_TRIGGER,
+		sqlite3.SQLITE_CREATE_TEMP_TABLE, sqlite3.SQLITE_CREATE_TEMP_INDEX, sqlite3.SQLITE_CREATE_TEMP_VIEW, sqlite3.SQLITE_CREATE_TEMP_TRIGGER,
+		sqlite3.SQLITE_DROP_TABLE, sqlite3.SQLITE_DROP_INDEX, sqlite3.SQLITE_DROP_VIEW, sqlite3.SQLITE_DROP_TRIGGER,
+		sqlite3.SQLITE_DROP_TEMP_TABLE, sqlite3.SQLITE_DROP_TEMP_INDEX, sqlite3.SQLITE_DROP_TEMP_VIEW, sqlite3.SQLITE_DROP_TEMP_TRIGGER,
+		sqlite3.SQLITE_ALTER_TABLE, sqlite3.SQLITE_REINDEX, sqlite3.SQLITE_ANALYZE,
+		sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT:
+		return true
+	case sqlite3.SQLITE_PRAGMA:
+		return sandboxPragmas[strings.ToLower(arg1)]
+	}
+	return false
+}
+
+// readOnly reports whether stmt only reads, by preparing it (SQLite's own answer).
+func readOnly(ctx context.Context, c *conn, stmt string) bool {
+	ps, err := c.PrepareContext(ctx, stmt)
+	if err != nil {
+		return false
+	}
+	defer ps.Close()
+	s, ok := ps.(*sqlite3.SQLiteStmt)
+	return ok && s.Readonly()
+}
+
+// File is the copy's file.
+func (s *Sandbox) File() string { return s.file }
+
+// Close closes the copy and removes its file.
+func (s *Sandbox) Close() error {
+	err := s.Executor.Close()
+	if rerr := removeCopy(s.file); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+func removeCopy(file string) error {
+	var first error
+	for _, f := range []string{file, file + "-journal", file + "-wal", file + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// CostUnit names Cost's unit.
+func (s *Sandbox) CostUnit() string { return "vm_steps" }
+
+// Cost runs stmt in a savepoint, counting SQLite's virtual-machine steps (the
+// deterministic cost of BIRD's R-VES), and rolls it back. A transaction statement
+// costs nothing.
+func (s *Sandbox) Cost(ctx context.Context, stmt string) (float64, error) {
+	switch leadingWord(stmt) {
+	case "begin", "commit", "end", "rollback", "savepoint", "release":
+		return 0, nil
+	}
+	if _, err := s.Query(ctx, "SAVEPOINT qeval_cost"); err != nil {
+		return 0, err
+	}
+	steps, err := s.VMSteps(ctx, stmt)
+	if _, rerr := s.Query(ctx, "ROLLBACK TO qeval_cost"); rerr != nil && err == nil {
+		err = rerr
+	}
+	if _, rerr := s.Query(ctx, "RELEASE qeval_cost"); rerr != nil && err == nil {
+		err = rerr
+	}
+	return float64(steps), err
+}
+
+func leadingWord(stmt string) string {
+	i := nextToken(stmt, 0)
+	if i < 0 {
+		return ""
+	}
+	j := i
+	for j < len(stmt) && (stmt[j] >= 'a' && stmt[j] <= 'z' || stmt[j] >= 'A' && stmt[j] <= 'Z') {
+		j++
+	}
+	return strings.ToLower(stmt[i:j])
+}

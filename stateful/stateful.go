@@ -1,0 +1,327 @@
+// Package stateful judges stateful cases: answers that change data, each run in a
+// disposable copy of the database (qeval.Sandbox), one copy for the gold and one for
+// the generated answer. Each side runs the case's setup, its answer (one or several
+// statements), its checks, and is described (the tables of compare_state, the
+// definitions of compare_schema) before its teardown; the verdict is a match only when
+// every check, table and definition agrees and, with an efficiency bound, the
+// generated answer costs no more than the bound allows.
+//
+// A setup that fails is setup_error (the suite's failure, never the model's), a gold
+// statement or a check that fails on the gold is gold_error, a generated statement
+// that fails is pred_error (or timeout, too_large) naming the statement from 1.
+package stateful
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/sqlparse"
+)
+
+// DefaultMaxStatements bounds the statements one side of a case runs (setup, answer,
+// checks and teardown together): the total work of a case is bounded by it times each
+// statement's deadline, within the case's own deadline.
+const DefaultMaxStatements = 1000
+
+// Options configure Match. Mode is required.
+type Options struct {
+	// Mode compares the checks' results and the answers' last results.
+	Mode compare.Mode
+	// Limits bound every statement (timeout, rows, bytes).
+	Limits qeval.Limits
+	// MaxStatements bounds each side's statements (DefaultMaxStatements when 0).
+	MaxStatements int
+	// NoExplanations leaves out how check results differ.
+	NoExplanations bool
+	// Now times each side (time.Now when nil).
+	Now func() time.Time
+}
+
+// Case is what Match needs of a stateful case: its spec.
+type Case = qeval.StatefulSpec
+
+// Match judges the generated answer pred against gold, each in its own copy of its
+// source's first database: gold on goldSrc, pred on predSrc (the same source, or the
+// same data on another engine).
+func Match(ctx context.Context, c Case, gold, pred string, goldSrc, predSrc *qeval.Source, opt Options) qeval.Verdict {
+	v := qeval.Verdict{Mode: opt.Mode.ID(), Candidates: 1, State: &qeval.StateVerdict{}}
+	if opt.MaxStatements <= 0 {
+		opt.MaxStatements = DefaultMaxStatements
+	}
+	opt.Limits = opt.Limits.WithDefaults()
+	for _, src := range []*qeval.Source{goldSrc, predSrc} {
+		if src.Sandbox == nil || len(src.Files) == 0 {
+			v.Outcome = qeval.OutcomeUnscorable
+			v.Error = fmt.Sprintf("gold query: stateful cases need a copy of the database, and %s (%s) cannot make one (sqlite, duckdb, postgres and mysql can)", src.Display, src.Engine)
+			return v
+		}
+	}
+	if err := (qeval.QueryBounds{}).Check(pred); err != nil {
+		v.Outcome, v.Error = qeval.OutcomePredError, qeval.ErrorMessage(err)
+		return v
+	}
+	plan := newPlan(c, goldSrc.Dialect)
+	g := run(ctx, goldSide, c, &plan, gold, goldSrc, opt)
+	v.GoldTime, v.Database = g.took, goldSrc.Files[0]
+	v.State.GoldStatements = g.statements
+	if g.outcome != "" {
+		v.Outcome, v.Error = g.outcome, g.err
+		return v
+	}
+	p := run(ctx, predSide, c, &plan, pred, predSrc, opt)
+	v.PredTime = p.took
+	v.State.PredStatements = p.statements
+	if p.outcome != "" {
+		v.Outcome, v.Error = p.outcome, p.err
+		if p.outcome == qeval.OutcomeSetupError || p.outcome == qeval.OutcomeCanceled {
+			return v
+		}
+		if p.checks == nil { // the answer itself failed: nothing to compare
+			return v
+		}
+	}
+	judge(&v, c, plan, g, p, opt)
+	return v
+}
+
+// plan is what a case compares, decided once for both sides.
+type plan struct {
+	checks []string
+	state  *qeval.StateCompare
+	schema bool
+	// result: neither checks nor a state or schema comparison: the answers' last
+	// results are compared, or, when the gold's last statement has none, every table.
+	result bool
+}
+
+func newPlan(c Case, dialect string) plan {
+	p := plan{state: c.CompareState, schema: c.CompareSchema}
+	for _, text := range c.Checks {
+		// a check is one query: a text of several is several checks
+		for _, piece := range sqlparse.Statements(dialect, text) {
+			p.checks = append(p.checks, piece.Text)
+		}
+	}
+	p.result = len(p.checks) == 0 && p.state == nil && !p.schema
+	return p
+}
+
+// side names the two runs of a case.
+type side int
+
+const (
+	goldSide side = iota
+	predSide
+)
+
+// sideRun is what one side left: its checks' results, its tables and definitions.
+type sideRun struct {
+	outcome    qeval.Outcome // "" when the side ran to the end
+	err        string
+	statements int
+	took       time.Duration
+	last       *qeval.ResultSet
+	lastStmt   string
+	checks     []*qeval.ResultSet // nil until the checks ran
+	checkErrs  []string
+	tables     map[string]*qeval.ResultSet // by lower-case name
+	defs       []qeval.TableDefinition
+	cost       float64
+	costUnit   string
+}
+
+// statements cuts texts into statements by the source's dialect.
+func statements(dialect string, texts ...string) []string {
+	var out []string
+	for _, t := range texts {
+		for _, p := range sqlparse.Statements(dialect, t) {
+			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+// run runs one side of a case in a copy of src's first database.
+func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qeval.Source, opt Options) (r sideRun) {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	defer func() { r.took = now().Sub(start) }()
+	sb, err := src.Sandbox(ctx, src.Files[0], opt.Limits)
+	if err != nil {
+		if ctx.Err() != nil {
+			return canceledRun(ctx, who)
+		}
+		r.outcome, r.err = qeval.OutcomeSetupError, fmt.Sprintf("copy %s (%s) for the %s: %s", src.Display, src.Engine, who, qeval.ErrorMessage(err))
+		if h := qeval.ErrorHint(err); h != "" {
+			r.err += " (" + h + ")"
+		}
+		return r
+	}
+	defer sb.Close()
+	budget := opt.MaxStatements
+	exec := func(stmt string) (*qeval.ResultSet, error) {
+		if budget--; budget < 0 {
+			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("more than %d statements in one side of a case (setup, answer, checks and teardown together)", opt.MaxStatements)}
+		}
+		return sb.Query(ctx, stmt)
+	}
+	for i, stmt := range statements(src.Dialect, c.Setup...) {
+		if _, err := exec(stmt); err != nil {
+			return r.failed(ctx, who, qeval.OutcomeSetupError, fmt.Sprintf("setup statement %d (on the %s's copy): %s", i+1, who, qeval.ErrorMessage(err)))
+		}
+	}
+	stmts := statements(src.Dialect, answer)
+	r.statements = len(stmts)
+	if len(stmts) == 0 {
+		return r.failed(ctx, who, sideError(who), fmt.Sprintf("the %s has no statement", who))
+	}
+	r.costUnit = sb.CostUnit()
+	for i, stmt := range stmts {
+		if c.Efficiency != nil {
+			cost, err := sb.Cost(ctx, stmt)
+			if err != nil {
+				return r.failed(ctx, who, qeval.FailedOutcome(err, sideError(who)), statementError(who, i, len(stmts), "cost", err))
+			}
+			r.cost += cost
+		}
+		rs, err := exec(stmt)
+		if err != nil {
+			return r.failed(ctx, who, qeval.FailedOutcome(err, sideError(who)), statementError(who, i, len(stmts), "", err))
+		}
+		r.last, r.lastStmt = rs, stmt
+	}
+	r.checks, r.checkErrs = make([]*qeval.ResultSet, len(pl.checks)), make([]string, len(pl.checks))
+	for i, q := range pl.checks {
+		rs, err := exec(q)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return canceledRun(ctx, who)
+		case err != nil && who == goldSide:
+			return r.failed(ctx, who, qeval.OutcomeGoldError, fmt.Sprintf("check %d fails on the gold: %s", i+1, qeval.ErrorMessage(err)))
+		case err != nil:
+			r.checkErrs[i] = qeval.ErrorMessage(err)
+		}
+		r.checks[i] = rs
+	}
+	if who == goldSide && pl.result && (r.last == nil || len(r.last.Columns) == 0) {
+		// the gold ends with a write and the case names nothing to compare: every table
+		pl.state, pl.result = &qeval.StateCompare{All: true}, false
+	}
+	if err := r.describe(ctx, sb, *pl); err != nil {
+		out := qeval.FailedOutcome(err, qeval.OutcomeGoldError)
+		if out == qeval.OutcomeGoldError && who == predSide {
+			out = qeval.OutcomePredError
+		}
+		return r.failed(ctx, who, out, fmt.Sprintf("read the tables the %s left: %s", who, qeval.ErrorMessage(err)))
+	}
+	for i, stmt := range statements(src.Dialect, c.Teardown...) {
+		// a teardown that fails after the generated answer says nothing the comparison
+		// has not (the answer left other tables); after the gold it is the suite's
+		if _, err := exec(stmt); err != nil && who == goldSide {
+			return r.failed(ctx, who, qeval.OutcomeSetupError, fmt.Sprintf("teardown statement %d (on the gold's copy): %s", i+1, qeval.ErrorMessage(err)))
+		}
+	}
+	return r
+}
+
+func (s side) String() string {
+	if s == goldSide {
+		return "gold"
+	}
+	return "generated answer"
+}
+
+// sideError is the outcome of a side's own failure.
+func sideError(who side) qeval.Outcome {
+	if who == goldSide {
+		return qeval.OutcomeGoldError
+	}
+	return qeval.OutcomePredError
+}
+
+// statementError names the failed statement of an answer, from 1, with the engine's
+// message.
+func statementError(who side, i, n int, what string, err error) string {
+	prefix := ""
+	if who == goldSide {
+		prefix = "gold query: "
+	}
+	if what != "" {
+		what = " (its " + what + ")"
+	}
+	if n == 1 {
+		return fmt.Sprintf("%sthe %s's statement failed%s: %s", prefix, who, what, qeval.ErrorMessage(err))
+	}
+	return fmt.Sprintf("%sstatement %d of %d of the %s failed%s: %s", prefix, i+1, n, who, what, qeval.ErrorMessage(err))
+}
+
+// failed ends a side: canceled when the run was, else with the outcome and message (a
+// gold's timeout or too_large is still a gold_error).
+func (r sideRun) failed(ctx context.Context, who side, o qeval.Outcome, msg string) sideRun {
+	if ctx.Err() == context.Canceled {
+		return canceledRun(ctx, who)
+	}
+	if who == goldSide && o != qeval.OutcomeSetupError {
+		o = qeval.OutcomeGoldError
+	}
+	r.outcome, r.err = o, msg
+	if r.outcome == qeval.OutcomeTimeout && ctx.Err() != nil {
+		r.err = msg + " (the case's deadline)"
+	}
+	return r
+}
+
+func canceledRun(ctx context.Context, who side) sideRun {
+	if ctx.Err() == context.DeadlineExceeded {
+		o := qeval.OutcomeTimeout
+		if who == goldSide {
+			o = qeval.OutcomeGoldError
+		}
+		return sideRun{outcome: o, err: fmt.Sprintf("the %s ran past the case's deadline", who)}
+	}
+	return sideRun{outcome: qeval.OutcomeCanceled, err: "canceled before the case finished"}
+}
+
+// describe reads what the comparison needs of the copy: the tables of compare_state,
+// the definitions of compare_schema (and the keys that pair changed rows).
+func (r *sideRun) describe(ctx context.Context, sb qeval.Sandbox, pl plan) error {
+	state := pl.state
+	if state == nil && !pl.schema {
+		return nil
+	}
+	defs, err := sb.Tables(ctx)
+	if err != nil {
+		return err
+	}
+	r.defs = defs
+	if state == nil {
+		return nil
+	}
+	r.tables = map[string]*qeval.ResultSet{}
+	names := state.Tables
+	if state.All {
+		names = nil
+		for _, d := range defs {
+			names = append(names, d.Name)
+		}
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(defs, func(d qeval.TableDefinition) bool { return strings.EqualFold(d.Name, n) }) {
+			continue // missing: the comparison says so
+		}
+		rs, err := sb.Rows(ctx, n, state.Ordered)
+		if err != nil {
+			return err
+		}
+		r.tables[strings.ToLower(n)] = rs
+	}
+	return nil
+}
