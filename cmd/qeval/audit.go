@@ -98,19 +98,8 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 	for _, p := range rep.Problems {
 		fmt.Fprintln(e.stderr, "error:", p)
 	}
-	if *items != "" {
-		if werr := writeTo(*items, e, "--items", rep.WriteItems); werr != nil {
-			return fail(e, werr)
-		}
-	}
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if werr := enc.Encode(rep); werr != nil {
-			return fail(e, werr)
-		}
-	} else if *items != "-" {
-		rep.Print(e.stdout, showFlags)
+	if werr := printAudit(e, rep, *items, *asJSON, showFlags); werr != nil {
+		return fail(e, werr)
 	}
 	if err != nil {
 		return fail(e, err)
@@ -123,6 +112,25 @@ func cmdAudit(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// printAudit writes the audit's items to --items, then the whole audit as JSON or as
+// tables (none when the items went to stdout).
+func printAudit(e *env, rep *audit.Report, items string, asJSON bool, show []string) error {
+	if items != "" {
+		if err := writeTo(items, e, "--items", rep.WriteItems); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	if items != "-" {
+		rep.Print(e.stdout, show)
+	}
+	return nil
 }
 
 // readAuditItems reads a gold set: a gold file of `SQL<TAB>db_id` lines, a Spider or

@@ -215,3 +215,14 @@ func writeTo(path string, e *env, flag string, write func(io.Writer) error) erro
 	}
 	return nil
 }
+
+// splitList reads a comma-separated flag value: its items, trimmed, empty ones left out.
+func splitList(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

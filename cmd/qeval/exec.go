@@ -42,7 +42,6 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 		return fail(e, err)
 	}
 	limits := qeval.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes}
-	var ex qeval.Executor
 	d := strings.ToLower(*dialect)
 	if len(models) > 0 && d != "malloy" {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--model is for --dialect malloy"})
@@ -53,65 +52,75 @@ func cmdExec(ctx context.Context, args []string, e *env) int {
 			d = "sql"
 		}
 	}
-	switch d {
-	case "kql":
-		now, err := parseNow(*nowText)
-		if err != nil {
-			return fail(e, err)
-		}
-		if *db != "" && *data != "" {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "give --db or --data, not both"})
-		}
-		source := *data
-		if source == "" {
-			source = *db
-		}
-		kql, _ := registry.LookupEngine("kql")
-		ex, err = kql.New(source, registry.Params{Now: now, Limits: limits})
-		if err != nil {
-			return fail(e, err)
-		}
-	case "sql", "sqlite", "postgres", "mysql", "duckdb", "clickhouse":
-		if *db == "" {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--dialect " + d + " needs --db TARGET"})
-		}
+	if d == "malloy" {
 		if *data != "" || *nowText != "" {
 			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data and --now are for --dialect kql"})
 		}
-		engine := registry.EngineFor(*db)
-		if engine.Dialect == "kql" {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--db %s is a KQL source: use --dialect kql", engine.Show(*db))})
-		}
-		if ex, err = engine.New(*db, registry.Params{Limits: limits, AllowPrivileged: *unsafePriv}); err != nil {
-			return fail(e, err)
-		}
-	case "malloy":
-		if *data != "" || *nowText != "" {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data and --now are for --dialect kql"})
-		}
-		m, err := openMalloy(ctx, e, *db, models, limits, *unsafePriv)
-		if err != nil {
-			return fail(e, err)
-		}
-		defer m.Close()
-		cq, cerr := m.Compile(ctx, text)
-		if cerr != nil && qeval.ErrorCode(cerr) != qeval.CodeCompile && qeval.ErrorCode(cerr) != qeval.CodeTooLarge {
-			return fail(e, cerr) // the model or the compiler, not the query
-		}
-		var rs *qeval.ResultSet
-		qerr := cerr
-		sql := ""
-		if cerr == nil {
-			sql = cq.SQL
-			rs, qerr = m.Executor().Query(ctx, sql)
-		}
-		return execPrint(e, *asJSON, text, sql, rs, qerr)
-	default:
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown dialect %q (known: kql, sql, malloy)", *dialect)})
+		return execMalloy(ctx, e, *db, models, text, limits, *unsafePriv, *asJSON)
+	}
+	ex, err := openExecTarget(d, *db, *data, *nowText, limits, *unsafePriv)
+	if err != nil {
+		return fail(e, err)
 	}
 	defer ex.Close()
 	rs, qerr := ex.Query(ctx, text)
 	return execPrint(e, *asJSON, text, "", rs, qerr)
+}
+
+// openExecTarget opens what qeval exec runs a query on: the local KQL engine over
+// --data or --db (its clock pinned by --now), or the SQL engine --db names.
+func openExecTarget(d, db, data, nowText string, limits qeval.Limits, unsafePriv bool) (qeval.Executor, error) {
+	switch d {
+	case "kql":
+		now, err := parseNow(nowText)
+		if err != nil {
+			return nil, err
+		}
+		if db != "" && data != "" {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "give --db or --data, not both"}
+		}
+		source := data
+		if source == "" {
+			source = db
+		}
+		kql, _ := registry.LookupEngine("kql")
+		return kql.New(source, registry.Params{Now: now, Limits: limits})
+	case "sql", "sqlite", "postgres", "mysql", "duckdb", "clickhouse":
+		if db == "" {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "--dialect " + d + " needs --db TARGET"}
+		}
+		if data != "" || nowText != "" {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data and --now are for --dialect kql"}
+		}
+		engine := registry.EngineFor(db)
+		if engine.Dialect == "kql" {
+			return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--db %s is a KQL source: use --dialect kql", engine.Show(db))}
+		}
+		return engine.New(db, registry.Params{Limits: limits, AllowPrivileged: unsafePriv})
+	}
+	return nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("unknown dialect %q (known: kql, sql, malloy)", d)}
+}
+
+// execMalloy compiles a Malloy query with the model and runs its SQL on --db; a query
+// the compiler rejects is printed as the query's error.
+func execMalloy(ctx context.Context, e *env, db string, models []string, text string, limits qeval.Limits, unsafePriv, asJSON bool) int {
+	m, err := openMalloy(ctx, e, db, models, limits, unsafePriv)
+	if err != nil {
+		return fail(e, err)
+	}
+	defer m.Close()
+	cq, cerr := m.Compile(ctx, text)
+	if cerr != nil && qeval.ErrorCode(cerr) != qeval.CodeCompile && qeval.ErrorCode(cerr) != qeval.CodeTooLarge {
+		return fail(e, cerr) // the model or the compiler, not the query
+	}
+	var rs *qeval.ResultSet
+	qerr := cerr
+	sql := ""
+	if cerr == nil {
+		sql = cq.SQL
+		rs, qerr = m.Executor().Query(ctx, sql)
+	}
+	return execPrint(e, asJSON, text, sql, rs, qerr)
 }
 
 // execPrint prints a query's result or its error, as a table or as JSON.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -34,36 +35,9 @@ func cmdExplain(ctx context.Context, args []string, e *env) int {
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	it := qeval.Item{Gold: *gold, Pred: *pred, Database: *db}
-	var written *testsuite.Counterexample
-	if fs.NArg() == 1 && *db == "" {
-		// a counterexample of qeval verify: the pair comes from the file beside it,
-		// and the database is already as small as it gets
-		doc, err := verify.ReadCounterexample(fs.Arg(0))
-		if err != nil {
-			return fail(e, err)
-		}
-		it = qeval.Item{Gold: doc.Gold, Pred: doc.Pred, Database: fs.Arg(0), DBID: doc.DBID}
-		*db, *noShrink, written = fs.Arg(0), true, doc.Counterexample
-		if doc.Mode != "" && !flagSet(fs, "mode") {
-			*mode = strings.SplitN(doc.Mode, "@", 2)[0]
-		}
-	}
-	switch {
-	case *db == "":
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --db", Hint: "qeval explain --db suite/concert_singer --gold 'SELECT …' --pred 'SELECT …'"})
-	case *item > 0:
-		set, err := suite.LoadSpider(*goldFile, *predFile)
-		if err != nil {
-			return fail(e, err)
-		}
-		if *item > len(set.Items) {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--item %d: %s has %d items", *item, *goldFile, len(set.Items))})
-		}
-		it = set.Items[*item-1]
-		it.Database = filepath.Join(*db, it.DBID)
-	case it.Gold == "" || it.Pred == "":
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "give --gold and --pred, or --gold-file, --pred-file and --item"})
+	it, written, err := explainItem(fs, db, gold, pred, goldFile, predFile, mode, noShrink, *item)
+	if err != nil {
+		return fail(e, err)
 	}
 	m, err := compare.Lookup(*mode)
 	if err != nil {
@@ -83,16 +57,10 @@ func cmdExplain(ctx context.Context, args []string, e *env) int {
 		out.Explanation = &x
 	}
 	if (v.Outcome == qeval.OutcomeMismatch || v.Outcome == qeval.OutcomePredError) && !*noShrink {
-		var keys []testsuite.ForeignKey
-		if *tables != "" {
-			all, err := testsuite.LoadTables(*tables)
-			if err != nil {
-				return fail(e, err)
-			}
-			keys = all[it.DBID]
+		ce, err, usage := shrinkExplained(ctx, *tables, it.DBID, v.Database, g, p, m, ordered)
+		if usage != nil {
+			return fail(e, usage)
 		}
-		ce, err := testsuite.Shrink(ctx, testsuite.ShrinkOptions{Database: v.Database, Gold: g, Pred: p, Mode: m, Ordered: ordered,
-			ForeignKeys: keys, Open: registry.OpenSQLite, Create: registry.CreateSQLiteLike})
 		if err != nil {
 			out.ShrinkError = qeval.ErrorMessage(err)
 		} else {
@@ -113,6 +81,60 @@ func cmdExplain(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// explainItem is the pair qeval explain explains: --gold and --pred on --db, item N of
+// --gold-file and --pred-file under the suite root --db, or a counterexample of qeval
+// verify given as the one argument (the pair from the file beside it, the database
+// already as small as it gets: --no-shrink, and its mode unless --mode was given).
+func explainItem(fs *flag.FlagSet, db, gold, pred, goldFile, predFile, mode *string, noShrink *bool, item int) (qeval.Item, *testsuite.Counterexample, error) {
+	it := qeval.Item{Gold: *gold, Pred: *pred, Database: *db}
+	var written *testsuite.Counterexample
+	if fs.NArg() == 1 && *db == "" {
+		doc, err := verify.ReadCounterexample(fs.Arg(0))
+		if err != nil {
+			return it, nil, err
+		}
+		it = qeval.Item{Gold: doc.Gold, Pred: doc.Pred, Database: fs.Arg(0), DBID: doc.DBID}
+		*db, *noShrink, written = fs.Arg(0), true, doc.Counterexample
+		if doc.Mode != "" && !flagSet(fs, "mode") {
+			*mode = strings.SplitN(doc.Mode, "@", 2)[0]
+		}
+	}
+	switch {
+	case *db == "":
+		return it, nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "missing --db", Hint: "qeval explain --db suite/concert_singer --gold 'SELECT …' --pred 'SELECT …'"}
+	case item > 0:
+		set, err := suite.LoadSpider(*goldFile, *predFile)
+		if err != nil {
+			return it, nil, err
+		}
+		if item > len(set.Items) {
+			return it, nil, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--item %d: %s has %d items", item, *goldFile, len(set.Items))}
+		}
+		it = set.Items[item-1]
+		it.Database = filepath.Join(*db, it.DBID)
+	case it.Gold == "" || it.Pred == "":
+		return it, nil, &qeval.Error{Code: qeval.CodeInvalid, Message: "give --gold and --pred, or --gold-file, --pred-file and --item"}
+	}
+	return it, written, nil
+}
+
+// shrinkExplained shrinks the database that told gold and pred apart to the fewest
+// rows that still do, keeping the foreign keys of --tables. usage is a --tables file
+// that cannot be read; err, why the shrinking failed.
+func shrinkExplained(ctx context.Context, tables, dbID, db, g, p string, m compare.Mode, ordered bool) (ce *testsuite.Counterexample, err, usage error) {
+	var keys []testsuite.ForeignKey
+	if tables != "" {
+		all, lerr := testsuite.LoadTables(tables)
+		if lerr != nil {
+			return nil, nil, lerr
+		}
+		keys = all[dbID]
+	}
+	ce, err = testsuite.Shrink(ctx, testsuite.ShrinkOptions{Database: db, Gold: g, Pred: p, Mode: m, Ordered: ordered,
+		ForeignKeys: keys, Open: registry.OpenSQLite, Create: registry.CreateSQLiteLike})
+	return ce, err, nil
 }
 
 type explainOutput struct {

@@ -175,17 +175,7 @@ func cmdJudge(ctx context.Context, args []string, e *env) int {
 	} else {
 		r = metric.QueryCorrectness(ctx, setup.Judge, in, opt)
 	}
-	out := judgeOutput{Score: r.Score, Skipped: r.Skipped, Provider: setup.Provider, Model: setup.Model,
-		PromptVersion: version, LatencyMS: float64(time.Since(start).Microseconds()) / 1000, Stats: setup.Stats()}
-	out.Verdict, _ = r.Details["verdict"].(string)
-	out.Reasoning, _ = r.Details["reasoning"].(string)
-	out.Cached, _ = r.Details["cached"].(bool)
-	out.LLMCalled, _ = r.Details["llm_called"].(bool)
-	if r.Error != nil {
-		out.Error = &judgeOutputError{Message: r.Error.Message}
-		out.Error.Code, _ = r.Details["error_code"].(string)
-		out.Error.Hint, _ = r.Details["hint"].(string)
-	}
+	out := newJudgeOutput(r, setup, version, time.Since(start))
 	if *jsonOut {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -215,6 +205,22 @@ func cmdJudge(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// newJudgeOutput is what qeval judge prints of a verdict.
+func newJudgeOutput(r metric.Result, setup *registry.JudgeSetup, version string, took time.Duration) judgeOutput {
+	out := judgeOutput{Score: r.Score, Skipped: r.Skipped, Provider: setup.Provider, Model: setup.Model,
+		PromptVersion: version, LatencyMS: float64(took.Microseconds()) / 1000, Stats: setup.Stats()}
+	out.Verdict, _ = r.Details["verdict"].(string)
+	out.Reasoning, _ = r.Details["reasoning"].(string)
+	out.Cached, _ = r.Details["cached"].(bool)
+	out.LLMCalled, _ = r.Details["llm_called"].(bool)
+	if r.Error != nil {
+		out.Error = &judgeOutputError{Message: r.Error.Message}
+		out.Error.Code, _ = r.Details["error_code"].(string)
+		out.Error.Hint, _ = r.Details["hint"].(string)
+	}
+	return out
 }
 
 func printVerdict(w io.Writer, o *judgeOutput) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/execmatch"
@@ -49,12 +50,7 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 		SafetyValid: safetyValid.p, IsValid: isValid.p, ShouldPass: shouldPass.p, ValidatorErrors: validatorErrors,
 	}
 	if *tables != "" {
-		c.ExpectedTables = []string{}
-		for _, t := range strings.Split(*tables, ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				c.ExpectedTables = append(c.ExpectedTables, t)
-			}
-		}
+		c.ExpectedTables = append([]string{}, splitList(*tables)...)
 	}
 	switch {
 	case *db == "":
@@ -64,40 +60,11 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	if *db != "" {
-		// Resolve and open the database once first: a missing or broken database is a
-		// usage fault, not a failed metric; its schema feeds the reference check of
-		// validation_accuracy and its engine says which dialect the queries are in.
-		ev, err := execmatch.New(execmatch.Options{Mode: *mode, Catalog: &registry.Catalog{AllowPrivileged: *unsafePriv}, Limits: qeval.Limits{Timeout: *timeout}})
+		closeDB, err := scoreOnDatabase(ctx, &c, *db, *mode, *timeout, *unsafePriv, flagSet(fs, "dialect"))
 		if err != nil {
 			return fail(e, err)
 		}
-		defer ev.Close()
-		src, ex, err := ev.Describe(ctx, *db)
-		if err != nil {
-			return fail(e, err)
-		}
-		if !flagSet(fs, "dialect") {
-			c.Dialect = src.Dialect
-		}
-		if sr, ok := ex.(qeval.SchemaReader); ok {
-			if c.Schema, err = sr.Schema(ctx); err != nil {
-				return fail(e, err)
-			}
-		}
-		// the engine's own answer to which tables each query reads (a query the engine
-		// rejects keeps the parser's answer)
-		if rr, ok := ex.(interface {
-			Reads(context.Context, string) (*qeval.Shape, error)
-		}); ok {
-			c.GeneratedReads, _ = rr.Reads(ctx, *generated)
-			if strings.TrimSpace(*expected) != "" {
-				c.ExpectedReads, _ = rr.Reads(ctx, *expected)
-			}
-		}
-		if c.ExecutionSkipped == "" {
-			v := ev.Match(ctx, qeval.Item{Database: *db, Pred: *generated, Gold: *expected})
-			c.Execution = &v
-		}
+		defer closeDB()
 	}
 	askOnMatch, err := jf.askOnExecMatch("", true)
 	if err != nil {
@@ -123,6 +90,47 @@ func cmdScore(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// scoreOnDatabase resolves and opens --db once for qeval score: a missing or broken
+// database is a usage fault, not a failed metric. Its schema feeds the reference check
+// of validation_accuracy, its engine says which dialect the queries are in (unless
+// --dialect was given) and which tables each reads, and both queries run on it unless
+// execution is skipped.
+func scoreOnDatabase(ctx context.Context, c *metric.Case, db, mode string, timeout time.Duration, unsafePriv, dialectGiven bool) (func(), error) {
+	ev, err := execmatch.New(execmatch.Options{Mode: mode, Catalog: &registry.Catalog{AllowPrivileged: unsafePriv}, Limits: qeval.Limits{Timeout: timeout}})
+	if err != nil {
+		return nil, err
+	}
+	src, ex, err := ev.Describe(ctx, db)
+	if err != nil {
+		ev.Close()
+		return nil, err
+	}
+	if !dialectGiven {
+		c.Dialect = src.Dialect
+	}
+	if sr, ok := ex.(qeval.SchemaReader); ok {
+		if c.Schema, err = sr.Schema(ctx); err != nil {
+			ev.Close()
+			return nil, err
+		}
+	}
+	// the engine's own answer to which tables each query reads (a query the engine
+	// rejects keeps the parser's answer)
+	if rr, ok := ex.(interface {
+		Reads(context.Context, string) (*qeval.Shape, error)
+	}); ok {
+		c.GeneratedReads, _ = rr.Reads(ctx, c.Generated)
+		if strings.TrimSpace(c.Expected) != "" {
+			c.ExpectedReads, _ = rr.Reads(ctx, c.Expected)
+		}
+	}
+	if c.ExecutionSkipped == "" {
+		v := ev.Match(ctx, qeval.Item{Database: db, Pred: c.Generated, Gold: c.Expected})
+		c.Execution = &v
+	}
+	return func() { ev.Close() }, nil
 }
 
 // optBool is a boolean flag that takes its value as the next argument

@@ -88,6 +88,15 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail(e, err)
 	}
+	if err := importRuns(ctx, e, srv, imports); err != nil {
+		srv.Close()
+		return fail(e, err)
+	}
+	return serveUntilDone(ctx, e, srv, *addr, *dataDir, js, logger)
+}
+
+// importRuns stores each --import report.json as a run of the server.
+func importRuns(ctx context.Context, e *env, srv *server.Server, imports []string) error {
 	for _, p := range imports {
 		rep, err := report.ReadFile(p)
 		if err == nil {
@@ -97,23 +106,27 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 			}
 		}
 		if err != nil {
-			srv.Close()
-			return fail(e, &qeval.Error{Code: qeval.ErrorCode(err), Op: "--import " + p, Message: qeval.ErrorMessage(err), Hint: qeval.ErrorHint(err)})
+			return &qeval.Error{Code: qeval.ErrorCode(err), Op: "--import " + p, Message: qeval.ErrorMessage(err), Hint: qeval.ErrorHint(err)}
 		}
 	}
-	ln, err := net.Listen("tcp", *addr)
+	return nil
+}
+
+// serveUntilDone listens on addr and serves until ctx ends or the listener fails;
+// then it stops the runs (their event streams end with them), then the connections.
+func serveUntilDone(ctx context.Context, e *env, srv *server.Server, addr, dataDir string, js *registry.JudgeSetup, logger *slog.Logger) int {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		srv.Close()
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "listen on " + *addr, Message: err.Error(), Err: err})
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "listen on " + addr, Message: err.Error(), Err: err})
 	}
-	hs := srv.HTTPServer(*addr)
+	hs := srv.HTTPServer(addr)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	fmt.Fprintf(e.stderr, "qeval serving on http://%s/ (runs kept in %s)\n", ln.Addr(), *dataDir)
+	fmt.Fprintf(e.stderr, "qeval serving on http://%s/ (runs kept in %s)\n", ln.Addr(), dataDir)
 	if js.Judge == nil {
 		fmt.Fprintf(e.stderr, "llm_grading is skipped: %s\n", js.Skipped)
 	}
-
 	code := exitOK
 	select {
 	case <-ctx.Done():
@@ -123,7 +136,6 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 			code = exitFailed
 		}
 	}
-	// Stop the runs first (their event streams end with them), then the connections.
 	if err := srv.Close(); err != nil {
 		logger.Error("close run store", "err", err)
 	}

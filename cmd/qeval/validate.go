@@ -37,34 +37,9 @@ func cmdValidate(ctx context.Context, args []string, e *env) int {
 	if *format != "json" && *format != "sarif" {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: fmt.Sprintf("--format %q: want json or sarif", *format)})
 	}
-	isKQL := strings.EqualFold(*dialect, validate.KQL)
-	if !isKQL {
-		if _, err := sqlparse.Parse(*dialect, "SELECT 1"); qeval.ErrorCode(err) == qeval.CodeInvalid {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: qeval.ErrorMessage(err) + " or kql"})
-		}
-		if *data != "" {
-			return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data is for --dialect kql"})
-		}
-	}
-	opt := validate.Options{Dialect: *dialect}
-	for _, t := range strings.Split(*allow, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			opt.AllowTables = append(opt.AllowTables, t)
-		}
-	}
-	switch {
-	case isKQL && (*data != "" || *db != ""):
-		s, err := readKQLSchema(ctx, *data+*db)
-		if err != nil {
-			return fail(e, err)
-		}
-		opt.Schema = s
-	case *db != "":
-		s, err := readSchema(ctx, *db)
-		if err != nil {
-			return fail(e, err)
-		}
-		opt.Schema = s
+	opt, err := validateOptions(ctx, *dialect, *db, *data, *allow)
+	if err != nil {
+		return fail(e, err)
 	}
 	inputs, err := readQueries(*query, fs.Arg(0), *field, e)
 	if err != nil {
@@ -101,6 +76,30 @@ func cmdValidate(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	return exitOK
+}
+
+// validateOptions are qeval validate's checks: the dialect (a SQL dialect or kql), the
+// tables the queries may read, and the schema of --db (or, for kql, --data).
+func validateOptions(ctx context.Context, dialect, db, data, allow string) (validate.Options, error) {
+	opt := validate.Options{Dialect: dialect}
+	isKQL := strings.EqualFold(dialect, validate.KQL)
+	if !isKQL {
+		if _, err := sqlparse.Parse(dialect, "SELECT 1"); qeval.ErrorCode(err) == qeval.CodeInvalid {
+			return opt, &qeval.Error{Code: qeval.CodeInvalid, Message: qeval.ErrorMessage(err) + " or kql"}
+		}
+		if data != "" {
+			return opt, &qeval.Error{Code: qeval.CodeInvalid, Message: "--data is for --dialect kql"}
+		}
+	}
+	opt.AllowTables = splitList(allow)
+	var err error
+	switch {
+	case isKQL && (data != "" || db != ""):
+		opt.Schema, err = readKQLSchema(ctx, data+db)
+	case db != "":
+		opt.Schema, err = readSchema(ctx, db)
+	}
+	return opt, err
 }
 
 // readKQLSchema reads the tables and column types of a KQL source (a data folder, a
