@@ -3,12 +3,12 @@ package audit
 import (
 	"context"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/internal/lazyregexp"
 	"github.com/qeval/qeval/testsuite"
 )
 
@@ -77,7 +77,7 @@ type mixedEvidence struct {
 var compareOptions = compare.Options{}
 
 // starText finds * in a select list when the syntax tree cannot be read.
-var starText = regexp.MustCompile(`(?i)(\bselect\s+(all\s+|distinct\s+)?|,\s*)([\w"` + "`" + `\[\]]+\.)?\*`)
+var starText = lazyregexp.New(`(?i)(\bselect\s+(all\s+|distinct\s+)?|,\s*)([\w"` + "`" + `\[\]]+\.)?\*`)
 
 // auditItem runs every per-item check of one gold on its database.
 func auditItem(ctx context.Context, it Item, db *database, f *Finding, opt *Options) {

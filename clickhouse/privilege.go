@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"html"
 	"net/url"
-	"regexp"
 	"strings"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // Options change how Open connects.
@@ -111,9 +111,9 @@ func (e *Executor) refuse(excess []string) error {
 // grantLine reads "GRANT <privileges> ON <object> TO …"; roleGrant a role's grant
 // ("GRANT r TO u"), whose privileges SHOW GRANTS does not show.
 var (
-	grantLine  = regexp.MustCompile(`(?is)^GRANT\s+(.+?)\s+ON\s+(\S+)\s+TO\s+(.*)$`)
-	roleGrant  = regexp.MustCompile(`(?is)^GRANT\s+(.+?)\s+TO\s`)
-	columnList = regexp.MustCompile(`\([^)]*\)`)
+	grantLine  = lazyregexp.New(`(?is)^GRANT\s+(.+?)\s+ON\s+(\S+)\s+TO\s+(.*)$`)
+	roleGrant  = lazyregexp.New(`(?is)^GRANT\s+(.+?)\s+TO\s`)
+	columnList = lazyregexp.New(`\([^)]*\)`)
 )
 
 // readPrivileges may be held on a named database; the SHOW ones only list names.
@@ -212,7 +212,7 @@ func ReaderUsersXML(user, host, db, password string) string {
 
 // validUser is what a user or profile name may be: it is an XML element name in
 // users.xml.
-var validUser = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var validUser = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Reader is what SetupReader did.
 type Reader struct {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // Engines differ in how they hand back the same data, so when the gold runs on one
@@ -113,23 +114,23 @@ var EngineRules = []EngineRule{
 }
 
 var (
-	reLike             = regexp.MustCompile(`(?i)\bLIKE\b`)
-	reOrderLimit       = regexp.MustCompile(`(?is)\bORDER\s+BY\b.*\bLIMIT\b`)
-	reOrder            = regexp.MustCompile(`(?i)\bORDER\s+BY\b`)
-	reDivision         = regexp.MustCompile(`[\w)]\s*/\s*[\w(]`)
-	reAggregate        = regexp.MustCompile(`(?i)\b(avg|sum)\s*\(`)
-	reSyntaxNear       = regexp.MustCompile(`syntax error at or near "(\w+)"`)
-	reJoinNoOn         = regexp.MustCompile(`(?is)\bJOIN\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+(?:WHERE|GROUP|ORDER|JOIN|LIMIT|$)`)
-	reAggText          = regexp.MustCompile(`function (avg|sum)\((text|character varying|timestamp[^)]*|date)\) does not exist`)
-	reFromSubquery     = regexp.MustCompile(`(?is)\bFROM\s*\(.*\)\s*;?\s*$`)
-	reSpaceParen       = regexp.MustCompile(`(?i)\b(count|sum|avg|min|max)\s+\(`)
-	reUnknownQualified = regexp.MustCompile(`Unknown column '(\w+)\.`)
-	reMyNear           = regexp.MustCompile(`near '(\w+)`)
-	reSelectList       = regexp.MustCompile(`(?is)^\s*SELECT\s+(?:DISTINCT\s+)?(.*?)\s+FROM\s`)
-	reAggCall          = regexp.MustCompile(`(?i)^(count|sum|avg|min|max)\s*\(`)
-	reBareName         = regexp.MustCompile(`^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$`)
-	reGroupBy          = regexp.MustCompile(`(?is)\bGROUP\s+BY\s+(.*?)(?:\bHAVING\b|\bORDER\b|\bLIMIT\b|$)`)
-	reNotFound         = regexp.MustCompile(`(?i)(?:column|identifier) "([^"]+)" (?:not found|does not exist)`)
+	reLike             = lazyregexp.New(`(?i)\bLIKE\b`)
+	reOrderLimit       = lazyregexp.New(`(?is)\bORDER\s+BY\b.*\bLIMIT\b`)
+	reOrder            = lazyregexp.New(`(?i)\bORDER\s+BY\b`)
+	reDivision         = lazyregexp.New(`[\w)]\s*/\s*[\w(]`)
+	reAggregate        = lazyregexp.New(`(?i)\b(avg|sum)\s*\(`)
+	reSyntaxNear       = lazyregexp.New(`syntax error at or near "(\w+)"`)
+	reJoinNoOn         = lazyregexp.New(`(?is)\bJOIN\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+(?:WHERE|GROUP|ORDER|JOIN|LIMIT|$)`)
+	reAggText          = lazyregexp.New(`function (avg|sum)\((text|character varying|timestamp[^)]*|date)\) does not exist`)
+	reFromSubquery     = lazyregexp.New(`(?is)\bFROM\s*\(.*\)\s*;?\s*$`)
+	reSpaceParen       = lazyregexp.New(`(?i)\b(count|sum|avg|min|max)\s+\(`)
+	reUnknownQualified = lazyregexp.New(`Unknown column '(\w+)\.`)
+	reMyNear           = lazyregexp.New(`near '(\w+)`)
+	reSelectList       = lazyregexp.New(`(?is)^\s*SELECT\s+(?:DISTINCT\s+)?(.*?)\s+FROM\s`)
+	reAggCall          = lazyregexp.New(`(?i)^(count|sum|avg|min|max)\s*\(`)
+	reBareName         = lazyregexp.New(`^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$`)
+	reGroupBy          = lazyregexp.New(`(?is)\bGROUP\s+BY\s+(.*?)(?:\bHAVING\b|\bORDER\b|\bLIMIT\b|$)`)
+	reNotFound         = lazyregexp.New(`(?i)(?:column|identifier) "([^"]+)" (?:not found|does not exist)`)
 )
 
 // ExplainEngineDifference names the rule that most likely explains why query, which

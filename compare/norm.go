@@ -2,11 +2,11 @@ package compare
 
 import (
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 	"github.com/qeval/qeval/internal/lexbyte"
 )
 
@@ -53,7 +53,7 @@ func normFloat(f float64) string {
 	return "F" + strconv.FormatFloat(r, 'g', -1, 64)
 }
 
-var numberText = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+var numberText = lazyregexp.New(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
 
 func numericText(s string) (string, bool) {
 	s = strings.TrimSpace(s)
@@ -71,7 +71,7 @@ func numericText(s string) (string, bool) {
 }
 
 // orderBy matches ORDER BY with any white space between the words, any case.
-var orderBy = regexp.MustCompile(`(?i)^order\s+by\b`)
+var orderBy = lazyregexp.New(`(?i)^order\s+by\b`)
 
 // hasOrderBy reports whether a query orders its result: an ORDER BY outside every
 // parenthesis (so not one inside OVER (...) or a subquery), string and comment.

@@ -1,10 +1,11 @@
 package compare
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // spiderRewrite applies the official evaluator's clean-ups, in its order:
@@ -34,7 +35,7 @@ func fixOperators(q string) string {
 	return operatorFix.Replace(q)
 }
 
-var curYear = regexp.MustCompile(`(?i)YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*`)
+var curYear = lazyregexp.New(`(?i)YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*`)
 
 // ReplaceCurYear replaces YEAR(CURDATE()) (and the spaces after it) with 2020, the year
 // the official evaluator pins.
@@ -110,15 +111,15 @@ const (
 // a quote) (as RE2 runs them, with the same
 // leftmost-first results as Python's backtracking).
 var (
-	reSingle    = regexp.MustCompile(`^'(?:''|\\'|[^'])*'`)
-	reDouble    = regexp.MustCompile(`^"(?:""|\\"|[^"])*"`)
-	reDouble2   = regexp.MustCompile(`^(?:""|".*?[^\\]")`)
-	reBacktick  = regexp.MustCompile("^`(?:``|[^`])*`")
-	reBracket   = regexp.MustCompile(`^\[[^\]\[]+\]`)
-	reLineCmt   = regexp.MustCompile(`^(?:--|# ).*?(?:\r\n|\r|\n|$)`)
-	reBlockCmt  = regexp.MustCompile(`^/\*[\s\S]*?\*/`)
-	reAtName    = regexp.MustCompile(`^(?:@|##|#)[\p{L}_][\p{L}\p{N}_]+`)
-	reOperators = regexp.MustCompile(`^[+/@#%^&|-]+`)
+	reSingle    = lazyregexp.New(`^'(?:''|\\'|[^'])*'`)
+	reDouble    = lazyregexp.New(`^"(?:""|\\"|[^"])*"`)
+	reDouble2   = lazyregexp.New(`^(?:""|".*?[^\\]")`)
+	reBacktick  = lazyregexp.New("^`(?:``|[^`])*`")
+	reBracket   = lazyregexp.New(`^\[[^\]\[]+\]`)
+	reLineCmt   = lazyregexp.New(`^(?:--|# ).*?(?:\r\n|\r|\n|$)`)
+	reBlockCmt  = lazyregexp.New(`^/\*[\s\S]*?\*/`)
+	reAtName    = lazyregexp.New(`^(?:@|##|#)[\p{L}_][\p{L}\p{N}_]+`)
+	reOperators = lazyregexp.New(`^[+/@#%^&|-]+`)
 )
 
 // lexToken reads one token of q at i the way sqlparse's lexer would, as far as it

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	ddb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 var (
@@ -332,7 +332,7 @@ func (e *Executor) fetch(ctx context.Context, stop context.CancelFunc, stmt *ddb
 }
 
 // lineRef is a line reference in a DuckDB message ("LINE 2: …").
-var lineRef = regexp.MustCompile(`(?m)^LINE (\d+):`)
+var lineRef = lazyregexp.New(`(?m)^LINE (\d+):`)
 
 // unwrapLines makes the lines a message of the bounded statement names those of the
 // query itself: the bound adds one line before it.

@@ -2,9 +2,9 @@ package errclass
 
 import (
 	"errors"
-	"regexp"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // engineErrors maps the messages engines give for a failed query to a subclass, one
@@ -13,20 +13,20 @@ import (
 // the KQL engine word them differently; the first row that matches wins.
 var engineErrors = []struct {
 	sub string
-	re  *regexp.Regexp
+	re  *lazyregexp.Regexp
 }{
-	{TableUnknown, regexp.MustCompile(`(?i)no such table:\s*([^\s,;]+)|relation "([^"]+)" does not exist|table '([^']+)' doesn't exist|table with name ([^\s]+) does not exist|unknown table "?([^"\s]+)"?|table ([^\s]+) (?:doesn't|does not) exist`)},
-	{AttributeAmbiguous, regexp.MustCompile(`(?i)ambiguous column(?: name)?:?\s*"?([^"\s]+)"?|column (?:reference )?"([^"]+)" is ambiguous|column '([^']+)' in [a-z ]+ is ambiguous`)},
-	{AttributeUnknown, regexp.MustCompile(`(?i)no such column:\s*([^\s,;]+)|column "([^"]+)" does not exist|unknown column '([^']+)'|referenced column "([^"]+)" not found|unknown column "?([^"\s]+)"?|missing from-clause entry for table "([^"]+)"|unknown name "([^"]+)": no such column`)},
-	{FunctionUnknown, regexp.MustCompile(`(?i)no such function:\s*([^\s,;]+)|function ([^\s]+) does not exist|unknown function "?([^"\s(]+)|wrong number of arguments to function ([^\s(]+)|function ([^\s]+)\([^)]*\) does not exist`)},
-	{FunctionAggregate, regexp.MustCompile(`(?i)misuse of (?:aggregate|window function)(?: function)?:?\s*([^\s(]*)|aggregate functions are not allowed|must appear in the group by clause|invalid use of group function`)},
-	{ValueType, regexp.MustCompile(`(?i)datatype mismatch|operator does not exist|invalid input syntax for type|conversion error|type mismatch|cannot compare|cannot be applied to|incompatible types|could not convert`)},
-	{OtherSyntax, regexp.MustCompile(`(?i)syntax error|incomplete input|unrecognized token|you have an error in your sql syntax|parser error|parse error|unterminated|parse kql|unexpected '`)},
+	{TableUnknown, lazyregexp.New(`(?i)no such table:\s*([^\s,;]+)|relation "([^"]+)" does not exist|table '([^']+)' doesn't exist|table with name ([^\s]+) does not exist|unknown table "?([^"\s]+)"?|table ([^\s]+) (?:doesn't|does not) exist`)},
+	{AttributeAmbiguous, lazyregexp.New(`(?i)ambiguous column(?: name)?:?\s*"?([^"\s]+)"?|column (?:reference )?"([^"]+)" is ambiguous|column '([^']+)' in [a-z ]+ is ambiguous`)},
+	{AttributeUnknown, lazyregexp.New(`(?i)no such column:\s*([^\s,;]+)|column "([^"]+)" does not exist|unknown column '([^']+)'|referenced column "([^"]+)" not found|unknown column "?([^"\s]+)"?|missing from-clause entry for table "([^"]+)"|unknown name "([^"]+)": no such column`)},
+	{FunctionUnknown, lazyregexp.New(`(?i)no such function:\s*([^\s,;]+)|function ([^\s]+) does not exist|unknown function "?([^"\s(]+)|wrong number of arguments to function ([^\s(]+)|function ([^\s]+)\([^)]*\) does not exist`)},
+	{FunctionAggregate, lazyregexp.New(`(?i)misuse of (?:aggregate|window function)(?: function)?:?\s*([^\s(]*)|aggregate functions are not allowed|must appear in the group by clause|invalid use of group function`)},
+	{ValueType, lazyregexp.New(`(?i)datatype mismatch|operator does not exist|invalid input syntax for type|conversion error|type mismatch|cannot compare|cannot be applied to|incompatible types|could not convert`)},
+	{OtherSyntax, lazyregexp.New(`(?i)syntax error|incomplete input|unrecognized token|you have an error in your sql syntax|parser error|parse error|unterminated|parse kql|unexpected '`)},
 }
 
 // forbidden matches the messages of a statement the harness refused to run: a write,
 // several statements where one may run.
-var forbidden = regexp.MustCompile(`(?i)forbidden|read-only|(is|are) not allowed|multiple statements`)
+var forbidden = lazyregexp.New(`(?i)forbidden|read-only|(is|are) not allowed|multiple statements`)
 
 // failureClass is the class of a generated query that did not run to a result: the
 // outcome (timeout, too_large), else what the engine's message names.

@@ -1,11 +1,12 @@
 package exactmatch
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // The official parser (process_sql.py) tokenizes with NLTK's word_tokenize after taking
@@ -14,21 +15,21 @@ import (
 // of a sentence-final period, and the contractions it splits ("cannot" is two words).
 // Quote-handling rules cannot fire: every quote character is inside a literal by then.
 var (
-	reBackticks  = regexp.MustCompile("([«“‘„]|`+)")
-	reFinalDot1  = regexp.MustCompile(`([^.])(\.)([\])}>"'»”’ ]*)\s*$`)
-	reDots       = regexp.MustCompile(`\.{2,}`)
-	reFinalDot2  = regexp.MustCompile(`([^.])(\.)([\])}>"']*)\s*$`)
-	reDashes     = regexp.MustCompile(`--`)
-	reCloseQuote = regexp.MustCompile("([»”’])")
+	reBackticks  = lazyregexp.New("([«“‘„]|`+)")
+	reFinalDot1  = lazyregexp.New(`([^.])(\.)([\])}>"'»”’ ]*)\s*$`)
+	reDots       = lazyregexp.New(`\.{2,}`)
+	reFinalDot2  = lazyregexp.New(`([^.])(\.)([\])}>"']*)\s*$`)
+	reDashes     = lazyregexp.New(`--`)
+	reCloseQuote = lazyregexp.New("([»”’])")
 	// Contractions without an apostrophe; the trailing \b of the originals is checked by hand
 	// where Go's regexp has no lookahead.
-	reContractions = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(can)(not)\b`),
-		regexp.MustCompile(`(?i)\b(gim)(me)\b`),
-		regexp.MustCompile(`(?i)\b(gon)(na)\b`),
-		regexp.MustCompile(`(?i)\b(got)(ta)\b`),
-		regexp.MustCompile(`(?i)\b(lem)(me)\b`),
-		regexp.MustCompile(`(?i)\b(wan)(na)(\s)`),
+	reContractions = []*lazyregexp.Regexp{
+		lazyregexp.New(`(?i)\b(can)(not)\b`),
+		lazyregexp.New(`(?i)\b(gim)(me)\b`),
+		lazyregexp.New(`(?i)\b(gon)(na)\b`),
+		lazyregexp.New(`(?i)\b(got)(ta)\b`),
+		lazyregexp.New(`(?i)\b(lem)(me)\b`),
+		lazyregexp.New(`(?i)\b(wan)(na)(\s)`),
 	}
 )
 

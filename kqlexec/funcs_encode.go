@@ -3,8 +3,9 @@ package kqlexec
 import (
 	"encoding/hex"
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // Helpers for hashing, GUID bytes, URLs and paths.
@@ -94,7 +95,7 @@ func parsePath(a []any) any {
 		"AlternateDataStreamName": stream}}
 }
 
-var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+var schemeRE = lazyregexp.New(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 
 // urlEncode escapes as .NET's HttpUtility.UrlEncode does: lower-case hex, letters,
 // digits and -_.!*() kept, space written as given.

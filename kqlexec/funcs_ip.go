@@ -3,9 +3,10 @@ package kqlexec
 import (
 	"fmt"
 	"net/netip"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // parseIPv4 reads "a.b.c.d" or "a.b.c.d/n" as an address and a prefix length.
@@ -79,7 +80,7 @@ func flatten(a []any, i int) []string {
 	return out
 }
 
-var ipv4InText = regexp.MustCompile(`\d{1,3}(?:\.\d{1,3}){3}`)
+var ipv4InText = lazyregexp.New(`\d{1,3}(?:\.\d{1,3}){3}`)
 
 // ipv4sIn finds the properly delimited IPv4 addresses in a text.
 func ipv4sIn(s string) []string {

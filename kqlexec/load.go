@@ -8,12 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // A table source is loaded into a fresh SQLite file in the storage the translator
@@ -103,7 +103,7 @@ func isSQLiteFile(path string) bool {
 	return n == 16 && string(head[:]) == "SQLite format 3\x00"
 }
 
-var schemaLine = regexp.MustCompile(`(?m)^\s*(?:\.create(?:-merge)?\s+table\s+)?\[?'?([A-Za-z_][\w]*)'?\]?\s*\(([^)]*)\)`)
+var schemaLine = lazyregexp.New(`(?m)^\s*(?:\.create(?:-merge)?\s+table\s+)?\[?'?([A-Za-z_][\w]*)'?\]?\s*\(([^)]*)\)`)
 
 // readSchemaFile reads schema.kql in a data folder: one table a line, written as
 // Name(Col: type, ...) or .create table Name (Col: type, ...).

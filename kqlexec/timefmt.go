@@ -2,10 +2,11 @@ package kqlexec
 
 import (
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // Datetimes and timespans are counts of 100 ns ticks: a datetime since the Unix epoch
@@ -148,7 +149,7 @@ var datetimeLayouts = []string{
 
 // parseDatetime reads a datetime as Kusto's todatetime and datetime(...) accept it.
 // spacedDate finds the dashes of a date written with spaces around them.
-var spacedDate = regexp.MustCompile(`(\d)(?:\s+-\s*|\s*-\s+)(\d)`)
+var spacedDate = lazyregexp.New(`(\d)(?:\s+-\s*|\s*-\s+)(\d)`)
 
 func parseDatetime(s string) (Datetime, bool) {
 	s = strings.TrimSpace(s)

@@ -1,10 +1,10 @@
 package kqlexec
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/qeval/qeval/internal/lazyregexp"
 	"github.com/qeval/qeval/kql"
 )
 
@@ -94,7 +94,7 @@ func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) 
 }
 
 // colRefRE matches the SQL of a plain column reference (t.c3).
-var colRefRE = regexp.MustCompile(`^(?:[a-z]\w*\.)?c\d+$`)
+var colRefRE = lazyregexp.New(`^(?:[a-z]\w*\.)?c\d+$`)
 
 // nanGuard makes sql, an SQL operation on reals, give nan when an operand is a stored
 // NaN (the text 'NaN', which SQLite arithmetic would read as 0). Only operands that

@@ -1,9 +1,9 @@
 package kqlexec
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/qeval/qeval/internal/lazyregexp"
 	"github.com/qeval/qeval/kql"
 )
 
@@ -23,7 +23,7 @@ func windowSessionItem(items []kql.Expr) int {
 }
 
 // prevCall is prev(Column) in a restart predicate: the previous row's value.
-var prevCall = regexp.MustCompile(`\bprev\(\s*(\['[^']*'\]|[A-Za-z_][A-Za-z0-9_]*)\s*\)`)
+var prevCall = lazyregexp.New(`\bprev\(\s*(\['[^']*'\]|[A-Za-z_][A-Za-z0-9_]*)\s*\)`)
 
 // extendWindowSession translates an extend whose item i is
 //

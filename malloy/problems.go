@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // notDefined is how the compiler says a name is unknown.
-var notDefined = regexp.MustCompile(`^'([^']*)' is not defined$`)
+var notDefined = lazyregexp.New(`^'([^']*)' is not defined$`)
 
 // what names the kind of a problem from the compiler's code, so an unknown field,
 // source or join is called that.

@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // Options change how Open connects.
@@ -28,10 +28,10 @@ var readPrivileges = []string{"USAGE", "SELECT", "SHOW VIEW"}
 // grantLine reads "GRANT <privileges> ON <object> TO …"; a role grant ("GRANT `r` TO
 // …") has no ON and grants nothing until the role is set, which the statement check
 // refuses.
-var grantLine = regexp.MustCompile(`(?is)^GRANT\s+(.+?)\s+ON\s+(.+?)\s+TO\s`)
+var grantLine = lazyregexp.New(`(?is)^GRANT\s+(.+?)\s+ON\s+(.+?)\s+TO\s`)
 
 // columnList is a column-level grant's list: SELECT (a, b).
-var columnList = regexp.MustCompile(`\([^)]*\)`)
+var columnList = lazyregexp.New(`\([^)]*\)`)
 
 // excessGrants returns, for the lines of SHOW GRANTS, each grant beyond reading one
 // database ("INSERT on `test`.*", "SELECT on *.*"), in the order met.

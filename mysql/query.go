@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 	"github.com/qeval/qeval/internal/sqlguard"
 )
 
@@ -226,7 +226,7 @@ func (e *Executor) queryError(query string, myErr *gomysql.MySQLError) error {
 	return qe
 }
 
-var nearLine = regexp.MustCompile(`(?s)near '(.*)' at line (\d+)$`)
+var nearLine = lazyregexp.New(`(?s)near '(.*)' at line (\d+)$`)
 
 // syntaxPosition finds where a syntax error is from the server's message, which quotes
 // the query from the error on ("... near 'FORM t' at line 1"). It returns 0, 0 when it

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 var (
@@ -252,7 +252,7 @@ func (e *Executor) scrub(msg string) string {
 	return strings.ReplaceAll(msg, e.password, "xxxxx")
 }
 
-var keywordPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]*)`)
+var keywordPassword = lazyregexp.New(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]*)`)
 
 // MaskDSN returns dsn with its password replaced by xxxxx, in URL form
 // (postgres://user:xxxxx@host/db, and a password=... query parameter) and in

@@ -15,6 +15,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/internal/lazyregexp"
 	"github.com/qeval/qeval/resultcsv"
 )
 
@@ -356,7 +357,7 @@ func evaluateOne(ctx context.Context, opt Options, goldDir, id string, std Stand
 	return it
 }
 
-var sqlBlock = regexp.MustCompile("(?s)```sql\n(.*?)\n```")
+var sqlBlock = lazyregexp.New("(?s)```sql\n(.*?)\n```")
 
 // ExtractSQL returns the first ```sql block of a prediction, trimmed, or the whole
 // text when there is none, as evaluate.py's extract_sql_query does.

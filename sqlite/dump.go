@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // DumpBatch is how many rows Dump hands the sink at a time.
@@ -67,7 +67,7 @@ func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
 	return out, rows.Err()
 }
 
-var decimalDecl = regexp.MustCompile(`(?i)^\s*(?:decimal|numeric|number)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)`)
+var decimalDecl = lazyregexp.New(`(?i)^\s*(?:decimal|numeric|number)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)`)
 
 // tableDef reads a table's columns and key and decides each column's portable type.
 // rowid reports whether the table has a rowid to order by.

@@ -9,9 +9,10 @@ import "C"
 import (
 	"errors"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // The driver's SQLite is compiled without SQLITE_ENABLE_MATH_FUNCTIONS (the option
@@ -65,7 +66,7 @@ func cpow(x, y float64) float64 { return float64(C.pow(C.double(x), C.double(y))
 const numberSyntax = `[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`
 
 // numberText is a text that is a number (once the white space around it is trimmed).
-var numberText = regexp.MustCompile(`^` + numberSyntax + `$`)
+var numberText = lazyregexp.New(`^` + numberSyntax + `$`)
 
 // numeric is v as sqlite3_value_numeric_type sees it: an integer (isInt), a real, or
 // nothing (ok false) for NULL, a blob and text that is no number.
@@ -182,7 +183,7 @@ func logFunc(args ...any) (any, error) {
 }
 
 // numberPrefix is the number at the start of a text, after white space.
-var numberPrefix = regexp.MustCompile(`^[ \t\n\v\f\r]*` + numberSyntax)
+var numberPrefix = lazyregexp.New(`^[ \t\n\v\f\r]*` + numberSyntax)
 
 // leadingNumber is v as sqlite3_value_double reads it: a number as it is, the number
 // a text or blob starts with, else 0.

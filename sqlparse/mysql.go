@@ -1,7 +1,6 @@
 package sqlparse
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // literal values without the TiDB server's types
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // parseMySQL parses text with TiDB's MySQL grammar (github.com/pingcap/tidb/pkg/parser)
@@ -34,7 +34,7 @@ func parseMySQL(text string) ([]*statement, error) {
 	return out, nil
 }
 
-var mysqlErrPos = regexp.MustCompile(`^line (\d+) column (\d+) near "((?s).*)"\s*$`)
+var mysqlErrPos = lazyregexp.New(`^line (\d+) column (\d+) near "((?s).*)"\s*$`)
 
 // mysqlError turns TiDB's `line 1 column 15 near "t" ` into a syntax error at the
 // offending token. "near" quotes the input from that token on, so its offset is where

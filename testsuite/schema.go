@@ -4,15 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	rq "github.com/rqlite/sql"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
-var quotedName = regexp.MustCompile(`(?i)^(\s*CREATE\s+TABLE\s+(IF\s+NOT\s+EXISTS\s+)?)'([^']*)'`)
+var quotedName = lazyregexp.New(`(?i)^(\s*CREATE\s+TABLE\s+(IF\s+NOT\s+EXISTS\s+)?)'([^']*)'`)
 
 // table is one table of a database as generation sees it.
 type table struct {

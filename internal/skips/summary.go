@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // event is one line of `go test -json` (cmd/test2json's TestEvent).
@@ -19,7 +20,7 @@ type event struct {
 }
 
 // logLine is a line t.Log, t.Skip and friends print: the file and line, then the message.
-var logLine = regexp.MustCompile(`^\s+[\w.\-]+\.go:\d+: (.*)$`)
+var logLine = lazyregexp.New(`^\s+[\w.\-]+\.go:\d+: (.*)$`)
 
 // reason groups the tests skipped for one reason.
 type reason struct {
