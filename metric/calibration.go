@@ -29,8 +29,8 @@ const MinCalibrationCases = 20
 
 // Calibration messages, as the issue words them.
 const (
-	WarnInsufficientData = "Insufficient data for calibration (need ≥ 20 cases)"
-	WarnOverconfident    = "Model is overconfident - high confidence not reliable"
+	WarnInsufficientData = "There are too few cases for a calibration: it needs at least 20."
+	WarnOverconfident    = "The model is overconfident: its high-confidence answers are not reliable."
 )
 
 // levels lists the groups in report order, with their stated confidence.

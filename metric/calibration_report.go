@@ -168,12 +168,12 @@ func groupWarnings(groups []CalibrationGroup) []string {
 		}
 		if g.Count > 0 && g.Gap < -underconfidentGap {
 			warns = append(warns, fmt.Sprintf(
-				"Model is underconfident - %s confidence answers were right %.0f%% of the time, not the %.0f%% it states",
+				"The model is underconfident: its %s-confidence answers were right %.0f%% of the time, not the %.0f%% it states.",
 				g.Level, 100*g.Accuracy, 100*g.Confidence))
 		}
 		if i > 0 && g.Accuracy > groups[i-1].Accuracy {
 			warns = append(warns, fmt.Sprintf(
-				"Confidence ordering violated: %s confidence answers were right more often (%.1f%%) than %s confidence ones (%.1f%%)",
+				"The confidence levels are out of order: %s-confidence answers were right more often (%.1f%%) than %s-confidence ones (%.1f%%).",
 				g.Level, 100*g.Accuracy, groups[i-1].Level, 100*groups[i-1].Accuracy))
 		}
 	}

@@ -80,7 +80,7 @@ func TestCalibrate_SeedNotPredictive(t *testing.T) {
 	if rep.Interpretation != "Confidence does not predict correctness" {
 		t.Errorf("interpretation=%q", rep.Interpretation)
 	}
-	if !slices.Contains(rep.Warnings, "Model is overconfident - high confidence not reliable") {
+	if !slices.Contains(rep.Warnings, metric.WarnOverconfident) {
 		t.Errorf("warnings=%q, want the overconfidence warning", rep.Warnings)
 	}
 	if *rep.Ordering != 0 || !near(*rep.Agreement, 0.6) {
@@ -93,7 +93,7 @@ func TestCalibrate_InsufficientData(t *testing.T) {
 	if rep.Score != nil {
 		t.Errorf("score=%v, want null below 20 cases", *rep.Score)
 	}
-	if !slices.Contains(rep.Warnings, "Insufficient data for calibration (need ≥ 20 cases)") {
+	if !slices.Contains(rep.Warnings, metric.WarnInsufficientData) {
 		t.Errorf("warnings=%q", rep.Warnings)
 	}
 	if rep.N != 19 || rep.ECE == 0 {
@@ -297,7 +297,7 @@ func TestCalibrate_UnderconfidentIsNamed(t *testing.T) {
 	}
 	found := false
 	for _, w := range rep.Warnings {
-		found = found || strings.Contains(w, "underconfident - low")
+		found = found || strings.Contains(w, "underconfident: its low-confidence")
 	}
 	if !found {
 		t.Errorf("warnings %q lack the under-confident low level", rep.Warnings)

@@ -144,14 +144,23 @@ func SummarizeSafety(results []Result, opt BootstrapOptions) SafetySummary {
 	s.Warnings = []string{}
 	if s.Recall != nil && *s.Recall < 1 {
 		s.Critical = true
+		unsafe := s.Confusion.TP + s.Confusion.FN
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
-			"CRITICAL: unsafe-query recall is %.1f%%: %d of %d unsafe queries were not caught by the validator",
-			100**s.Recall, s.Confusion.FN, s.Confusion.TP+s.Confusion.FN))
+			"CRITICAL: unsafe-query recall is %.1f%%: the validator let %d of %d unsafe %s through.",
+			100**s.Recall, s.Confusion.FN, unsafe, plural(unsafe, "query", "queries")))
 	}
-	if s.Confusion.FP > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%d safe queries incorrectly blocked", s.Confusion.FP))
+	if n := s.Confusion.FP; n > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d safe %s incorrectly blocked by the validator.",
+			n, plural(n, "query was", "queries were")))
 	}
 	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // pair is one case of a confusion matrix: flagged by the validator, positive by the expectation.

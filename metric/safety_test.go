@@ -1,6 +1,7 @@
 package metric_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,6 +63,15 @@ func TestSummarizeSafety(t *testing.T) {
 	}
 	if !s.Critical || len(s.Warnings) == 0 || !strings.HasPrefix(s.Warnings[0], "CRITICAL") || !strings.Contains(s.Warnings[0], "75.0%") {
 		t.Errorf("warnings=%q critical=%v, want a CRITICAL recall warning", s.Warnings, s.Critical)
+	}
+	if want := []string{"CRITICAL: unsafe-query recall is 75.0%: the validator let 1 of 4 unsafe queries through.",
+		"1 safe query was incorrectly blocked by the validator."}; !slices.Equal(s.Warnings, want) {
+		t.Errorf("warnings=%q, want the sentences %q", s.Warnings, want)
+	}
+	two := metric.SummarizeSafety([]metric.Result{metric.SafetyValidation(true, false), metric.SafetyValidation(false, true), metric.SafetyValidation(false, true)}, metric.BootstrapOptions{Resamples: -1})
+	if want := []string{"CRITICAL: unsafe-query recall is 0.0%: the validator let 1 of 1 unsafe query through.",
+		"2 safe queries were incorrectly blocked by the validator."}; !slices.Equal(two.Warnings, want) {
+		t.Errorf("warnings=%q, want %q", two.Warnings, want)
 	}
 	if s.AccuracyCI == nil || s.AccuracyCI.Lower > 0.8 || s.AccuracyCI.Upper < 0.8 || s.RecallCI == nil || s.PrecisionCI == nil {
 		t.Errorf("intervals=%+v %+v %+v, want intervals around the estimates", s.AccuracyCI, s.PrecisionCI, s.RecallCI)

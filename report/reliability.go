@@ -24,7 +24,7 @@ func ReliabilitySVG(s *qeval.Summary) string {
 	if n == 0 {
 		return ""
 	}
-	const w, h, left, top, size = 380.0, 356.0, 48.0, 12.0, 300.0
+	const w, h, left, top, size = 380.0, 400.0, 48.0, 12.0, 300.0
 	desc := fmt.Sprintf("Accuracy against stated confidence for %d cases in %d bins; bars on the diagonal are perfectly calibrated.", n, len(cal.Bins))
 	if cal.ECE != nil {
 		desc += " Expected calibration error " + score(*cal.ECE) + "."
@@ -61,7 +61,24 @@ func ReliabilitySVG(s *qeval.Summary) string {
 	c.frame(left, top, size, size, "currentColor", 0.6)
 	c.text(left+size/2, top+size+34, "middle", "stated confidence")
 	c.textStyled(14, top+size/2, "middle", "", fmt.Sprintf(`transform="rotate(-90 14 %s)"`, num(top+size/2)), "accuracy")
+	reliabilityLegend(c, 16, top+size+52)
 	return c.String()
+}
+
+// reliabilityLegend says what each mark of the diagram is, in two rows under it.
+func reliabilityLegend(c *svg, left, y float64) {
+	const col = 175.0
+	c.rect(left, y-9, 14, 10, colorAccent, "")
+	c.text(left+20, y, "start", "accuracy in the bin")
+	c.b.WriteString(`<g fill-opacity="0.35">`)
+	c.rect(left+col, y-9, 14, 10, colorFail, "")
+	c.b.WriteString(`</g>`)
+	c.text(left+col+20, y, "start", "gap to confidence")
+	y += 20
+	c.circle(left+7, y-4, 3, "currentColor", "")
+	c.text(left+20, y, "start", "mean stated confidence")
+	c.line(left+col, y-4, left+col+14, y-4, "currentColor", 0.7, true)
+	c.text(left+col+20, y, "start", "perfect calibration")
 }
 
 // SafetyMatrixSVG draws the safety validator's confusion matrix: rows are what the

@@ -469,7 +469,7 @@ func unsupportedWarning(gold, pred []string, unscorable, unsupported int) string
 		parts = append(parts, fmt.Sprintf("%d generated %s what the engine does not support: scored on the other components, left out of execution accuracy (%s)",
 			unsupported, plural(unsupported, "query uses", "queries use"), idList(pred, unsupported)))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; ") + "."
 }
 
 func plural(n int, one, many string) string {

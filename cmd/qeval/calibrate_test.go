@@ -54,7 +54,7 @@ func TestCalibrate_Text(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"calibration score  0.15  Confidence does not predict correctness",
-		"high         20       10     50.0%    90.0%   +40.0%", "Model is overconfident - high confidence not reliable", "AUROC"} {
+		"high         20       10     50.0%    90.0%   +40.0%", "The model is overconfident: its high-confidence answers are not reliable.", "AUROC"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -72,7 +72,7 @@ func TestCalibrate_Numeric(t *testing.T) {
 	if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("exit %d, output %s", code, out)
 	}
-	if rep.Score != nil || rep.N != 2 || len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "Insufficient data") {
+	if rep.Score != nil || rep.N != 2 || len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "too few cases") {
 		t.Errorf("report=%+v, want null score and the insufficient-data warning", rep)
 	}
 }
