@@ -38,6 +38,8 @@ type Executor struct {
 	// onClose, when set, runs after the pool closes (the parent releasing the
 	// executor in the workers)
 	onClose func()
+	// writable: a sandbox copy's executor (sandbox.go), whose statements may write
+	writable bool
 }
 
 // Path strips the duckdb: prefix of a target.
@@ -96,6 +98,13 @@ func checkFile(path string) error {
 // openLocal opens the file in this process, as its own DuckDB instance: what a worker
 // runs. DuckDB spills into the folder spill, or nowhere when it is "".
 func openLocal(path string, limits qeval.Limits, spill string) (*Executor, error) {
+	return openInstance(path, limits, spill, false)
+}
+
+// openInstance is openLocal, or with writable a sandbox copy's instance: read-write,
+// on one connection (a transaction or a temporary table lasts from one statement to
+// the next), its statements checked by sandboxAllows.
+func openInstance(path string, limits qeval.Limits, spill string, writable bool) (*Executor, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
@@ -103,6 +112,9 @@ func openLocal(path string, limits qeval.Limits, spill string) (*Executor, error
 	cfg := url.Values{}
 	for k, v := range config(limits, spill) {
 		cfg.Set(k, v)
+	}
+	if writable {
+		cfg.Set("access_mode", "READ_WRITE")
 	}
 	conn, err := ddb.NewConnector(path+"?"+cfg.Encode(), nil)
 	if err != nil {
@@ -112,8 +124,12 @@ func openLocal(path string, limits qeval.Limits, spill string) (*Executor, error
 		conn.Close()
 		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "open database " + path, Message: engineMessage(err), Err: err}
 	}
-	e := &Executor{path: path, limits: limits, db: sql.OpenDB(conn)}
+	e := &Executor{path: path, limits: limits, db: sql.OpenDB(conn), writable: writable}
 	e.db.SetMaxIdleConns(max(4, maxProcs()))
+	if writable {
+		e.db.SetMaxOpenConns(1)
+		e.db.SetMaxIdleConns(1)
+	}
 	if _, err := e.Query(context.Background(), "SELECT 1"); err != nil {
 		e.Close()
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open database " + path, Message: qeval.ErrorMessage(err), Err: err}
@@ -234,6 +250,11 @@ func (e *Executor) Query(ctx context.Context, query string) (*qeval.ResultSet, e
 
 // run prepares, checks and runs one statement on a driver connection.
 func (e *Executor) run(ctx context.Context, stop context.CancelFunc, c *ddb.Conn, query string) (*qeval.ResultSet, error) {
+	if e.writable {
+		if rs, err, done := e.runWrite(ctx, c, query); done {
+			return rs, err
+		}
+	}
 	if stmt, names := e.boundedFirst(c, query); stmt != nil {
 		defer stmt.Close()
 		rs, err := e.fetch(ctx, stop, stmt, names, driver.NamedValue{Ordinal: 1, Value: int64(e.rowBound(len(names)) + 1)})

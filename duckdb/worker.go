@@ -54,6 +54,9 @@ type request struct {
 	Timeout  time.Duration // the query's own: the executor's, or less when the caller's deadline is nearer
 	Query    string
 	Releases []string
+	// Writable opens the file as a sandbox copy (sandbox.go), which one worker holds
+	// for its whole life.
+	Writable bool
 }
 
 type response struct {
@@ -147,6 +150,9 @@ func (st *workerState) handle(req request) response {
 	for _, id := range req.Releases {
 		st.release(id)
 	}
+	if req.Query == "" && req.ID == "" {
+		return response{} // releases only (a sandbox handing its worker back)
+	}
 	e, err := st.executor(req)
 	if err != nil {
 		return response{Err: toWire(err)}
@@ -162,6 +168,9 @@ func (st *workerState) handle(req request) response {
 // renamed over it) every instance of it is closed first, or the new one would be the
 // old, reading the old data; those executors open again on their next query.
 func (st *workerState) executor(req request) (*Executor, error) {
+	if e := st.execs[req.ID]; e != nil && req.Writable {
+		return e.Executor, nil // a sandbox copy changes under its own statements
+	}
 	stamp := fileStamp(req.Path)
 	if e := st.execs[req.ID]; e != nil && e.stamp == stamp {
 		return e.Executor, nil
@@ -178,7 +187,11 @@ func (st *workerState) executor(req request) (*Executor, error) {
 		spill = filepath.Join(st.spill, strconv.Itoa(len(st.spills)+1))
 		st.spills[req.Path] = spill
 	}
-	e, err := openLocal(req.Path, req.Limits, spill)
+	open := openLocal
+	if req.Writable {
+		open = openSandboxCopy
+	}
+	e, err := open(req.Path, req.Limits, spill)
 	if err != nil {
 		return nil, err
 	}
@@ -237,8 +250,12 @@ type pool struct {
 	base   int
 }
 
-func (p *pool) query(ctx context.Context, req request) (*qeval.ResultSet, error) {
+func (p *pool) init() {
 	p.once.Do(func() { p.slots = make(chan struct{}, p.max); p.live = map[*worker]bool{} })
+}
+
+func (p *pool) query(ctx context.Context, req request) (*qeval.ResultSet, error) {
+	p.init()
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -249,12 +266,23 @@ func (p *pool) query(ctx context.Context, req request) (*qeval.ResultSet, error)
 	if err != nil {
 		return nil, err
 	}
+	rs, err, keep := p.ask(ctx, w, req)
+	if keep {
+		p.put(w)
+	} else {
+		p.drop(w)
+	}
+	return rs, err
+}
+
+// ask sends req to w, which the caller holds, and reads its answer until the query's
+// deadline and a grace; keep is false when w must be dropped (it failed or was ended).
+func (p *pool) ask(ctx context.Context, w *worker, req request) (rs *qeval.ResultSet, err error, keep bool) {
 	p.mu.Lock()
-	req.Releases = p.pending(w)
+	req.Releases = append(p.pending(w), req.Releases...)
 	p.mu.Unlock()
 	if err := w.enc.Encode(&req); err != nil {
-		p.drop(w)
-		return nil, w.died(err)
+		return nil, w.died(err), false
 	}
 	// The answer is read here, until the query's deadline and a grace: a worker
 	// that is not done by then is ended. A caller that cancels ends it at once; one
@@ -286,21 +314,17 @@ func (p *pool) query(ctx context.Context, req request) (*qeval.ResultSet, error)
 	mu.Unlock()
 	timer.Stop()
 	stop()
-	if err != nil || killed {
-		p.drop(w)
-	} else {
-		p.put(w)
-	}
+	keep = err == nil && !killed
 	switch {
 	case err == nil:
-		return resp.Result, resp.Err.err()
+		return resp.Result, resp.Err.err(), keep
 	case cancelled:
-		return nil, stopped(ctx, ctx.Err())
+		return nil, stopped(ctx, ctx.Err()), keep
 	case overran:
 		return nil, &qeval.Error{Code: qeval.CodeTimeout,
-			Message: fmt.Sprintf("query timed out (DuckDB did not stop at its %s deadline; its worker process was ended)", req.Timeout)}
+			Message: fmt.Sprintf("query timed out (DuckDB did not stop at its %s deadline; its worker process was ended)", req.Timeout)}, keep
 	}
-	return nil, w.died(err)
+	return nil, w.died(err), keep
 }
 
 // take returns an idle worker, or starts one.

@@ -130,7 +130,7 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 		out.Status = qeval.StatusFail
 		out.Reason = fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**total, 100*threshold)
 	}
-	if why := generatedParseError(out.Metrics); why != "" && out.Status == qeval.StatusFail && (v == nil || engineSyntaxError(v)) {
+	if why := generatedParseError(out.Metrics); why != "" && out.Status == qeval.StatusFail && (v == nil || engineSyntaxError(v) && v.State == nil) {
 		// the model's failure, said once (the engine's own refusal, a second statement or
 		// a forbidden one, says more and is kept)
 		out.Reason = "generated query does not parse: " + why

@@ -152,6 +152,9 @@ var engines = []Engine{
 			return guarded(ex, guard), nil
 		},
 		Mirror: &MirrorWriter{Open: duckdbMirror},
+		sandbox: func(ctx context.Context, target string, p Params) (qeval.Sandbox, error) {
+			return duckdb.NewSandbox(ctx, target, p.Limits, duckdb.SandboxOptions{})
+		},
 	},
 	{
 		Name: "sqlite", Dialect: "sqlite", Grammar: sqlparse.SQLite, Hint: "PATH.sqlite",
