@@ -73,6 +73,9 @@ type relation struct {
 	rows []row
 	// pos, for an ordered result, is each row's place (Int) among the rows kept
 	pos []z3.Term
+	// uniq are sets of columns no two rows present share values of (NULLs apart): a
+	// base table's keys, kept through joins that give each row at most one partner
+	uniq [][]int
 }
 
 // table is a table of the schema, modelled.

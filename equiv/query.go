@@ -386,7 +386,6 @@ func (e *enc) sortKeys(order []*rq.OrderingTerm, vals []val, s *rq.SelectStateme
 // source encodes a FROM clause.
 func (e *enc) source(src rq.Source, outer *env) *relation {
 	m := e.m
-	ctx := m.ctx
 	switch x := src.(type) {
 	case *rq.QualifiedTableName:
 		t := m.table(x.Name.Name)
@@ -414,6 +413,10 @@ func (e *enc) source(src rq.Source, outer *env) *relation {
 			}
 			rel.rows = append(rel.rows, row{exists: r.exists, vals: vals, key: strings.ToLower(t.info.Name) + "#" + strconv.Itoa(ri)})
 		}
+		if len(t.info.PrimaryKey) > 0 {
+			rel.uniq = append(rel.uniq, t.info.PrimaryKey)
+		}
+		rel.uniq = append(rel.uniq, t.info.Unique...)
 		return rel
 	case *rq.ParenSource:
 		if sel, ok := x.X.(*rq.SelectStatement); ok {
@@ -430,62 +433,7 @@ func (e *enc) source(src rq.Source, outer *env) *relation {
 		}
 		return e.source(x.X, outer)
 	case *rq.JoinClause:
-		left, right := e.source(x.X, outer), e.source(x.Y, outer)
-		op := x.Operator
-		if op != nil && op.Natural.IsValid() {
-			fail("NATURAL JOIN")
-		}
-		cols := append(append([]colInfo(nil), left.cols...), right.cols...)
-		on := func(vals []val) pred {
-			switch c := x.Constraint.(type) {
-			case nil:
-				return pred{ctx.True(), ctx.False()}
-			case *rq.OnConstraint:
-				return e.cond(c.X, &env{cols: cols, vals: vals, parent: outer})
-			case *rq.UsingConstraint:
-				var ps []z3.Term
-				var fs []z3.Term
-				for _, id := range c.Columns {
-					li, ok1 := columnIndex(id, left)
-					ri, ok2 := columnIndex(id, right)
-					if !ok1 || !ok2 {
-						fail("USING (%s)", id.Name)
-					}
-					p := e.compare(rq.EQ, vals[li], vals[len(left.cols)+ri])
-					ps, fs = append(ps, p.t), append(fs, p.f)
-				}
-				return pred{ctx.And(ps...), ctx.Or(fs...)}
-			}
-			fail("join constraint")
-			return pred{}
-		}
-		if _, ok := x.Constraint.(*rq.UsingConstraint); ok {
-			fail("JOIN … USING (the columns it merges)")
-		}
-		leftJoin := op != nil && op.Left.IsValid()
-		rel := &relation{cols: cols}
-		for _, l := range left.rows {
-			var matched []z3.Term
-			for _, r := range right.rows {
-				vals := append(append([]val(nil), l.vals...), r.vals...)
-				p := on(vals)
-				ex := ctx.And(l.exists, r.exists, p.t)
-				matched = append(matched, ex)
-				rel.rows = append(rel.rows, row{exists: ex, vals: vals, key: joinKey(l.key, r.key)})
-			}
-			if leftJoin {
-				vals := append([]val(nil), l.vals...)
-				for _, c := range right.cols {
-					nv := m.nullVal()
-					if c.table != nil {
-						nv.kind = c.table.kinds[c.col]
-					}
-					vals = append(vals, nv)
-				}
-				rel.rows = append(rel.rows, row{exists: ctx.And(l.exists, ctx.Or(matched...).Not()), vals: vals, key: joinKey(l.key, "-")})
-			}
-		}
-		return rel
+		return e.join(x, outer)
 	}
 	fail("FROM %T", src)
 	return nil

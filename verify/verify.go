@@ -33,6 +33,10 @@ import (
 // DefaultTimeout bounds one pair.
 const DefaultTimeout = 20 * time.Second
 
+// DefaultWideTries is how many databases of a test suite's size the search tries
+// after the small ones: differences that need more than a few rows per table.
+const DefaultWideTries = 24
+
 // Options configure a Verifier. Open, Create and Check are required.
 type Options struct {
 	Mode         compare.Mode
@@ -49,7 +53,10 @@ type Options struct {
 	// (testsuite.DefaultSearchTries); Seed makes it reproducible.
 	MaxTries int
 	Seed     uint64
-	Open     qeval.Opener
+	// WideTries bounds the databases of a test suite's size tried after the small
+	// ones found nothing (DefaultWideTries; negative: none).
+	WideTries int
+	Open      qeval.Opener
 	Create   func(path, like string) (testsuite.TableWriter, error)
 	Check    func(path string) error
 	// Prover is the complete check; nil runs the search alone.
@@ -93,6 +100,9 @@ func New(opt Options) (*Verifier, error) {
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+	if opt.WideTries == 0 {
+		opt.WideTries = DefaultWideTries
 	}
 	v := &Verifier{opt: opt, originals: map[string]*originalOnce{}}
 	if opt.Out != "" {
@@ -161,8 +171,7 @@ func (v *Verifier) verify(ctx context.Context, p qeval.VerifyPair) qeval.Verific
 		return qeval.Verification{Status: qeval.VerifyNoCounterexample, Reason: "work folder: " + err.Error()}
 	}
 	defer os.RemoveAll(work)
-	found, tries, err := orig.Search(ctx, testsuite.SearchOptions{Gold: g, Pred: q, Mode: v.opt.Mode, Ordered: ordered,
-		Open: v.opt.Open, Create: v.opt.Create, Work: work, MaxTries: v.opt.MaxTries, Seed: v.opt.Seed})
+	found, tries, err := v.search(ctx, orig, g, q, ordered, work)
 	if err != nil {
 		return qeval.Verification{Status: qeval.VerifyNoCounterexample, Tries: tries, Reason: "search: " + qeval.ErrorMessage(err)}
 	}
@@ -185,6 +194,20 @@ func (v *Verifier) verify(ctx context.Context, p qeval.VerifyPair) qeval.Verific
 		return qeval.Verification{Status: qeval.VerifyNoCounterexample, Tries: tries, Reason: searched + "; no complete check"}
 	}
 	return v.prove(ctx, p, orig, schema, g, q, ordered, tries, searched, work)
+}
+
+// search tries small databases, then, when none tells the queries apart, databases
+// of a test suite's size.
+func (v *Verifier) search(ctx context.Context, orig *testsuite.Original, g, q string, ordered bool, work string) (*testsuite.Found, int, error) {
+	opt := testsuite.SearchOptions{Gold: g, Pred: q, Mode: v.opt.Mode, Ordered: ordered,
+		Open: v.opt.Open, Create: v.opt.Create, Work: work, MaxTries: v.opt.MaxTries, Seed: v.opt.Seed}
+	found, tries, err := orig.Search(ctx, opt)
+	if found != nil || err != nil || v.opt.WideTries < 0 || ctx.Err() != nil {
+		return found, tries, err
+	}
+	opt.Wide, opt.MaxTries = true, v.opt.WideTries
+	found, more, err := orig.Search(ctx, opt)
+	return found, tries + more, err
 }
 
 // prove runs the complete check after a search found nothing.

@@ -134,8 +134,36 @@ func TestVerify_NoCounterexample(t *testing.T) {
 	v := newVerifier(t, "")
 	r := v.Verify(context.Background(), qeval.VerifyPair{ID: "x", DBID: "club", Database: db,
 		Gold: "SELECT name FROM member WHERE age > 20", Pred: "SELECT name FROM member WHERE 20 < age"})
-	if r.Status != qeval.VerifyNoCounterexample || r.Bound != 0 || r.Tries != testsuite.DefaultSearchTries {
-		t.Errorf("Verify=%s bound %d tries %d (%s), want no_counterexample_found after %d tries", r.Status, r.Bound, r.Tries, r.Reason, testsuite.DefaultSearchTries)
+	want := testsuite.DefaultSearchTries + verify.DefaultWideTries
+	if r.Status != qeval.VerifyNoCounterexample || r.Bound != 0 || r.Tries != want {
+		t.Errorf("Verify=%s bound %d tries %d (%s), want no_counterexample_found after %d tries", r.Status, r.Bound, r.Tries, r.Reason, want)
+	}
+}
+
+// TestVerify_Wide: a difference that needs more rows than the bound (the city of the
+// team with most members against the city with most members: two teams of one city
+// must together overtake a third, 7 members at least) is found by the search on
+// databases of a test suite's size, after the small ones (4 here, of 1 to 4 rows
+// per table) and before the proof.
+func TestVerify_Wide(t *testing.T) {
+	db := mustClub(t)
+	gold := "SELECT T2.city FROM member AS T1 JOIN team AS T2 ON T1.team_id = T2.id GROUP BY T1.team_id ORDER BY count(*) DESC LIMIT 1"
+	pred := "SELECT T2.city FROM member AS T1 JOIN team AS T2 ON T1.team_id = T2.id GROUP BY T2.city ORDER BY count(*) DESC LIMIT 1"
+	for _, c := range []struct {
+		wide int
+		want qeval.VerifyStatus
+	}{{-1, qeval.VerifyEquivalent}, {0, qeval.VerifyCounterexample}} {
+		v, err := verify.New(verify.Options{Mode: compare.SpiderTS, Open: sqlite.OfficialOpener, Seed: 1, MaxTries: 4, WideTries: c.wide,
+			Create: func(p, l string) (testsuite.TableWriter, error) { return sqlite.CreateLike(p, l) }, Check: sqlite.Check,
+			Prover: fakeProver{verify.Proof{Equivalent: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := v.Verify(context.Background(), qeval.VerifyPair{ID: "w", DBID: "club", Database: db, Gold: gold, Pred: pred})
+		v.Close()
+		if r.Status != c.want {
+			t.Errorf("WideTries %d: Verify=%s (%s), want %s", c.wide, r.Status, r.Reason, c.want)
+		}
 	}
 }
 
@@ -169,7 +197,7 @@ func TestVerify_Prover(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := verify.New(verify.Options{Mode: compare.SpiderTS, Out: t.TempDir(), Open: sqlite.OfficialOpener, Seed: 1, MaxTries: 4,
+			v, err := verify.New(verify.Options{Mode: compare.SpiderTS, Out: t.TempDir(), Open: sqlite.OfficialOpener, Seed: 1, MaxTries: 4, WideTries: -1,
 				Create: func(p, l string) (testsuite.TableWriter, error) { return sqlite.CreateLike(p, l) }, Check: sqlite.Check, Prover: fakeProver{c.proof}})
 			if err != nil {
 				t.Fatal(err)
