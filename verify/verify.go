@@ -57,8 +57,8 @@ type Options struct {
 	// ones found nothing (DefaultWideTries; negative: none).
 	WideTries int
 	Open      qeval.Opener
-	Create   func(path, like string) (testsuite.TableWriter, error)
-	Check    func(path string) error
+	Create    func(path, like string) (testsuite.TableWriter, error)
+	Check     func(path string) error
 	// Prover is the complete check; nil runs the search alone.
 	Prover Prover
 	// Now is the clock (time.Now when nil).
