@@ -70,3 +70,21 @@ func FailedOn(s *Summary, names []string) []string {
 	}
 	return out
 }
+
+// GateFailures returns why a run fails its gates: the fail_on conditions it names, a
+// pass rate below minPass and a mean total score below minScore (a negative bound is no
+// gate).
+func GateFailures(rep *Report, minPass, minScore float64) []string {
+	out := FailedOn(&rep.Summary, rep.Run.FailOn)
+	if minPass >= 0 && rep.Summary.PassRate < minPass {
+		out = append(out, fmt.Sprintf("pass rate %.1f%% is below --min-pass-rate %.1f%%", 100*rep.Summary.PassRate, 100*minPass))
+	}
+	if minScore >= 0 && (rep.Summary.MeanScore == nil || *rep.Summary.MeanScore < minScore) {
+		got := "none"
+		if rep.Summary.MeanScore != nil {
+			got = fmt.Sprintf("%.3f", *rep.Summary.MeanScore)
+		}
+		out = append(out, fmt.Sprintf("mean total score %s is below --min-score %.3f", got, minScore))
+	}
+	return out
+}

@@ -190,3 +190,15 @@ func cacheKey(provider, model string, p *prompt, req qeval.CompletionRequest) st
 	h.Write(b)
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// PromptVersions names the prompts of both judge tasks, e.g.
+// "query_correctness@1, llm_grading@1".
+func PromptVersions() string {
+	var out []string
+	for _, t := range []qeval.JudgeTask{qeval.TaskQueryCorrectness, qeval.TaskLLMGrading} {
+		if v, err := PromptVersion(t); err == nil {
+			out = append(out, v)
+		}
+	}
+	return strings.Join(out, ", ")
+}

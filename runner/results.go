@@ -229,3 +229,25 @@ func ResumeResults(path string, loaded *Results) (*ResultsWriter, error) {
 	}
 	return CreateResults(path)
 }
+
+// ScratchResults is the results file of a run that asked for none, in the temporary
+// folder: the store its reports read the cases back from. remove closes and deletes it.
+func ScratchResults(secrets qeval.Secrets) (w *ResultsWriter, remove func(), err error) {
+	f, err := os.CreateTemp("", "qeval-results-*.jsonl")
+	if err != nil {
+		return nil, nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "create a scratch results file", Message: err.Error(), Err: err,
+			Hint: "set TMPDIR to a writable folder, or write the results with --results FILE"}
+	}
+	f.Close()
+	w, err = CreateResults(f.Name())
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, nil, err
+	}
+	w.Secrets = secrets
+	return w, func() {
+		w.Close()
+		w.CloseRead()
+		os.Remove(f.Name())
+	}, nil
+}

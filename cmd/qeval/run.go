@@ -322,7 +322,7 @@ func (f *runFlags) layerJudge(s *qeval.Suite) (bool, error) {
 // judgeInfo is what the report records of the judge.
 func (f *runFlags) judgeInfo(js *registry.JudgeSetup, askOnMatch bool) *qeval.JudgeInfo {
 	jf := f.judge
-	info := &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions(), Temperature: jf.temperature,
+	info := &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judge.PromptVersions(), Temperature: jf.temperature,
 		OnExecMatch: map[bool]string{true: qeval.OnExecMatchAsk, false: qeval.OnExecMatchSkip}[askOnMatch]}
 	if jf.samples > 1 {
 		info.Samples = jf.samples
@@ -364,12 +364,12 @@ func (f *runFlags) openResults(e *env, st *runState, cfg *runner.Config) error {
 		}
 	}
 	if f.resultsPath == "" {
-		scratch, err := scratchResults(st.secrets)
+		scratch, remove, err := runner.ScratchResults(st.secrets)
 		if err != nil {
 			return err
 		}
-		st.closers = append(st.closers, scratch.remove)
-		cfg.Store = scratch.ResultsWriter
+		st.closers = append(st.closers, remove)
+		cfg.Store = scratch
 		return nil
 	}
 	var results *runner.ResultsWriter
@@ -476,34 +476,6 @@ func (f *runFlags) writeReports(st *runState, rep *qeval.Report) ([]string, erro
 	return written, nil
 }
 
-// scratch is a results file of a run that asked for none: the store its reports read.
-type scratch struct {
-	*runner.ResultsWriter
-	path string
-}
-
-func scratchResults(secrets qeval.Secrets) (*scratch, error) {
-	f, err := os.CreateTemp("", "qeval-results-*.jsonl")
-	if err != nil {
-		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "create a scratch results file", Message: err.Error(), Err: err,
-			Hint: "set TMPDIR to a writable folder, or write the results with --results FILE"}
-	}
-	f.Close()
-	w, err := runner.CreateResults(f.Name())
-	if err != nil {
-		os.Remove(f.Name())
-		return nil, err
-	}
-	w.Secrets = secrets
-	return &scratch{w, f.Name()}, nil
-}
-
-func (s *scratch) remove() {
-	s.Close()
-	s.CloseRead()
-	os.Remove(s.path)
-}
-
 // failedMetrics counts the metrics that failed on a case (a generated query that does
 // not parse is the model's failure, not a metric's).
 func failedMetrics(c qeval.CaseResult) int {
@@ -516,27 +488,13 @@ func failedMetrics(c qeval.CaseResult) int {
 	return n
 }
 
+// gates prints why the run fails its gates (qeval.GateFailures) and exits 3 if it does.
 func gates(e *env, rep *qeval.Report, minPass, minScore float64) int {
-	failed := false
-	for _, why := range qeval.FailedOn(&rep.Summary, rep.Run.FailOn) {
-		fmt.Fprintf(e.stderr, "gate failed: %s\n", why)
-		failed = true
+	why := qeval.GateFailures(rep, minPass, minScore)
+	for _, w := range why {
+		fmt.Fprintf(e.stderr, "gate failed: %s\n", w)
 	}
-	if minPass >= 0 && rep.Summary.PassRate < minPass {
-		fmt.Fprintf(e.stderr, "gate failed: pass rate %.1f%% is below --min-pass-rate %.1f%%\n", 100*rep.Summary.PassRate, 100*minPass)
-		failed = true
-	}
-	if minScore >= 0 {
-		if rep.Summary.MeanScore == nil || *rep.Summary.MeanScore < minScore {
-			got := "none"
-			if rep.Summary.MeanScore != nil {
-				got = fmt.Sprintf("%.3f", *rep.Summary.MeanScore)
-			}
-			fmt.Fprintf(e.stderr, "gate failed: mean total score %s is below --min-score %.3f\n", got, minScore)
-			failed = true
-		}
-	}
-	if failed {
+	if len(why) > 0 {
 		return exitThreshold
 	}
 	return exitOK
@@ -562,16 +520,4 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 		}
 	})
 	return set
-}
-
-// judgePromptVersions names the prompts of both judge tasks, e.g.
-// "query_correctness@1, llm_grading@1".
-func judgePromptVersions() string {
-	var out []string
-	for _, t := range []qeval.JudgeTask{qeval.TaskQueryCorrectness, qeval.TaskLLMGrading} {
-		if v, err := judge.PromptVersion(t); err == nil {
-			out = append(out, v)
-		}
-	}
-	return strings.Join(out, ", ")
 }

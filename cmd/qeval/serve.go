@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/judge"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
 	"github.com/qeval/qeval/server"
@@ -77,7 +78,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 		JudgeSkipped: js.Skipped, JudgeStats: js.Stats, MaxBodyBytes: *maxBody, MaxActiveRuns: *maxRuns, MaxRunBytes: *maxRunBytes,
 		Concurrency: *concurrency, Version: version, Logger: logger, AllowPrivileged: *unsafePriv}
 	if js.Judge != nil {
-		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judgePromptVersions()}
+		cfg.JudgeInfo = &qeval.JudgeInfo{Provider: js.Provider, Model: js.Model, PromptVersion: judge.PromptVersions()}
 	}
 	cfg.JudgeFor = registry.JudgeForModel(jf.options(e, logger), js)
 	mc := registry.MalloyCompiler(func(msg string) { logger.Info(msg) })
