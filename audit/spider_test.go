@@ -16,6 +16,7 @@ import (
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/audit"
+	"github.com/qeval/qeval/internal/testdata"
 	"github.com/qeval/qeval/sqlite" // also registers the "sqlite3" driver the independent check uses
 )
 
@@ -31,6 +32,9 @@ func readSpiderGold(t testing.TB) []spiderGold {
 		t.Skipf("Spider dev data not found (%v): this test needs ../shared/data/spider beside the repository", err)
 	}
 	defer f.Close()
+	if err := testdata.CheckShared(filepath.Dir(spiderDir)); err != nil {
+		t.Fatal(err)
+	}
 	var out []spiderGold
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

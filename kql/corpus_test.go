@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qeval/qeval/internal/testdata"
 	"github.com/qeval/qeval/kql"
 )
 
@@ -27,6 +28,9 @@ func dataDir(tb testing.TB) string {
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "data", "kql")
 	if _, err := os.Stat(dir); err != nil {
 		tb.Skipf("shared KQL data not found at %s (it lives beside the repository): %v", dir, err)
+	}
+	if err := testdata.CheckShared(filepath.Dir(dir)); err != nil {
+		tb.Fatal(err)
 	}
 	return dir
 }

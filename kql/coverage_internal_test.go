@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/qeval/qeval/internal/testdata"
 )
 
 // TestLiteralCoverage checks, on every corpus query, that each literal token of the
@@ -19,6 +21,9 @@ func TestLiteralCoverage(t *testing.T) {
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "data", "kql")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("shared KQL data not found at %s: %v", dir, err)
+	}
+	if err := testdata.CheckShared(filepath.Dir(dir)); err != nil {
+		t.Fatal(err)
 	}
 	files := map[string]string{
 		"samples/community_samples.jsonl":   "kql",

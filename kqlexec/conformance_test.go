@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/testdata"
 	"github.com/qeval/qeval/kqlexec"
 )
 
@@ -32,6 +33,9 @@ func kqlDataDir(tb testing.TB) string {
 	dir = filepath.Join(dir, "kql")
 	if _, err := os.Stat(filepath.Join(dir, "oracle", "docs_emulator_cases.jsonl")); err != nil {
 		tb.Skipf("shared KQL data not found at %s (set QEVAL_SHARED_DATA to the shared data folder): the conformance cases need it", dir)
+	}
+	if err := testdata.CheckShared(filepath.Dir(dir)); err != nil {
+		tb.Fatal(err)
 	}
 	return dir
 }
