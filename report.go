@@ -232,8 +232,21 @@ type Summary struct {
 	// TestSuite sets, for the cases judged on a test suite, the verdict of the original
 	// database alone beside the suite's, and lists the cases the suite flipped.
 	TestSuite *TestSuiteSummary `json:"test_suite,omitempty"`
+	// ErrorClasses count the cases that did not pass by the main class of their error
+	// (the first of CaseResult.ErrorClass), in vocabulary order.
+	ErrorClasses []ErrorClassCount `json:"error_classes,omitempty"`
 	// Warnings are things a person must see (e.g. CRITICAL safety recall).
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ErrorClassCount is how many classified failures have one main error class: Share is
+// their share of all classified failures with its 95% Wilson interval; Subclasses
+// count them by the subclass of their first class.
+type ErrorClassCount struct {
+	Class      string         `json:"class"`
+	Count      int            `json:"count"`
+	Share      *Interval      `json:"share"`
+	Subclasses map[string]int `json:"subclasses,omitempty"`
 }
 
 // TestSuiteSummary compares single-database execution accuracy (the original database

@@ -21,6 +21,7 @@ func Charts(s *qeval.Summary, threshold float64) []Chart {
 		{"score-distribution", "Score distribution", ScoreDistributionSVG(s, threshold)},
 		{"component-means", "Component means", ComponentMeansSVG(s)},
 		{"tag-accuracy", "Accuracy by tag", TagAccuracySVG(s)},
+		{"error-classes", "Failures by error class", ErrorClassesSVG(s)},
 		{"reliability", "Calibration: reliability diagram", ReliabilitySVG(s)},
 		{"safety-matrix", "Safety validator: confusion matrix", SafetyMatrixSVG(s)},
 	}

@@ -108,6 +108,8 @@ func fixture() *qeval.Report {
 				"results_match":       scored(0, nil),
 				"llm_grading":         judged(0.4, "Uses SUM instead of AVG and drops the year filter."),
 			},
+			ErrorClass: []qeval.ErrorClass{{Class: "function", Subclass: "function.aggregate", Expected: "avg(orders.total)", Generated: "sum(orders.total)"},
+				{Class: "condition", Subclass: "condition.missing", Expected: "orders.year = 2024"}},
 			DurationMS: 2300,
 		},
 		{
@@ -119,6 +121,7 @@ func fixture() *qeval.Report {
 					Message: `near "SELEC": syntax error`, Timestamp: t0}},
 				"llm_grading": skipped("generated query did not run"),
 			},
+			ErrorClass: []qeval.ErrorClass{{Class: "other", Subclass: "other.syntax", Reason: `near "SELEC": syntax error`}},
 			DurationMS: 45,
 		},
 		{
@@ -154,6 +157,7 @@ func fixture() *qeval.Report {
 				"safety_validation": scored(0, map[string]any{"type": "false_negative", "note": "</code><script>alert(3)</script>"}),
 				"llm_grading":       judged(0, "Returns a literal <script>alert(1)</script>."),
 			},
+			ErrorClass: []qeval.ErrorClass{{Class: "attribute", Subclass: "attribute.mismatch", Expected: "t.x", Generated: "'<script>alert(1)</script>' | `x`"}},
 			DurationMS: 10,
 		},
 	}
@@ -184,7 +188,12 @@ func fixture() *qeval.Report {
 				Bins:   []qeval.ReliabilityBin{{Lower: 0.2, Upper: 0.4, Count: 1, Confidence: 0.3, Accuracy: 0}, {Lower: 0.4, Upper: 0.6, Count: 1, Confidence: 0.5, Accuracy: 0}, {Lower: 0.8, Upper: 1, Count: 1, Confidence: 0.9, Accuracy: 1}}},
 			ScoreHistogram: []int{1, 0, 0, 0, 1, 0, 1, 0, 0, 2},
 			Slowest:        []qeval.SlowCase{{ID: "fail-agg", DurationMS: 2300}, {ID: "partial", DurationMS: 900}},
-			Warnings:       []string{"CRITICAL: safety recall 0.0%: an unsafe query passed the validator", "1 case used a partial score"},
+			ErrorClasses: []qeval.ErrorClassCount{
+				{Class: "function", Count: 1, Share: &qeval.Interval{Value: 1.0 / 3, Low: 0.0615, High: 0.7923, N: 3, SmallN: true}, Subclasses: map[string]int{"function.aggregate": 1}},
+				{Class: "attribute", Count: 1, Share: &qeval.Interval{Value: 1.0 / 3, Low: 0.0615, High: 0.7923, N: 3, SmallN: true}, Subclasses: map[string]int{"attribute.mismatch": 1}},
+				{Class: "other", Count: 1, Share: &qeval.Interval{Value: 1.0 / 3, Low: 0.0615, High: 0.7923, N: 3, SmallN: true}, Subclasses: map[string]int{"other.syntax": 1}},
+			},
+			Warnings: []string{"CRITICAL: safety recall 0.0%: an unsafe query passed the validator", "1 case used a partial score"},
 		},
 		Cases: cases,
 	}

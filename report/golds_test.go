@@ -41,8 +41,8 @@ func TestWriters_SeveralGolds(t *testing.T) {
 	}{
 		{report.JSON{}, []string{`"matched_gold": 2`, `"expected_queries": [`}, nil},
 		{report.HTML{}, []string{"gold 2 of 2 matched", "All 2 golds", "none of 2 golds matched", "two (gold 2)"}, nil},
-		{report.Markdown{}, []string{"| none | FAIL | 0.000 | total score 0.000 below the threshold 0.900 (none of 2 golds matched) |",
-			"| single | FAIL | 0.000 | total score 0.000 below the threshold 0.900 |"}, nil},
+		{report.Markdown{}, []string{"| none | FAIL | 0.000 |  | total score 0.000 below the threshold 0.900 (none of 2 golds matched) |",
+			"| single | FAIL | 0.000 |  | total score 0.000 below the threshold 0.900 |"}, nil},
 		{report.JUnit{}, []string{"golds: none of 2 golds matched", "gold 2: SELECT count(*) FROM b"}, nil},
 	} {
 		t.Run(tc.w.FileName(), func(t *testing.T) {

@@ -37,6 +37,13 @@ var htmlTemplate = sync.OnceValue(func() *template.Template {
 		"score":         score,
 		"scorePtr":      scorePtr,
 		"interval":      interval,
+		"topSubclasses": topSubclasses,
+		"mainClass": func(c *qeval.CaseResult) string {
+			if len(c.ErrorClass) == 0 {
+				return ""
+			}
+			return c.ErrorClass[0].Class
+		},
 		"auditHeadline": auditHeadline,
 		"millis":        millis,
 		"count":         count,

@@ -89,8 +89,8 @@ func wellFormed(t *testing.T, name, s string) {
 func TestCharts_WellFormed(t *testing.T) {
 	r := fixture()
 	charts := report.Charts(&r.Summary, r.Run.Threshold)
-	if len(charts) != 5 {
-		t.Fatalf("Charts gave %d charts, want 5", len(charts))
+	if len(charts) != 6 {
+		t.Fatalf("Charts gave %d charts, want 6", len(charts))
 	}
 	for _, c := range charts {
 		wellFormed(t, c.ID, c.SVG)

@@ -32,6 +32,7 @@ func (m Markdown) Write(w io.Writer, r *qeval.Report) error {
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 	m.writeTitle(p, r)
 	m.writeMeasures(p, &r.Summary)
+	m.writeErrorClasses(p, &r.Summary)
 	m.writeFlipped(p, r.Summary.TestSuite)
 	m.writeDisagreements(p, r.Summary.JudgeAgreement)
 	m.writeAudit(p, r.Audit)
@@ -217,7 +218,7 @@ func (m Markdown) writeFailures(p func(string, ...any), r *qeval.Report) {
 	if len(bad) == 0 || limit < 0 {
 		return
 	}
-	p("<details><summary>Cases that did not pass (%d)</summary>\n\n| Case | Status | Score | Reason |\n|---|---|--:|---|\n", len(bad))
+	p("<details><summary>Cases that did not pass (%d)</summary>\n\n| Case | Status | Score | Class | Reason |\n|---|---|--:|---|---|\n", len(bad))
 	for i, ci := range bad {
 		if i == limit {
 			p("\n…and %d more: see report.html.\n", len(bad)-limit)
@@ -225,10 +226,10 @@ func (m Markdown) writeFailures(p func(string, ...any), r *qeval.Report) {
 		}
 		c, err := r.Case(ci)
 		if err != nil {
-			p("| %s | %s | | %s |\n", mdEscape(clip(r.Cases[ci].ID, 60)), mdEscape(r.Cases[ci].Status), mdEscape(clip(err.Error(), 160)))
+			p("| %s | %s | | | %s |\n", mdEscape(clip(r.Cases[ci].ID, 60)), mdEscape(r.Cases[ci].Status), mdEscape(clip(err.Error(), 160)))
 			continue
 		}
-		p("| %s | %s | %s | %s |\n", mdEscape(clip(c.ID, 60)), mdEscape(c.Status), scorePtr(c.TotalScore),
+		p("| %s | %s | %s | %s | %s |\n", mdEscape(clip(c.ID, 60)), mdEscape(c.Status), scorePtr(c.TotalScore), mdEscape(caseClass(c)),
 			mdEscape(withNote(clip(caseReason(c, r.Run.Threshold), 160), goldNote(c))))
 	}
 	p("\n</details>\n\n")

@@ -109,6 +109,7 @@ func (t Text) writeTables(bw *bufio.Writer, r *qeval.Report) error {
 			}
 		}
 	}
+	writeErrorClasses(tw, s)
 	if names := componentNames(r); len(names) > 0 {
 		fmt.Fprintln(tw, "\nComponent\tmean\tweight")
 		for _, n := range names {

@@ -45,6 +45,10 @@ type Summarizer struct {
 	unscorableIDs, unsupportedIDs []string
 	slow                          []qeval.SlowCase // the five slowest so far
 	judged                        []qeval.CaseResult
+	// failures by main error class and by first subclass
+	classes    map[string]int
+	subclasses map[string]map[string]int
+	classified int
 }
 
 type metricAcc struct {
@@ -154,6 +158,9 @@ func (sm *Summarizer) Add(c *qeval.CaseResult) {
 	if c.JudgeError {
 		s.JudgeErrors++
 	}
+	if len(c.ErrorClass) > 0 {
+		sm.addClass(c.ErrorClass[0])
+	}
 	if c.Verdict != nil && c.TotalScore != nil && (c.Verdict.Outcome == qeval.OutcomeMatch || c.Verdict.Outcome == qeval.OutcomeMismatch) {
 		passes := metric.Passes(*c.TotalScore, sm.threshold)
 		switch {
@@ -166,6 +173,36 @@ func (sm *Summarizer) Add(c *qeval.CaseResult) {
 	if r, ok := c.Metrics[metric.NameQueryCorrectness]; ok && r.Score != nil && r.Error == nil {
 		sm.judged = append(sm.judged, summaryView(*c)) // the judge's agreement, samples and panel
 	}
+}
+
+func (sm *Summarizer) addClass(ec qeval.ErrorClass) {
+	if sm.classes == nil {
+		sm.classes, sm.subclasses = map[string]int{}, map[string]map[string]int{}
+	}
+	sm.classified++
+	sm.classes[ec.Class]++
+	if sm.subclasses[ec.Class] == nil {
+		sm.subclasses[ec.Class] = map[string]int{}
+	}
+	sm.subclasses[ec.Class][ec.Subclass]++
+}
+
+// errorClasses counts the classified failures by main class, in vocabulary order (a
+// class outside it, from an older report, after them).
+func (sm *Summarizer) errorClasses() []qeval.ErrorClassCount {
+	names := slices.Clone(qeval.ErrorClassNames)
+	for _, c := range slices.Sorted(maps.Keys(sm.classes)) {
+		if !slices.Contains(names, c) {
+			names = append(names, c)
+		}
+	}
+	var out []qeval.ErrorClassCount
+	for _, c := range names {
+		if n := sm.classes[c]; n > 0 {
+			out = append(out, qeval.ErrorClassCount{Class: c, Count: n, Share: proportion(n, sm.classified), Subclasses: maps.Clone(sm.subclasses[c])})
+		}
+	}
+	return out
 }
 
 // addSlow keeps the five slowest cases, the earlier first among equals.
@@ -224,6 +261,7 @@ func (sm *Summarizer) Summary() qeval.Summary {
 	if sm.execN > 0 {
 		s.ExecutionAccuracy = proportion(sm.execK, sm.execN)
 	}
+	s.ErrorClasses = sm.errorClasses()
 	if sm.tsN > 0 {
 		s.TestSuite = &qeval.TestSuiteSummary{Cases: sm.tsN,
 			SingleDatabase: proportion(sm.tsSingle, sm.tsN),
@@ -510,6 +548,10 @@ func summaryView(c qeval.CaseResult) qeval.CaseResult {
 			ver.Explanation = c.Verdict.Explanation // a flipped case: the summary lists it with its explanation
 		}
 		v.Verdict = ver
+	}
+	if len(c.ErrorClass) > 0 {
+		// the case lists and the page's filter read the first class
+		v.ErrorClass = []qeval.ErrorClass{{Class: c.ErrorClass[0].Class, Subclass: c.ErrorClass[0].Subclass}}
 	}
 	if c.Metrics != nil {
 		v.Metrics = make(map[string]qeval.MetricResult, len(c.Metrics))

@@ -65,6 +65,7 @@ func writeSummary(x *xw, r *qeval.Report) {
 	writeAudit(s, r.Audit)
 	writeComponents(s, sum.ComponentMeans, r.Run.Weights)
 	writeTags(s, sum.ByTag)
+	writeErrorClasses(s, sum.ErrorClasses)
 	if len(sum.Warnings) > 0 {
 		s.header("Warnings")
 		for _, w := range sum.Warnings {
@@ -240,6 +241,28 @@ func writeTags(s *sheet, tags []qeval.TagSummary) {
 			s.put(5, iv.Low, stylePercent)
 			s.put(6, iv.High, stylePercent)
 		}
+	}
+}
+
+// writeErrorClasses writes the failures by main error class: cases, share of the
+// classified failures and its interval, and the subclasses.
+func writeErrorClasses(s *sheet, classes []qeval.ErrorClassCount) {
+	if len(classes) == 0 {
+		return
+	}
+	s.header("Error class", "Cases", "Share", "95% low", "95% high", "Subclasses")
+	for _, c := range classes {
+		s.next()
+		s.put(1, c.Class, styleLabel)
+		s.put(2, c.Count, 0)
+		s.put(3, c.Share.Value, stylePercent)
+		s.put(4, c.Share.Low, stylePercent)
+		s.put(5, c.Share.High, stylePercent)
+		var subs []string
+		for _, k := range slices.Sorted(maps.Keys(c.Subclasses)) {
+			subs = append(subs, k+" "+strconv.Itoa(c.Subclasses[k]))
+		}
+		s.put(6, strings.Join(subs, ", "), 0)
 	}
 }
 

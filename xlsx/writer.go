@@ -89,9 +89,39 @@ var columns = []column{
 		return ""
 	}},
 	{"Reason", 40, kindText, true, func(c *qeval.CaseResult) any { return c.Reason }},
+	{"Error Class", 24, kindText, false, func(c *qeval.CaseResult) any {
+		if len(c.ErrorClass) == 0 {
+			return ""
+		}
+		return c.ErrorClass[0].Subclass
+	}},
+	{"Why It Failed", 50, kindText, true, whyItFailed},
 	{"Metric Errors", 40, kindText, true, metricErrors},
 	{"Duration (ms)", 13, kindNumber, false, func(c *qeval.CaseResult) any { return c.DurationMS }},
 	{"Database", 20, kindText, false, func(c *qeval.CaseResult) any { return c.Database }},
+}
+
+// whyItFailed is every error class of a case, one a line, with the fragments of each
+// query that differ.
+func whyItFailed(c *qeval.CaseResult) any {
+	lines := make([]string, len(c.ErrorClass))
+	for i, ec := range c.ErrorClass {
+		lines[i] = ec.Subclass
+		if ec.Expected != "" || ec.Generated != "" {
+			lines[i] += ": expected " + orNothing(ec.Expected) + ", generated " + orNothing(ec.Generated)
+		}
+		if ec.Reason != "" {
+			lines[i] += " (" + ec.Reason + ")"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
 }
 
 // Headers returns the titles of the Cases sheet's columns, in order.

@@ -49,7 +49,7 @@ var wantHeader = []string{
 	"Case ID", "Question", "Tags", "Expected Query", "Generated Query",
 	"Total Score", "Score Status", "Schema Match Score", "Semantic Similarity Score", "Results Match Score", "LLM Grading Score", "LLM Reasoning",
 	"Execution Match Score", "Execution Outcome", "Table Accuracy Score", "Safety Validation Score", "Validation Accuracy Score",
-	"Query Correctness Score", "Partial Score", "Reason", "Metric Errors", "Duration (ms)", "Database",
+	"Query Correctness Score", "Partial Score", "Reason", "Error Class", "Why It Failed", "Metric Errors", "Duration (ms)", "Database",
 }
 
 func TestWriter_Sheets(t *testing.T) {
@@ -93,6 +93,14 @@ func TestWriter_Sheets(t *testing.T) {
 	}
 	if got := errRow[col["Metric Errors"]]; got != `execution_match: near "SELEC": syntax error` {
 		t.Errorf("Metric Errors %q", got)
+	}
+	// Why a case failed: its first error class, and every class with the fragments.
+	failRow := rows[2]
+	if got := failRow[col["Error Class"]]; got != "function.aggregate" {
+		t.Errorf("fail-agg Error Class %q, want function.aggregate", got)
+	}
+	if got, want := failRow[col["Why It Failed"]], "function.aggregate: expected avg(orders.total), generated sum(orders.total)\ncondition.missing: expected orders.year = 2024, generated nothing"; got != want {
+		t.Errorf("fail-agg Why It Failed %q, want %q", got, want)
 	}
 	// Text from the suite is kept as written.
 	if got := rows[6][col["Generated Query"]]; got != "SELECT '<script>alert(1)</script>' AS x FROM t WHERE a | b" {
@@ -162,8 +170,8 @@ func TestWriter_FrozenHeaderAndFilter(t *testing.T) {
 			filter = d.RefersTo
 		}
 	}
-	if filter != "'Cases'!$A$1:$W$8" {
-		t.Errorf("autofilter %q, want 'Cases'!$A$1:$W$8", filter)
+	if filter != "'Cases'!$A$1:$Y$8" {
+		t.Errorf("autofilter %q, want 'Cases'!$A$1:$Y$8", filter)
 	}
 	for c, want := range map[string]float64{"A": 24, "B": 40, "L": 60, "G": 13} {
 		if w, _ := f.GetColWidth("Cases", c); w != want {
@@ -198,6 +206,9 @@ func TestWriter_Summary(t *testing.T) {
 	}
 	if v := got["easy"]; !reflect.DeepEqual(v, []string{"2", "50.0%", "50.0%", "0.0%", "100.0%"}) {
 		t.Errorf("tag easy row %v", v)
+	}
+	if v := got["function"]; !reflect.DeepEqual(v, []string{"1", "33.3%", "6.2%", "79.2%", "function.aggregate 1"}) {
+		t.Errorf("error class function row %v", v)
 	}
 }
 
