@@ -18,6 +18,9 @@ type env struct {
 	parent  *env
 	group   *group
 	aliases map[string]rq.Expr
+	// outer, on the scope a subquery's own scopes end at, is set when the subquery
+	// reads a name from beyond it (it is correlated)
+	outer *bool
 }
 
 // group is one group of a grouped SELECT: the rows grouped, which of them are its
@@ -33,9 +36,16 @@ type group struct {
 // column resolves a column name (qualifier optional) through the scopes.
 func (e *enc) column(qual, name string, en *env) (val, bool) {
 	qual, name = strings.ToLower(qual), strings.ToLower(name)
+	var crossed []*bool
 	for s := en; s != nil; s = s.parent {
+		if s.outer != nil {
+			crossed = append(crossed, s.outer)
+		}
 		for i, c := range s.cols {
 			if c.name == name && (qual == "" || c.qual == qual) {
+				for _, o := range crossed {
+					*o = true
+				}
 				if s.group != nil && !s.group.grouped[i] {
 					e.bare(s, i)
 				}
@@ -167,12 +177,38 @@ func boolVal(m *model, p pred) val {
 
 // alias finds a result column alias visible to the expression.
 func (e *enc) alias(name string, en *env) rq.Expr {
+	var crossed []*bool
 	for s := en; s != nil; s = s.parent {
+		if s.outer != nil {
+			crossed = append(crossed, s.outer)
+		}
 		if a, ok := s.aliases[strings.ToLower(name)]; ok {
+			for _, o := range crossed {
+				*o = true
+			}
 			return a
 		}
 	}
 	return nil
+}
+
+// subquery encodes a subquery of an expression. One that reads nothing of the
+// enclosing query is encoded once and shared by every row that evaluates it: SQLite
+// runs it once, so the rows it returns (and the one it picks, the order it leaves) are
+// the same for all.
+func (e *enc) subquery(s *rq.SelectStatement, en *env) *relation {
+	if rel, ok := e.uncorrelated[s]; ok {
+		return rel
+	}
+	correlated := false
+	rel := e.query(s, &env{parent: en, outer: &correlated})
+	if !correlated {
+		if e.uncorrelated == nil {
+			e.uncorrelated = map[*rq.SelectStatement]*relation{}
+		}
+		e.uncorrelated[s] = rel
+	}
+	return rel
 }
 
 // arith is + - * / of numbers; NULL when an operand is NULL, and for / when the
@@ -224,7 +260,7 @@ func (e *enc) cond(x rq.Expr, en *env) pred {
 		}
 		return pred{a.null, a.null.Not()}
 	case *rq.Exists:
-		sub := e.query(x.Select, en)
+		sub := e.subquery(x.Select, en)
 		var any []z3.Term
 		for _, r := range sub.rows {
 			any = append(any, r.exists)
@@ -378,7 +414,7 @@ func (e *enc) in(x *rq.BinaryExpr, en *env) pred {
 	}
 	if len(list.Exprs) == 1 {
 		if sel, ok := list.Exprs[0].(rq.SelectExpr); ok {
-			sub := e.query(sel.SelectStatement, en)
+			sub := e.subquery(sel.SelectStatement, en)
 			if len(sub.cols) != 1 {
 				fail("IN a subquery of %d columns", len(sub.cols))
 			}
@@ -418,10 +454,18 @@ func (e *enc) like(x *rq.BinaryExpr, en *env) pred {
 	if a.kind != kText {
 		fail("LIKE on a number")
 	}
-	p, ok := m.likes[pat.lit]
+	// SQLite's LIKE ignores the case of ASCII letters: patterns that differ only so
+	// are one predicate
+	key := strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, pat.lit)
+	p, ok := m.likes[key]
 	if !ok {
 		p = ctx.Predicate("like")
-		m.likes[pat.lit] = p
+		m.likes[key] = p
 	}
 	r := p(a.v)
 	known := a.null.Not()
@@ -429,30 +473,47 @@ func (e *enc) like(x *rq.BinaryExpr, en *env) pred {
 }
 
 // scalar is a subquery as a value: its one row's one column, NULL when it has no row.
-// A subquery that can return more than one row is an obligation (SQLite would take
-// the first, in an order the model does not know).
+// SQLite takes the first row of several, in an order the model does not know. In the
+// gold, several rows are an obligation; in the prediction, the row taken is free (a
+// choice among the rows present), so that a proof holds for whichever SQLite takes.
 func (e *enc) scalar(s *rq.SelectStatement, en *env) val {
 	m := e.m
 	ctx := m.ctx
-	sub := e.query(s, en)
+	sub := e.subquery(s, en)
 	if len(sub.cols) != 1 {
 		fail("a subquery of %d columns as a value", len(sub.cols))
 	}
 	if len(sub.rows) == 0 {
 		return m.nullVal()
 	}
-	// at most one row: an obligation when more rows are possible
-	for i := range sub.rows {
-		for j := i + 1; j < len(sub.rows); j++ {
-			e.obligations = append(e.obligations, obligation{"a subquery used as a value can return several rows",
-				ctx.And(sub.rows[i].exists, sub.rows[j].exists).Not()})
+	taken := make([]z3.Term, len(sub.rows))
+	for i, r := range sub.rows {
+		taken[i] = r.exists
+	}
+	if e.inGold {
+		for i := range sub.rows {
+			for j := i + 1; j < len(sub.rows); j++ {
+				e.obligations = append(e.obligations, obligation{"a subquery used as a value can return several rows",
+					ctx.And(sub.rows[i].exists, sub.rows[j].exists).Not()})
+			}
 		}
+	} else if len(sub.rows) > 1 {
+		// a free choice of one of the rows present
+		pick := ctx.Int("pick")
+		for i, r := range sub.rows {
+			taken[i] = ctx.And(r.exists, pick.Eq(ctx.IntVal(int64(i))))
+		}
+		var present []z3.Term
+		for _, r := range sub.rows {
+			present = append(present, r.exists)
+		}
+		m.facts = append(m.facts, ctx.Or(present...).Implies(ctx.Or(taken...)))
 	}
 	out := val{null: ctx.True(), v: m.zero, kind: sub.rows[0].vals[0].kind, isInt: sub.rows[0].vals[0].isInt}
 	for i := len(sub.rows) - 1; i >= 0; i-- {
 		r := sub.rows[i]
-		out.null = r.exists.Ite(r.vals[0].null, out.null)
-		out.v = r.exists.Ite(r.vals[0].v, out.v)
+		out.null = taken[i].Ite(r.vals[0].null, out.null)
+		out.v = taken[i].Ite(r.vals[0].v, out.v)
 		if r.vals[0].kind != out.kind && r.vals[0].kind != kNull {
 			fail("a subquery whose rows are of different kinds")
 		}

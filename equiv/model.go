@@ -98,6 +98,8 @@ type model struct {
 	facts  []z3.Term         // constraints of the schema and definitions
 	texts  map[string]z3.Term
 	likes  map[string]func(z3.Term) z3.Term
+	// number is the number a text reads as (SQLite's conversion), free
+	number func(z3.Term) z3.Term
 	insts  int
 	zero   z3.Term
 	one    z3.Term
@@ -107,7 +109,7 @@ type model struct {
 
 func newModel(ctx *z3.Context, tables []testsuite.TableInfo, k int) *model {
 	m := &model{ctx: ctx, k: k, tables: map[string]*table{}, texts: map[string]z3.Term{}, likes: map[string]func(z3.Term) z3.Term{},
-		zero: ctx.RealVal("0"), one: ctx.RealVal("1"), izero: ctx.IntVal(0), ione: ctx.IntVal(1)}
+		zero: ctx.RealVal("0"), one: ctx.RealVal("1"), izero: ctx.IntVal(0), ione: ctx.IntVal(1), number: ctx.Function("number")}
 	for _, ti := range tables {
 		t := &table{info: ti}
 		for ci, c := range ti.Columns {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
@@ -36,11 +37,51 @@ type Writer struct {
 // indexes and views of the database file like. Triggers are added by Close, after the
 // rows, so that they do not fire on generated rows.
 func CreateLike(path, like string) (*Writer, error) {
-	ddl, err := schemaSQL(like)
+	ddl, err := schemaOf(like)
 	if err != nil {
 		return nil, err
 	}
 	return create(path, ddl)
+}
+
+// schemas caches the schema of the files CreateLike copies (a search creates many
+// databases like one original), by path, size and modification time.
+var schemas struct {
+	sync.Mutex
+	m map[schemaKey][]schemaObject
+}
+
+type schemaKey struct {
+	path string
+	size int64
+	mod  int64
+}
+
+// maxSchemas bounds the cache: past it, it starts again.
+const maxSchemas = 256
+
+func schemaOf(path string) ([]schemaObject, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return schemaSQL(path) // says what is wrong with it
+	}
+	k := schemaKey{path, st.Size(), st.ModTime().UnixNano()}
+	schemas.Lock()
+	ddl, ok := schemas.m[k]
+	schemas.Unlock()
+	if ok {
+		return ddl, nil
+	}
+	if ddl, err = schemaSQL(path); err != nil {
+		return nil, err
+	}
+	schemas.Lock()
+	if schemas.m == nil || len(schemas.m) >= maxSchemas {
+		schemas.m = map[schemaKey][]schemaObject{}
+	}
+	schemas.m[k] = ddl
+	schemas.Unlock()
+	return ddl, nil
 }
 
 // Create creates the database file path (which must not exist) by running a schema

@@ -169,6 +169,16 @@ func (ctx *Context) Predicate(name string) func(Term) Term {
 	}
 }
 
+// Function makes a fresh uninterpreted function from reals to reals.
+func (ctx *Context) Function(name string) func(Term) Term {
+	dom := []C.Z3_sort{ctx.reals}
+	f := C.Z3_mk_func_decl(ctx.c, ctx.fresh(name), 1, &dom[0], ctx.reals)
+	return func(x Term) Term {
+		args := []C.Z3_ast{x.a}
+		return ctx.term(C.Z3_mk_app(ctx.c, f, 1, &args[0]))
+	}
+}
+
 func (ctx *Context) list(ts []Term) (*C.Z3_ast, C.uint) {
 	as := make([]C.Z3_ast, len(ts))
 	for i, t := range ts {

@@ -50,6 +50,19 @@ func TestSolver(t *testing.T) {
 	if r, _ := s.Check(context.Background()); r != z3.Unsat {
 		t.Errorf("Check=%v, want unsat", r)
 	}
+	// so is an uninterpreted function: f(1) = 2 and f(1) = 3 is unsat, f(1) = f(2) + 1 sat
+	f := ctx.Function("f")
+	one, two := ctx.RealVal("1"), ctx.RealVal("2")
+	s2 := ctx.NewSolver()
+	defer s2.Close()
+	s2.Assert(f(one).Eq(f(two).Add(one)))
+	if r, _ := s2.Check(context.Background()); r != z3.Sat {
+		t.Errorf("Check=%v, want sat", r)
+	}
+	s2.Assert(ctx.And(f(one).Eq(two), f(one).Eq(ctx.RealVal("3"))))
+	if r, _ := s2.Check(context.Background()); r != z3.Unsat {
+		t.Errorf("Check=%v, want unsat", r)
+	}
 }
 
 // TestSolver_Canceled: a context that ended stops the solver with its error.
