@@ -31,6 +31,9 @@ type Diff struct {
 	PassRate          Delta  `json:"pass_rate"`
 	ExecutionAccuracy *Delta `json:"execution_accuracy,omitempty"`
 	MeanScore         *Delta `json:"mean_score,omitempty"`
+	// ErrorClasses count, by main error class, the paired cases failing with it in
+	// each run and the classes fixed and broken.
+	ErrorClasses []ClassDelta `json:"error_classes,omitempty"`
 	// Components are the composite components' mean deltas, over the cases where both
 	// runs computed the component.
 	Components []ComponentDelta `json:"components"`
@@ -67,8 +70,10 @@ type CaseChange struct {
 	To        string   `json:"to"`
 	BaseScore *float64 `json:"base_score"`
 	HeadScore *float64 `json:"head_score"`
-	// Reason is why the case does not pass now (broken) or did not before (fixed).
+	// Reason is why the case does not pass now (broken) or did not before (fixed);
+	// Class is that side's first error class.
 	Reason string `json:"reason,omitempty"`
+	Class  string `json:"error_class,omitempty"`
 	// BaseGold and HeadGold are, on a case with several golds, the number (from 1) of
 	// the gold that matched in each run (0: none), and Golds how many it has (0 when
 	// unknown, as for Spider 2.0's gold files).
@@ -137,6 +142,7 @@ func Compare(base, head *qeval.Report, opt DiffOptions) (*Diff, error) {
 		Components: []ComponentDelta{}}
 	var pass, exec, total []metric.Paired
 	comps := map[string][]metric.Paired{}
+	classes := classTally{}
 	inHead := make(map[string]bool, len(head.Cases))
 	for i := range head.Cases {
 		h := &head.Cases[i]
@@ -155,9 +161,12 @@ func Compare(base, head *qeval.Report, opt DiffOptions) (*Diff, error) {
 			d.StillFailing++
 		case bp:
 			d.Broken = append(d.Broken, caseChange(b, h, caseReason(h, head.Run.Threshold)))
+			d.Broken[len(d.Broken)-1].Class = caseClass(h)
 		default:
 			d.Fixed = append(d.Fixed, caseChange(b, h, caseReason(b, base.Run.Threshold)))
+			d.Fixed[len(d.Fixed)-1].Class = caseClass(b)
 		}
+		classes.add(b, h)
 		pass = append(pass, metric.Paired{Base: one(bp), Head: one(hp)})
 		if bs, hs := metricScore(b, metric.NameExecutionMatch), metricScore(h, metric.NameExecutionMatch); bs != nil && hs != nil {
 			exec = append(exec, metric.Paired{Base: finite(*bs), Head: finite(*hs)})
@@ -194,6 +203,7 @@ func Compare(base, head *qeval.Report, opt DiffOptions) (*Diff, error) {
 			d.Components = append(d.Components, ComponentDelta{Name: n, Delta: delta(comps[n], opt.Bootstrap)})
 		}
 	}
+	d.ErrorClasses = classes.deltas()
 	d.McNemar = metric.McNemar(len(d.Broken), len(d.Fixed))
 	d.Warnings = comparability(base, head, d)
 	d.judge()

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -28,6 +29,7 @@ func headOf() *qeval.Report {
 	set("partial", qeval.StatusPass, f(0.8), nil)
 	set("pass-join", qeval.StatusFail, f(0.5), f(0))
 	h.Cases[0].Reason = "total score 0.500 below the threshold 0.700"
+	h.Cases[0].ErrorClass = []qeval.ErrorClass{{Class: "table", Subclass: "table.join", Expected: "JOIN orders ON cid = id", Generated: "LEFT JOIN orders ON cid = id"}}
 	h.Cases = append(h.Cases[:5], qeval.CaseResult{ID: "new-case", Status: qeval.StatusPass, TotalScore: f(1)})
 	h.Run.Mode = "bag@1"
 	return h
@@ -143,6 +145,22 @@ func TestCompare_RegressionRule(t *testing.T) {
 			t.Errorf("err %v", err)
 		}
 	})
+}
+
+func TestDiff_ErrorClasses(t *testing.T) {
+	d, err := report.Compare(fixture(), headOf(), report.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// base fails fail-agg (function), error-syntax (other); head fixes error-syntax,
+	// keeps fail-agg and breaks pass-join (table)
+	want := []report.ClassDelta{{Class: "function", Base: 1, Head: 1}, {Class: "table", Head: 1, Broken: 1}, {Class: "other", Base: 1, Fixed: 1}}
+	if !reflect.DeepEqual(d.ErrorClasses, want) {
+		t.Errorf("ErrorClasses=%+v, want %+v", d.ErrorClasses, want)
+	}
+	if d.Broken[0].Class != "table.join" || d.Fixed[0].Class != "other.syntax" {
+		t.Errorf("broken %+v, fixed %+v: want their classes", d.Broken[0], d.Fixed[0])
+	}
 }
 
 func TestDiff_Golden(t *testing.T) {

@@ -46,8 +46,19 @@ func (d *Diff) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "\n%s (%d):\n", list.title, len(list.cases))
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		for _, c := range list.cases {
-			fmt.Fprintf(tw, "  %s\t%s → %s\t%s → %s\t%s\n", termText(clip(c.ID, 60)), termText(c.From), termText(c.To),
-				scorePtr(c.BaseScore), scorePtr(c.HeadScore), termText(withNote(clip(c.Reason, 100), c.GoldNote())))
+			fmt.Fprintf(tw, "  %s\t%s → %s\t%s → %s\t%s\t%s\n", termText(clip(c.ID, 60)), termText(c.From), termText(c.To),
+				scorePtr(c.BaseScore), scorePtr(c.HeadScore), termText(c.Class), termText(withNote(clip(c.Reason, 100), c.GoldNote())))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(d.ErrorClasses) > 0 {
+		fmt.Fprintln(bw)
+		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "Error class\tbase\thead\tfixed\tbroken")
+		for _, c := range d.ErrorClasses {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\n", termText(c.Class), c.Base, c.Head, c.Fixed, c.Broken)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -87,16 +98,23 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		if len(list.cases) == 0 {
 			continue
 		}
-		p("<details><summary>%s (%d)</summary>\n\n| Case | Status | Score | Reason |\n|---|---|--:|---|\n", list.title, len(list.cases))
+		p("<details><summary>%s (%d)</summary>\n\n| Case | Status | Score | Class | Reason |\n|---|---|--:|---|---|\n", list.title, len(list.cases))
 		for i, c := range list.cases {
 			if i == maxDiffCases {
 				p("\n…and %d more.\n", len(list.cases)-maxDiffCases)
 				break
 			}
-			p("| %s | %s → %s | %s → %s | %s |\n", mdEscape(clip(c.ID, 60)), mdEscape(c.From), mdEscape(c.To),
-				scorePtr(c.BaseScore), scorePtr(c.HeadScore), mdEscape(withNote(clip(c.Reason, 160), c.GoldNote())))
+			p("| %s | %s → %s | %s → %s | %s | %s |\n", mdEscape(clip(c.ID, 60)), mdEscape(c.From), mdEscape(c.To),
+				scorePtr(c.BaseScore), scorePtr(c.HeadScore), mdEscape(c.Class), mdEscape(withNote(clip(c.Reason, 160), c.GoldNote())))
 		}
 		p("\n</details>\n\n")
+	}
+	if len(d.ErrorClasses) > 0 {
+		p("| Error class | Base | Head | Fixed | Broken |\n|---|--:|--:|--:|--:|\n")
+		for _, c := range d.ErrorClasses {
+			p("| %s | %d | %d | %d | %d |\n", mdEscape(c.Class), c.Base, c.Head, c.Fixed, c.Broken)
+		}
+		p("\n")
 	}
 	for _, warn := range d.Warnings {
 		p("> [!WARNING]\n> %s\n\n", mdEscape(warn))

@@ -126,6 +126,39 @@ func TestBrowser_DeepLinkFiltersSearch(t *testing.T) {
 	if badges := b.eval(t, `[...new Set([...document.querySelectorAll("#case-rows .badge")].map((x) => x.textContent))].join(",")`); badges != "FAIL" {
 		t.Errorf("badges under the failed filter: %s", badges)
 	}
+	// the failures by error class: a chart with each class's count, and a filter
+	classes := map[string]int{}
+	for _, r := range table.Rows {
+		if r.ErrorClass != "" {
+			classes[r.ErrorClass]++
+		}
+	}
+	if len(classes) < 2 {
+		t.Fatalf("the Chinook run's failures have %d error classes; the test needs two or more", len(classes))
+	}
+	chart := b.eval(t, `(() => { const f = [...document.querySelectorAll("#charts figure")].find((f) => f.querySelector("figcaption").textContent === "Failures by error class"); return f ? f.textContent : ""; })()`)
+	for c, n := range classes {
+		if !strings.Contains(chart, c) || !strings.Contains(chart, "("+strconv.Itoa(n)+")") {
+			t.Errorf("the error-class chart lacks %s (%d):\n%s", c, n, chart)
+		}
+	}
+	cls := "other"
+	if classes[cls] == 0 {
+		t.Fatalf("no failure of class %s: %v", cls, classes)
+	}
+	if opt := b.eval(t, `document.querySelector('#case-class option[value="other"]').textContent`); opt != "other ("+strconv.Itoa(classes[cls])+")" {
+		t.Errorf("class option %q, want other (%d)", opt, classes[cls])
+	}
+	choose(t, b, "case-filter", "all")
+	choose(t, b, "case-class", cls)
+	rowsShown(t, b, "class other", classes[cls], len(table.Rows))
+	if shown := b.eval(t, `[...new Set([...document.querySelectorAll("#case-rows tr.row td:nth-child(`+strconv.Itoa(len(table.Components)+5)+`)")].map((td) => td.textContent.split(".")[0]))].join(",")`); shown != cls {
+		t.Errorf("error classes shown under the other filter: %q", shown)
+	}
+	if u := b.eval(t, `location.search`); !strings.Contains(u, "class=other") {
+		t.Errorf("URL %s lacks the class", u)
+	}
+	choose(t, b, "case-class", "")
 	// and the text search narrows them again
 	choose(t, b, "case-filter", "all")
 	if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.ID("case-search"), "invoice TOTAL")); err != nil {
@@ -208,6 +241,22 @@ func TestBrowser_Compare(t *testing.T) {
 	}
 	if m := b.text(t, "compare-mcnemar"); !strings.Contains(m, "McNemar") || !strings.Contains(m, "p =") {
 		t.Errorf("McNemar line: %s", m)
+	}
+	// the failures by error class in each run, fixed and broken
+	var cmp server.Comparison
+	do(t, http.MethodGet, ts.URL+"/api/compare?base="+base+"&head="+head, nil).json(t, &cmp)
+	if len(cmp.Diff.ErrorClasses) == 0 {
+		t.Fatal("the comparison has no error classes")
+	}
+	classRows := poll[[]string](t, b, "the error classes of the comparison", `(() => {
+		const r = [...document.querySelectorAll("#compare-classes tr")].map((tr) => [...tr.children].map((c) => c.textContent).join(" "));
+		return !document.getElementById("compare-classes-wrap").hidden && r.length ? r : null;
+	})()`)
+	for i, c := range cmp.Diff.ErrorClasses {
+		want := c.Class + " " + strconv.Itoa(c.Base) + " " + strconv.Itoa(c.Head) + " " + strconv.Itoa(c.Fixed) + " " + strconv.Itoa(c.Broken)
+		if i >= len(classRows) || classRows[i] != want {
+			t.Errorf("error class row %d: %q, want %q", i, classRows, want)
+		}
 	}
 	choose(t, b, "compare-filter", "broken")
 	changes := poll[[]string](t, b, "broken filter", `(() => {

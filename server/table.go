@@ -47,6 +47,10 @@ type Row struct {
 	// Reasoning is the judge's reasoning on a case that did not pass.
 	Reasoning string   `json:"reasoning,omitempty"`
 	Flags     []string `json:"flags,omitempty"`
+	// ErrorClass and ErrorSubclass are the main class and subclass of the first
+	// (most specific) error class of a case that did not pass.
+	ErrorClass    string `json:"error_class,omitempty"`
+	ErrorSubclass string `json:"error_subclass,omitempty"`
 }
 
 // Table is a run's rows: GET /api/runs/{id}/rows.
@@ -208,6 +212,9 @@ func tableOf(v *RunView, rep *qeval.Report) *Table {
 			Expected: c.ExpectedQuery, Generated: c.GeneratedQuery, Reason: c.Reason, MatchedGold: c.MatchedGold}
 		if n := len(c.ExpectedQueries); n > 1 {
 			r.Golds = n
+		}
+		if len(c.ErrorClass) > 0 {
+			r.ErrorClass, r.ErrorSubclass = c.ErrorClass[0].Class, c.ErrorClass[0].Subclass
 		}
 		for _, name := range qeval.Components {
 			if m, ok := c.Metrics[name]; ok && m.Skipped == nil && m.Error == nil {

@@ -168,7 +168,7 @@ function caseItem(c, full) {
 
 // ---- navigation ---------------------------------------------------------------------
 //
-// Every view has a URL: /runs/{id} (with ?show=, ?q=, ?sort=, ?page= and #case-{id}),
+// Every view has a URL: /runs/{id} (with ?show=, ?class=, ?q=, ?sort=, ?page= and #case-{id}),
 // /compare?base={id}&head={id}. Opening a view pushes it; filtering replaces it, so
 // reload and back/forward come back to the same view.
 
@@ -393,6 +393,7 @@ function columns(table) {
   ];
   for (const c of table.components) cols.push({ key: c, label: label(c), get: (r) => r.components[c], num: true });
   cols.push({ key: "outcome", label: "Outcome", get: (r) => r.outcome || "" });
+  cols.push({ key: "class", label: "Error class", get: (r) => r.error_subclass || "" });
   cols.push({ key: "duration", label: "Duration", get: (r) => r.duration_ms, num: true });
   return cols;
 }
@@ -417,6 +418,7 @@ async function renderCases(table) {
   const filter = FILTERS[q.get("show")] ? q.get("show") : "all";
   $("case-filter").value = filter;
   $("case-filter").querySelector('option[value="flagged"]').hidden = !table.audited;
+  classOptions(table, q.get("class") || "");
   $("case-search").value = q.get("q") || "";
   state.sort = q.get("sort") || "";
   state.page = Math.max(1, parseInt(q.get("page") || "1", 10) || 1);
@@ -424,6 +426,26 @@ async function renderCases(table) {
   const target = decodeURIComponent(location.hash.replace(/^#case-/, ""));
   if (location.hash.startsWith("#case-")) await openCase(target);
   else drawRows();
+}
+
+// classOptions fills the error-class filter with the main classes the run's rows
+// have, each with its count, in the vocabulary's order.
+const CLASSES = ["value", "operator", "condition", "function", "attribute", "table", "clause", "subquery", "other"];
+
+function classOptions(table, chosen) {
+  const counts = {};
+  for (const r of table.rows) if (r.error_class) counts[r.error_class] = (counts[r.error_class] || 0) + 1;
+  const names = CLASSES.filter((c) => counts[c]).concat(Object.keys(counts).filter((c) => !CLASSES.includes(c)).sort());
+  const all = document.createElement("option");
+  all.value = "";
+  all.textContent = "Every class";
+  $("case-class").replaceChildren(all, ...names.map((c) => {
+    const o = document.createElement("option");
+    o.value = c;
+    o.textContent = c + " (" + counts[c] + ")";
+    return o;
+  }));
+  $("case-class").value = counts[chosen] ? chosen : "";
 }
 
 function drawHead(table) {
@@ -452,8 +474,9 @@ function drawHead(table) {
 function visibleRows() {
   const table = state.table;
   const f = FILTERS[$("case-filter").value] || FILTERS.all;
+  const cls = $("case-class").value;
   const words = $("case-search").value.toLowerCase().split(/\s+/).filter(Boolean);
-  let rows = table.rows.filter((r) => f(r) && matches(r, words));
+  let rows = table.rows.filter((r) => f(r) && (!cls || r.error_class === cls) && matches(r, words));
   const [key, dir] = state.sort.split(":");
   const col = columns(table).find((c) => c.key === key);
   if (col) {
@@ -524,7 +547,7 @@ function tableRow(r, cols) {
   cell(tr, "").append(badge(r.status, r.status));
   for (const c of cols.slice(2)) {
     const v = c.get(r);
-    if (c.key === "outcome") cell(tr, v || "—");
+    if (c.key === "outcome" || c.key === "class") cell(tr, v || "—");
     else if (c.key === "duration") cell(tr, v == null ? "" : Math.round(v) + " ms", "num");
     else cell(tr, v == null ? "n/a" : pct(v), "num");
   }
@@ -560,8 +583,9 @@ async function openCase(id) {
   if (i < 0) {
     // filtered out: show every case rather than lose the link
     $("case-filter").value = "all";
+    $("case-class").value = "";
     $("case-search").value = "";
-    setQuery({ show: null, q: null });
+    setQuery({ show: null, q: null, class: null });
     rows = visibleRows();
     i = rows.findIndex((r) => r.id === id);
   }
@@ -695,6 +719,12 @@ function caseDetail(c) {
     }
   }
   if (c.reason) para(box, "Why: " + c.reason, "why");
+  for (const ec of c.error_class || []) {
+    let t = "Error class " + ec.subclass;
+    if (ec.expected || ec.generated) t += ": expected " + (ec.expected || "nothing") + ", generated " + (ec.generated || "nothing");
+    if (ec.reason) t += " (" + ec.reason + ")";
+    para(box, t, "why error-class");
+  }
   const r = reasoning(c);
   if (r) para(box, "LLM reasoning: " + r, "why");
   const a = document.createElement("a");
@@ -738,6 +768,16 @@ async function showCompare(base, head) {
     cell(tr, String(m.n), "num");
     return tr;
   }));
+  $("compare-classes").replaceChildren(...(d.error_classes || []).map((ec) => {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = ec.class;
+    tr.append(th);
+    for (const n of [ec.base, ec.head, ec.fixed, ec.broken]) cell(tr, String(n), "num");
+    return tr;
+  }));
+  $("compare-classes-wrap").hidden = !(d.error_classes || []).length;
   const mc = d.mcnemar || {};
   $("compare-mcnemar").textContent = "McNemar's test on the " + (d.broken.length + d.fixed.length) + " changed cases: p = " +
     (mc.p == null ? "n/a" : mc.p < 0.001 ? "< 0.001" : (Math.round(mc.p * 1000) / 1000).toString()) +
@@ -960,6 +1000,11 @@ async function init() {
   $("case-filter").addEventListener("change", () => {
     state.page = 1;
     setQuery({ show: $("case-filter").value, page: 1 });
+    drawRows();
+  });
+  $("case-class").addEventListener("change", () => {
+    state.page = 1;
+    setQuery({ class: $("case-class").value, page: 1 });
     drawRows();
   });
   let typing;
