@@ -31,6 +31,7 @@ type Executor struct {
 	db       *sql.DB
 	mariadb  bool // the server is MariaDB, whose statement timeout differs from MySQL's
 	closed   atomic.Bool
+	database string // the DSN's database
 }
 
 // sessionSQLMode is the sql_mode of every connection: the server's, without the two
@@ -54,6 +55,12 @@ func Open(dsn string, limits qeval.Limits) (*Executor, error) {
 // PROCESS, or SELECT on every database) is refused with CodeForbidden and a hint that
 // says how to create one that does not.
 func OpenWith(dsn string, limits qeval.Limits, opt Options) (*Executor, error) {
+	return open(dsn, limits, opt, "")
+}
+
+// open is OpenWith; database, when set, is the database to connect to in place of the
+// DSN's.
+func open(dsn string, limits qeval.Limits, opt Options, database string) (*Executor, error) {
 	dsn, err := fromURL(dsn)
 	if err != nil {
 		return nil, err
@@ -64,7 +71,10 @@ func OpenWith(dsn string, limits qeval.Limits, opt Options) (*Executor, error) {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "open mysql", Message: "invalid dsn " + masked + ": " + scrub(err.Error(), passwordOf(dsn)),
 			Hint: "write the DSN as user:password@tcp(host:port)/database"}
 	}
-	e := &Executor{dsn: masked, password: cfg.Passwd, limits: limits.WithDefaults()}
+	e := &Executor{dsn: masked, password: cfg.Passwd, limits: limits.WithDefaults(), database: cfg.DBName}
+	if database != "" {
+		cfg.DBName = database
+	}
 	cfg.MultiStatements = false
 	cfg.ParseTime = false
 	cfg.AllowAllFiles = false

@@ -90,6 +90,12 @@ func (e *Executor) exec(ctx context.Context, stop context.CancelFunc, conn *sql.
 	if _, err := conn.ExecContext(ctx, "START TRANSACTION READ ONLY"); err != nil {
 		return nil, false, err
 	}
+	return e.fetch(ctx, stop, conn, id, query)
+}
+
+// fetch runs query on conn (whose connection id is id) and reads its rows within the
+// caps; it reports whether it had the statement killed on the server.
+func (e *Executor) fetch(ctx context.Context, stop context.CancelFunc, conn *sql.Conn, id int64, query string) (rs *qeval.ResultSet, killed bool, err error) {
 	// The driver gives up on the connection when ctx ends; the server would go on
 	// running the statement until its own timeout. Kill it.
 	done := make(chan struct{})

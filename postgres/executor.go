@@ -108,7 +108,30 @@ func OpenWith(dsn string, limits qeval.Limits, opt Options) (*Executor, error) {
 			Hint: "write the DSN as postgres://user:password@host:port/database or host=... dbname=... pairs"}
 	}
 	e := &Executor{dsn: masked, password: cfg.ConnConfig.Password, limits: limits.WithDefaults(), guard: opt.Guard}
-	cc := cfg.ConnConfig
+	configure(cfg.ConnConfig)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		return nil, e.connectError(err)
+	}
+	e.pool = pool
+	ctx, cancel := context.WithTimeout(context.Background(), e.limits.Timeout)
+	defer cancel()
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, e.connectError(err)
+	}
+	if !opt.AllowPrivileged {
+		if err := e.checkRole(ctx); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// configure sets up a connection as every connection of qeval's: the exec mode, the
+// runtime parameters and the cancelling of a statement whose context ends.
+func configure(cc *pgx.ConnConfig) {
 	// Text results in one round trip, never a named prepared statement: every query
 	// is new, and the extended protocol refuses several statements in one string.
 	cc.DefaultQueryExecMode = pgx.QueryExecModeExec
@@ -129,24 +152,6 @@ func OpenWith(dsn string, limits qeval.Limits, opt Options) (*Executor, error) {
 	cc.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: cancelDeadlineDelay}
 	}
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		return nil, e.connectError(err)
-	}
-	e.pool = pool
-	ctx, cancel := context.WithTimeout(context.Background(), e.limits.Timeout)
-	defer cancel()
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, e.connectError(err)
-	}
-	if !opt.AllowPrivileged {
-		if err := e.checkRole(ctx); err != nil {
-			pool.Close()
-			return nil, err
-		}
-	}
-	return e, nil
 }
 
 // checkRole refuses a role that can reach outside the database.

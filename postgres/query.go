@@ -90,6 +90,13 @@ func (e *Executor) exec(ctx context.Context, stop context.CancelFunc, conn *pgx.
 	if _, err := pc.Exec(ctx, begin).ReadAll(); err != nil {
 		return nil, err
 	}
+	return e.fetch(ctx, stop, conn, query)
+}
+
+// fetch runs query on conn (in whatever transaction it is in) and reads its rows
+// within the caps.
+func (e *Executor) fetch(ctx context.Context, stop context.CancelFunc, conn *pgx.Conn, query string) (*qeval.ResultSet, error) {
+	pc := conn.PgConn()
 	rr := pc.ExecParams(ctx, query, nil, nil, nil, nil)
 	fields := rr.FieldDescriptions()
 	m := conn.TypeMap()

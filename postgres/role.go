@@ -45,12 +45,20 @@ func SetupRole(ctx context.Context, adminDSN, role, schema, password string) (cr
 // RoleDSN is the postgres:// URL of the database adminDSN names (a URL or key=value
 // pairs), as role with password.
 func RoleDSN(adminDSN, role, password string) (string, error) {
+	return roleDSN(adminDSN, "", role, password)
+}
+
+// roleDSN is RoleDSN on database (the admin's when "").
+func roleDSN(adminDSN, database, role, password string) (string, error) {
 	cfg, err := pgx.ParseConfig(adminDSN)
 	if err != nil {
 		return "", &qeval.Error{Code: qeval.CodeInvalid, Message: "invalid dsn " + MaskDSN(adminDSN) + ": " + parseMessage(err)}
 	}
+	if database == "" {
+		database = cfg.Database
+	}
 	u := url.URL{Scheme: "postgres", User: url.UserPassword(role, password),
-		Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
+		Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + database}
 	if strings.HasPrefix(cfg.Host, "/") { // a Unix socket folder
 		u.Host = ""
 		u.RawQuery = url.Values{"host": {cfg.Host}}.Encode()

@@ -30,11 +30,26 @@ var engines = []Engine{
 			return postgres.OpenWith(target, p.Limits, postgres.Options{AllowPrivileged: p.AllowPrivileged, Guard: guard})
 		},
 		Mirror: serverMirror(postgres.CreateSchema, postgres.DropSchema),
+		sandbox: func(ctx context.Context, target string, p Params) (qeval.Sandbox, error) {
+			return postgres.NewSandbox(ctx, target, p.Limits)
+		},
 		Roles: &RoleSetup{
 			Print: func(r RoleRequest) string {
+				if r.Sandbox {
+					db := roleDatabase(r.DSN)
+					server, in, after := postgres.SandboxSetupSQL(r.Role, db, r.Password)
+					return strings.Join(server, ";\n") + ";\n-- in database " + postgres.TemplateName(db) + ":\n" +
+						strings.Join(in, ";\n") + ";\n-- then:\n" + strings.Join(after, ";\n") + ";\n"
+				}
 				return strings.Join(postgres.RoleSetupSQL(r.Role, r.Schema, r.Password), ";\n") + ";\n"
 			},
 			Create: func(ctx context.Context, r RoleRequest) (RoleMade, error) {
+				if r.Sandbox {
+					dsn, err := postgres.SetupSandbox(ctx, r.DSN, r.Role, r.Password)
+					db := roleDatabase(r.DSN)
+					return RoleMade{Target: dsn, What: fmt.Sprintf("role %s can log in and create databases, nothing else; database %s is a template copy of %s whose tables it owns, "+
+						"which stateful cases copy (connect them to it, and nothing else)", r.Role, postgres.TemplateName(db), db)}, err
+				}
 				created, err := postgres.SetupRole(ctx, r.DSN, r.Role, r.Schema, r.Password)
 				if err != nil {
 					return RoleMade{}, err
@@ -60,6 +75,9 @@ var engines = []Engine{
 			return guarded(ex, guard), nil
 		},
 		Mirror: serverMirror(mysql.CreateDatabase, mysql.DropDatabase),
+		sandbox: func(ctx context.Context, target string, p Params) (qeval.Sandbox, error) {
+			return mysql.NewSandbox(ctx, target, p.Limits)
+		},
 		Roles: &RoleSetup{
 			Print: func(r RoleRequest) string {
 				db := mysql.DatabaseOf(r.DSN)
@@ -70,9 +88,20 @@ var engines = []Engine{
 				if host == "" {
 					host = "%"
 				}
+				if r.Sandbox {
+					return strings.Join(mysql.SandboxSetupSQL(r.Role, host, db, r.Password), ";\n") + ";\n"
+				}
 				return strings.Join(mysql.ReaderSetupSQL(r.Role, host, db, r.Password), ";\n") + ";\n"
 			},
 			Create: func(ctx context.Context, r RoleRequest) (RoleMade, error) {
+				if r.Sandbox {
+					u, err := mysql.SetupSandbox(ctx, r.DSN, r.Role, r.Host, r.Password)
+					if err != nil {
+						return RoleMade{}, err
+					}
+					return RoleMade{What: fmt.Sprintf("user %s can log in from %s, read database %s and make and drop the sandbox copies (databases %s…) of stateful cases, nothing else",
+						r.Role, u.Host, u.Database, qeval.SandboxPrefix), Target: u.DSN}, nil
+				}
 				u, err := mysql.SetupReader(ctx, r.DSN, r.Role, r.Host, r.Password)
 				if err != nil {
 					return RoleMade{}, err
@@ -234,6 +263,11 @@ type RoleRequest struct {
 	Host string
 	// Password is the role's password.
 	Password string
+	// Sandbox asks for the role stateful cases run as: one that may make and drop
+	// copies of the database (PostgreSQL: create databases from a template of it whose
+	// tables it owns; MySQL: create and drop databases named qeval_sbx_…), nothing
+	// else.
+	Sandbox bool
 }
 
 // RoleMade is what RoleSetup.Create made.

@@ -510,6 +510,14 @@ func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, m
 	short := v
 	short.Gold, short.Pred = v.Gold.Preview(reportRows, reportValueBytes), v.Pred.Preview(reportRows, reportValueBytes)
 	res.Verdict = &short
+	if c.Stateful() {
+		// the source is never opened for a stateful case: on PostgreSQL a session on it
+		// would stop the next copy being made
+		if src, err := r.cfg.Catalog.Resolve(ctx, db, "sql"); err == nil {
+			mc.Dialect = src.Dialect
+		}
+		return
+	}
 	d := r.database(ctx, db)
 	if d.src != nil {
 		mc.Dialect = d.src.Dialect

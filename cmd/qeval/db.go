@@ -31,6 +31,7 @@ func cmdDB(ctx context.Context, args []string, e *env) int {
 	passwordFile := fs.String("password-file", "", "read the role's password from this file (default: a new random one, printed once)")
 	usersXML := fs.String("users-xml", "", "ClickHouse before 20.4 (users in users.xml): write the user's entry to this file (e.g. /etc/clickhouse-server/users.d/qeval_reader.xml) instead of printing it")
 	printOnly := fs.Bool("print", false, "print the SQL (ClickHouse: and the users.xml entry) instead of running it")
+	sandbox := fs.Bool("sandbox", false, "PostgreSQL, MySQL: the role stateful cases run as, which makes and drops copies of the database (docs/stateful.md)")
 	if code := parseFlags(fs, args[1:]); code >= 0 {
 		return code
 	}
@@ -43,7 +44,7 @@ func cmdDB(ctx context.Context, args []string, e *env) int {
 	if engine.Roles == nil {
 		engine, _ = registry.LookupEngine("postgres")
 	}
-	req := registry.RoleRequest{DSN: *dsn, Role: *role, Schema: *schema, Host: *host, Password: password}
+	req := registry.RoleRequest{DSN: *dsn, Role: *role, Schema: *schema, Host: *host, Password: password, Sandbox: *sandbox}
 	if *printOnly {
 		fmt.Fprint(e.stdout, engine.Roles.Print(req))
 		return exitOK
