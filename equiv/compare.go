@@ -30,6 +30,41 @@ func (e *enc) equal(g, p *relation, ordered bool) z3.Term {
 	return ctx.Or(both, ctx.Or(alts...))
 }
 
+// setEqual holds when the two results are equal under BIRD's rule: the same set of
+// rows (duplicates collapse, row order does not count), columns in the order given,
+// values compared as Python does.
+func (e *enc) setEqual(g, p *relation) z3.Term {
+	ctx := e.m.ctx
+	gEmpty, pEmpty := empty(ctx, g), empty(ctx, p)
+	if len(g.cols) != len(p.cols) {
+		return ctx.And(gEmpty, pEmpty)
+	}
+	id := identity(len(g.cols))
+	in := func(a row, r *relation) z3.Term {
+		var found []z3.Term
+		for _, b := range r.rows {
+			found = append(found, ctx.And(b.exists, e.rowPyEq(a.vals, b.vals, id)))
+		}
+		return ctx.Or(found...)
+	}
+	var all []z3.Term
+	for _, a := range g.rows {
+		all = append(all, a.exists.Implies(in(a, p)))
+	}
+	for _, b := range p.rows {
+		all = append(all, b.exists.Implies(in(b, g)))
+	}
+	return ctx.And(all...)
+}
+
+func identity(n int) []int {
+	id := make([]int, n)
+	for i := range id {
+		id[i] = i
+	}
+	return id
+}
+
 func empty(ctx *z3.Context, r *relation) z3.Term {
 	var any []z3.Term
 	for _, row := range r.rows {

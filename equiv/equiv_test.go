@@ -114,7 +114,7 @@ func TestProve(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			pr := p.Prove(ctx, verify.ProveRequest{Schema: club(), Gold: c.gold, Pred: c.pred, Ordered: c.ordered, Bound: 3})
+			pr := p.Prove(ctx, verify.ProveRequest{Schema: club(), Gold: c.gold, Pred: c.pred, Ordered: c.ordered, Bound: 3, Rule: verify.RuleSpider})
 			got := "none (" + pr.Error + ")"
 			switch {
 			case pr.Unsupported != "":
@@ -128,5 +128,33 @@ func TestProve(t *testing.T) {
 				t.Errorf("Prove=%s %+v, want %s", got, pr, c.want)
 			}
 		})
+	}
+}
+
+// TestProve_SetRule: under BIRD's rule duplicates collapse and column order counts.
+func TestProve_SetRule(t *testing.T) {
+	cases := []struct {
+		name, gold, pred string
+		want             bool // equivalent
+	}{
+		{"Duplicates", "SELECT DISTINCT team_id FROM member", "SELECT team_id FROM member", true},
+		{"ColumnOrder", "SELECT name, age FROM member", "SELECT age, name FROM member", false},
+		{"Same", "SELECT name, age FROM member WHERE age > 20", "SELECT m.name, m.age FROM member AS m WHERE 20 < m.age", true},
+		{"Filter", "SELECT name FROM member WHERE age > 20", "SELECT name FROM member WHERE age >= 20", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			pr := equiv.Prover{}.Prove(ctx, verify.ProveRequest{Schema: club(), Gold: c.gold, Pred: c.pred, Bound: 3, Rule: verify.RuleSet})
+			if pr.Equivalent != c.want || pr.Unsupported != "" || pr.Error != "" || !pr.Equivalent && !pr.Differ {
+				t.Errorf("Prove=%+v, want equivalent %v", pr, c.want)
+			}
+		})
+	}
+	// a rule the model does not know is unsupported, never a proof
+	pr := equiv.Prover{}.Prove(context.Background(), verify.ProveRequest{Schema: club(), Gold: "SELECT name FROM team", Pred: "SELECT name FROM team", Bound: 3, Rule: "ordered"})
+	if pr.Unsupported == "" {
+		t.Errorf("Prove=%+v with an unknown rule, want unsupported", pr)
 	}
 }

@@ -76,6 +76,9 @@ func prove(ctx context.Context, z *z3.Context, r verify.ProveRequest, gs, ps *rq
 	if r.Bound < 1 {
 		fail("a bound below 1")
 	}
+	if r.Rule != verify.RuleSpider && r.Rule != verify.RuleSet {
+		fail("the comparison rule %q", r.Rule)
+	}
 	m := newModel(z, r.Schema.Tables, r.Bound)
 	e := &enc{m: m}
 	e.inGold = true
@@ -104,6 +107,9 @@ func prove(ctx context.Context, z *z3.Context, r verify.ProveRequest, gs, ps *rq
 		note += "; no tie in the gold's ORDER BY where it matters"
 	}
 	eq := e.equal(g, p, ordered)
+	if r.Rule == verify.RuleSet {
+		eq = e.setEqual(g, p)
+	}
 	m.assignTexts()
 	s := z.NewSolver()
 	defer s.Close()
@@ -138,7 +144,12 @@ func prove(ctx context.Context, z *z3.Context, r verify.ProveRequest, gs, ps *rq
 	// a quick proof first: the same rows in the same places (the queries differ in
 	// spelling, aliases, the order of conditions)
 	if len(g.cols) == len(p.cols) {
-		for _, perm := range perms(len(g.cols)) {
+		orders := perms(len(g.cols))
+		if r.Rule == verify.RuleSet {
+			orders = orders[:0]
+			orders = append(orders, identity(len(g.cols)))
+		}
+		for _, perm := range orders {
 			if !kindsFit(g, p, perm) {
 				continue
 			}

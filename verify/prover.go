@@ -22,6 +22,28 @@ type ProveRequest struct {
 	Gold, Pred string
 	Ordered    bool
 	Bound      int
+	// Rule is how results are compared: RuleSpider (the official Spider rules: bags,
+	// lists when ordered, any column order) or RuleSet (BIRD's: sets of rows, columns in
+	// order). A Prover answers Unsupported for a rule it does not model.
+	Rule string
+}
+
+// The comparison rules a Prover is asked for (see RuleOf).
+const (
+	RuleSpider = "spider"
+	RuleSet    = "set"
+)
+
+// RuleOf is the rule of a comparison mode the complete check models, "" for a mode it
+// does not (whose proof would not hold under that mode's comparison).
+func RuleOf(mode string) string {
+	switch mode {
+	case "spider-ts":
+		return RuleSpider
+	case "bird-ex":
+		return RuleSet
+	}
+	return ""
 }
 
 // Proof is a Prover's answer: Equivalent (no database up to the bound tells them

@@ -212,7 +212,12 @@ func (v *Verifier) search(ctx context.Context, orig *testsuite.Original, g, q st
 
 // prove runs the complete check after a search found nothing.
 func (v *Verifier) prove(ctx context.Context, p qeval.VerifyPair, orig *testsuite.Original, schema *Schema, g, q string, ordered bool, tries int, searched string, work string) qeval.Verification {
-	pr := v.opt.Prover.Prove(ctx, ProveRequest{Schema: schema, Gold: g, Pred: q, Ordered: ordered, Bound: v.opt.Bound})
+	rule := RuleOf(v.opt.Mode.Name)
+	if rule == "" {
+		return qeval.Verification{Status: qeval.VerifyUnsupported, Tries: tries,
+			Reason: "the complete check models the comparison of spider-ts and bird-ex, not " + v.opt.Mode.ID() + "; " + searched}
+	}
+	pr := v.opt.Prover.Prove(ctx, ProveRequest{Schema: schema, Gold: g, Pred: q, Ordered: ordered, Bound: v.opt.Bound, Rule: rule})
 	out := qeval.Verification{Tries: tries}
 	switch {
 	case pr.Unsupported != "":

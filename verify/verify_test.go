@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qeval/qeval"
@@ -137,6 +138,28 @@ func TestVerify_NoCounterexample(t *testing.T) {
 	want := testsuite.DefaultSearchTries + verify.DefaultWideTries
 	if r.Status != qeval.VerifyNoCounterexample || r.Bound != 0 || r.Tries != want {
 		t.Errorf("Verify=%s bound %d tries %d (%s), want no_counterexample_found after %d tries", r.Status, r.Bound, r.Tries, r.Reason, want)
+	}
+}
+
+// TestVerify_ModeNotModelled: under a comparison mode the complete check does not
+// model (bag@1 compares values normalised), no proof is claimed.
+func TestVerify_ModeNotModelled(t *testing.T) {
+	db := mustClub(t)
+	m, err := compare.Lookup("bag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verify.New(verify.Options{Mode: m, Open: sqlite.OfficialOpener, Seed: 1, MaxTries: 2, WideTries: -1,
+		Create: func(p, l string) (testsuite.TableWriter, error) { return sqlite.CreateLike(p, l) }, Check: sqlite.Check,
+		Prover: fakeProver{verify.Proof{Equivalent: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	r := v.Verify(context.Background(), qeval.VerifyPair{ID: "m", DBID: "club", Database: db,
+		Gold: "SELECT name FROM member WHERE age > 20", Pred: "SELECT name FROM member WHERE 20 < age"})
+	if r.Status != qeval.VerifyUnsupported || !strings.Contains(r.Reason, "bag@1") {
+		t.Errorf("Verify=%s (%s), want unsupported naming the mode", r.Status, r.Reason)
 	}
 }
 
