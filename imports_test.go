@@ -40,7 +40,8 @@ var allowed = map[string][]string{
 	"errclass":               {"", "sqlparse", "kql"},     // error classes from both queries' syntax trees and the engine's message
 	"metric":                 {"", "sqlparse", "validate", "kql", "exactmatch", "internal/lexbyte", "internal/lines"},
 	"judge":                  {"", "internal/cache"},
-	"internal/cache":         {"", "sqlite"}, // the local cache is a SQLite file, opened through sqlite/; the shared one Redis
+	"judgeeval":              {"", "errclass", "judge", "metric", "internal/lines"}, // a judge measured against labels
+	"internal/cache":         {"", "sqlite"},                                        // the local cache is a SQLite file, opened through sqlite/; the shared one Redis
 	"llm/anthropic":          {""},
 	"llm/openai":             {""},
 	"report":                 {"", "metric"},
@@ -75,7 +76,7 @@ var allowed = map[string][]string{
 	"server": {"", "registry", "runner", "suite", "metric", "report", "audit", "compare", "execmatch", "sqlparse"},
 	"cmd/qeval": {"", "registry", "server", "audit", "bird", "compare", "execmatch", "internal/cache",
 		"internal/lines", "internal/proclimit", "internal/progress", "internal/residency", "judge", "kql", "metric",
-		"report", "runner", "shard", "spider", "sqlparse", "suite", "testsuite", "validate", "verify", "malloy"},
+		"report", "runner", "shard", "spider", "sqlparse", "suite", "testsuite", "validate", "verify", "malloy", "judgeeval"},
 }
 
 // outside lists, for each package, the modules outside the standard library its

@@ -28,6 +28,9 @@ type Pair struct {
 // canceled, skipped, unscorable, unsupported). It never fails: a query the grammar
 // cannot read is class other with the parse error as reason.
 func Classify(p Pair) []qeval.ErrorClass {
+	if strings.EqualFold(p.Dialect, "sql") {
+		p.Dialect = "" // a run's SQL suite names no engine: SQLite's grammar
+	}
 	v := p.Verdict
 	if v != nil && (v.Match || !v.Outcome.Judged() || v.Outcome == qeval.OutcomeSkipped) {
 		return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/internal/cache"
 	"github.com/qeval/qeval/judge"
+	"github.com/qeval/qeval/judgeeval"
 	"github.com/qeval/qeval/metric"
 	"github.com/qeval/qeval/registry"
 )
@@ -107,34 +107,15 @@ func (f *judgeFlags) openGoldCache(ctx context.Context, e *env, logger *slog.Log
 	return c, closers, nil
 }
 
-// judgeOutput is what 'qeval judge --json' prints.
-type judgeOutput struct {
-	Score         *float64          `json:"score"`
-	Verdict       string            `json:"verdict,omitempty"`
-	Reasoning     string            `json:"reasoning"`
-	Cached        bool              `json:"cached"`
-	LLMCalled     bool              `json:"llm_called"`
-	Error         *judgeOutputError `json:"error"`
-	Skipped       *string           `json:"skipped"`
-	Provider      string            `json:"provider"`
-	Model         string            `json:"model"`
-	PromptVersion string            `json:"prompt_version"`
-	LatencyMS     float64           `json:"latency_ms"`
-	Stats         qeval.JudgeStats  `json:"stats"`
-}
-
-type judgeOutputError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
-}
-
 // cmdJudge asks the LLM judge about one generated query. Without an API key it prints
 // that the judge is skipped and why ("skipped" in JSON, score null) and exits 0: a
 // missing key is a configuration of the run, not a failure. A judge that fails
 // (timeout, provider gave up, malformed reply) prints score 0 with the error and
 // exits 1.
 func cmdJudge(ctx context.Context, args []string, e *env) int {
+	if len(args) > 0 && args[0] == "eval" {
+		return cmdJudgeEval(ctx, args[1:], e)
+	}
 	fs := newFlags("judge", "--generated SQL --expected SQL [--question TEXT] [--dialect D] [flags]", e)
 	generated := fs.String("generated", "", "the generated query (required)")
 	expected := fs.String("expected", "", "the expected (gold) query (required)")
@@ -175,15 +156,9 @@ func cmdJudge(ctx context.Context, args []string, e *env) int {
 	} else {
 		r = metric.QueryCorrectness(ctx, setup.Judge, in, opt)
 	}
-	out := newJudgeOutput(r, setup, version, time.Since(start))
-	if *jsonOut {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return fail(e, err)
-		}
-	} else {
-		printVerdict(e.stdout, &out)
+	out := judgeeval.NewAnswer(r, setup.Provider, setup.Model, version, time.Since(start), setup.Stats())
+	if err := out.Write(e.stdout, *jsonOut); err != nil {
+		return fail(e, err)
 	}
 	switch {
 	case out.Skipped != nil && out.Score == nil:
@@ -207,45 +182,37 @@ func cmdJudge(ctx context.Context, args []string, e *env) int {
 	return exitOK
 }
 
-// newJudgeOutput is what qeval judge prints of a verdict.
-func newJudgeOutput(r metric.Result, setup *registry.JudgeSetup, version string, took time.Duration) judgeOutput {
-	out := judgeOutput{Score: r.Score, Skipped: r.Skipped, Provider: setup.Provider, Model: setup.Model,
-		PromptVersion: version, LatencyMS: float64(took.Microseconds()) / 1000, Stats: setup.Stats()}
-	out.Verdict, _ = r.Details["verdict"].(string)
-	out.Reasoning, _ = r.Details["reasoning"].(string)
-	out.Cached, _ = r.Details["cached"].(bool)
-	out.LLMCalled, _ = r.Details["llm_called"].(bool)
-	if r.Error != nil {
-		out.Error = &judgeOutputError{Message: r.Error.Message}
-		out.Error.Code, _ = r.Details["error_code"].(string)
-		out.Error.Hint, _ = r.Details["hint"].(string)
+// cmdJudgeEval measures the judge against labels (package judgeeval); exit 1 when it
+// judged none of them.
+func cmdJudgeEval(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("judge eval", "--labels FILE [--json] [--save-labels FILE] [judge flags]", e)
+	path := fs.String("labels", "", "labels: JSON lines or CSV (question, expected, generated, database, dialect, label: correct, partially_correct or incorrect, class), or a run's results.jsonl (its cases settled by execution)")
+	save := fs.String("save-labels", "", "also write the labels read (e.g. made from a run) to this file, as JSON lines")
+	dialect := fs.String("dialect", "sqlite", "query language of the labels that name none")
+	jsonOut := fs.Bool("json", false, "print the result as JSON")
+	jf := addJudgeFlags(fs, registry.DefaultProvider)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
 	}
-	return out
-}
-
-func printVerdict(w io.Writer, o *judgeOutput) {
-	if o.Skipped != nil {
-		fmt.Fprintf(w, "skipped:   %s\n", *o.Skipped)
-		return
+	labels, err := judgeeval.ReadFile(*path, *save)
+	if err != nil {
+		return fail(e, err)
 	}
-	if o.Verdict != "" {
-		fmt.Fprintf(w, "verdict:   %s\n", o.Verdict)
+	setup, err := jf.open(ctx, e, slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err == nil && setup.Skipped != "" {
+		err = &qeval.Error{Code: qeval.CodeInvalid, Message: "no judge: " + setup.Skipped}
 	}
-	fmt.Fprintf(w, "score:     %g\n", *o.Score)
-	if o.Error != nil {
-		fmt.Fprintf(w, "error:     %s\n", o.Error.Message)
-	} else {
-		fmt.Fprintf(w, "reasoning: %s\n", o.Reasoning)
+	if err != nil {
+		return fail(e, err)
 	}
-	from := "the model"
-	switch {
-	case o.Cached:
-		from = "the cache"
-	case !o.LLMCalled && o.Error == nil:
-		from = "qeval (no model call)"
+	defer setup.Close()
+	res := judgeeval.Evaluate(ctx, setup.Judge, labels, judgeeval.Options{Dialect: *dialect, Concurrency: jf.concurrency})
+	res.SetJudge(setup.Provider, setup.Model, setup.Stats())
+	if err := res.Write(e.stdout, *jsonOut); err != nil {
+		return fail(e, err)
 	}
-	fmt.Fprintf(w, "from:      %s (%s %s, prompt %s)\n", from, o.Provider, o.Model, o.PromptVersion)
-	fmt.Fprintf(w, "latency:   %s\n", time.Duration(o.LatencyMS*float64(time.Millisecond)).Round(time.Millisecond))
-	fmt.Fprintf(w, "judge:     %d calls, %d cache hits, %d tokens in, %d tokens out\n",
-		o.Stats.Calls, o.Stats.CacheHits, o.Stats.InputTokens, o.Stats.OutputTokens)
+	if res.Judged == 0 {
+		return exitFailed
+	}
+	return exitOK
 }
