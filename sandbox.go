@@ -8,7 +8,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Sandbox is a disposable copy of one database, made for one side (gold or generated)
@@ -85,4 +87,52 @@ func SandboxOwner(name string) (pid int, ok bool) {
 	p, _, _ := strings.Cut(rest, "_")
 	n, err := strconv.Atoi(p)
 	return n, err == nil && n > 0
+}
+
+// live are the sandboxes open in this process (Track), so that a process told to stop
+// at once can remove them before it exits (CloseSandboxes).
+var live sync.Map // *tracked → struct{}
+
+type tracked struct {
+	Sandbox
+	once sync.Once
+	err  error
+}
+
+// Close removes the copy once and forgets it.
+func (t *tracked) Close() error {
+	t.once.Do(func() {
+		live.Delete(t)
+		t.err = t.Sandbox.Close()
+	})
+	return t.err
+}
+
+// Track returns s, remembered until it is closed: CloseSandboxes closes it if the
+// process must exit first.
+func Track(s Sandbox) Sandbox {
+	t := &tracked{Sandbox: s}
+	live.Store(t, struct{}{})
+	return t
+}
+
+// CloseSandboxes closes every sandbox still open in this process, waiting at most wait
+// for them, and returns how many it closed: what a process does before it exits at once
+// (a second SIGTERM). A copy it could not remove in time is left for `qeval db clean`.
+func CloseSandboxes(wait time.Duration) int {
+	var wg sync.WaitGroup
+	n := 0
+	live.Range(func(k, _ any) bool {
+		n++
+		wg.Add(1)
+		go func() { defer wg.Done(); k.(*tracked).Close() }()
+		return true
+	})
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(wait):
+	}
+	return n
 }

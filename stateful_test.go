@@ -2,7 +2,9 @@ package qeval_test
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/qeval/qeval"
 )
@@ -34,5 +36,29 @@ func TestCase_Stateful(t *testing.T) {
 	c := qeval.Case{ExpectedQuery: "DELETE FROM t", Efficiency: &qeval.Efficiency{MaxRatio: -1}, Checks: qeval.Statements{" "}}
 	if !c.Stateful() || len(c.CheckStateful()) != 2 {
 		t.Errorf("CheckStateful() = %q, want 2 problems", c.CheckStateful())
+	}
+}
+
+type fakeSandbox struct {
+	qeval.Sandbox
+	closed *int
+}
+
+func (f fakeSandbox) Close() error { *f.closed++; return nil }
+
+func TestCloseSandboxes(t *testing.T) {
+	closed := 0
+	a := qeval.Track(fakeSandbox{closed: &closed})
+	qeval.Track(fakeSandbox{closed: &closed})
+	a.Close()
+	a.Close() // once only
+	if n := qeval.CloseSandboxes(time.Second); n != 1 || closed != 2 {
+		t.Errorf("CloseSandboxes closed %d (Close called %d times), want 1 and 2", n, closed)
+	}
+	if n := qeval.CloseSandboxes(time.Second); n != 0 {
+		t.Errorf("a second CloseSandboxes closed %d", n)
+	}
+	if pid, ok := qeval.SandboxOwner(qeval.SandboxName()); !ok || pid != os.Getpid() {
+		t.Errorf("SandboxOwner(SandboxName()) = %d, %v", pid, ok)
 	}
 }

@@ -351,3 +351,39 @@ func SetupSandbox(ctx context.Context, adminDSN, user, host, password string) (*
 	}
 	return r, nil
 }
+
+// Sandboxes lists the sandbox copies (databases qeval_sbx_…) on the server dsn names, as
+// its user sees them; DropSandbox drops one.
+func Sandboxes(ctx context.Context, dsn string) ([]string, error) {
+	ex, err := open(dsn, qeval.Limits{}, Options{AllowPrivileged: true}, "")
+	if err != nil {
+		return nil, err
+	}
+	defer ex.Close()
+	rows, err := ex.db.QueryContext(ctx, `SHOW DATABASES LIKE 'qeval\_sbx\_%'`)
+	if err != nil {
+		return nil, ex.connectError(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// DropSandbox drops the sandbox copy name on the server dsn names.
+func DropSandbox(ctx context.Context, dsn, name string) error {
+	if !strings.HasPrefix(name, qeval.SandboxPrefix) {
+		return &qeval.Error{Code: qeval.CodeInvalid, Message: name + " is not a sandbox copy"}
+	}
+	ex, err := open(dsn, qeval.Limits{}, Options{AllowPrivileged: true}, "")
+	if err != nil {
+		return err
+	}
+	defer ex.Close()
+	_, err = ex.db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+quote(name))
+	return err
+}

@@ -117,3 +117,46 @@ func execAll(ctx context.Context, cfg *pgx.ConnConfig, adminDSN, role, password 
 	}
 	return nil
 }
+
+// Sandboxes lists the sandbox copies (databases qeval_sbx_…) on the server dsn names,
+// as its role sees them; DropSandbox drops one.
+func Sandboxes(ctx context.Context, dsn string) ([]string, error) {
+	var out []string
+	err := onMaintenance(ctx, dsn, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, `SELECT datname::text FROM pg_database WHERE datname LIKE 'qeval\_sbx\_%' ORDER BY 1`)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return out, err
+}
+
+// DropSandbox drops the sandbox copy name on the server dsn names.
+func DropSandbox(ctx context.Context, dsn, name string) error {
+	if !strings.HasPrefix(name, qeval.SandboxPrefix) {
+		return &qeval.Error{Code: qeval.CodeInvalid, Message: name + " is not a sandbox copy"}
+	}
+	return onMaintenance(ctx, dsn, func(conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+		return err
+	})
+}
+
+func onMaintenance(ctx context.Context, dsn string, f func(conn *pgx.Conn) error) error {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return &qeval.Error{Code: qeval.CodeInvalid, Message: "invalid dsn " + MaskDSN(dsn) + ": " + parseMessage(err)}
+	}
+	cfg.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return &qeval.Error{Code: qeval.CodeUnavailable, Op: "connect " + MaskDSN(dsn), Message: scrub(err.Error(), dsn)}
+	}
+	defer conn.Close(context.Background())
+	if err := f(conn); err != nil {
+		return &qeval.Error{Code: qeval.CodeQuery, Op: MaskDSN(dsn), Message: scrub(err.Error(), dsn)}
+	}
+	return nil
+}

@@ -165,7 +165,8 @@ func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qe
 		}
 		return r
 	}
-	defer sb.Close()
+	sb = qeval.Track(sb)
+	defer sb.Close() // on success, failure and panic alike
 	budget := opt.MaxStatements
 	exec := func(stmt string) (*qeval.ResultSet, error) {
 		if budget--; budget < 0 {

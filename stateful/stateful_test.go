@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +184,62 @@ func mustScratch(tb testing.TB, path string) *sql.DB {
 		tb.Fatal(err)
 	}
 	return db
+}
+
+// panicky is a sandbox whose statements panic; it counts its Close calls.
+type panicky struct {
+	qeval.Sandbox
+	closed *int
+}
+
+func (p panicky) Query(context.Context, string) (*qeval.ResultSet, error) { panic("boom") }
+func (p panicky) CostUnit() string                                        { return "" }
+func (p panicky) Close() error                                            { *p.closed++; return nil }
+
+// TestMatch_CopiesGoOnPanicAndCancel: a copy is removed when its side panics, and when
+// the run is stopped (the first SIGTERM cancels the run's context) in the middle of an
+// answer.
+func TestMatch_CopiesGoOnPanicAndCancel(t *testing.T) {
+	closed := 0
+	src := &qeval.Source{Engine: "fake", Dialect: "sqlite", Files: []string{"x"},
+		Sandbox: func(context.Context, string, qeval.Limits) (qeval.Sandbox, error) {
+			return panicky{closed: &closed}, nil
+		}}
+	func() {
+		defer func() { recover() }()
+		match(t, src, qeval.StatefulSpec{Checks: qeval.Statements{"SELECT 1"}}, "DELETE FROM t", "DELETE FROM t", qeval.Limits{})
+	}()
+	if closed != 1 {
+		t.Errorf("after a panic, Close was called %d times, want 1", closed)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	real := source(t, shopDB(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	mode, _ := compare.Lookup("bag")
+	done := make(chan qeval.Verdict)
+	go func() {
+		done <- stateful.Match(ctx, qeval.StatefulSpec{CompareState: &qeval.StateCompare{All: true}}, "DELETE FROM sale",
+			"INSERT INTO sale WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT 1, 1 FROM r WHERE i < 0", real, real, stateful.Options{Mode: mode})
+	}()
+	for len(copies(tmp)) < 1 { // the generated answer's copy is there: stop the run
+		runtime.Gosched()
+	}
+	cancel()
+	v := <-done
+	if v.Outcome != qeval.OutcomeCanceled {
+		t.Errorf("a canceled run: %s (%s)", v.Outcome, v.Error)
+	}
+	noCopiesLeft(t, tmp)
+}
+
+func copies(dir string) []string {
+	var out []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), qeval.SandboxPrefix) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/registry"
@@ -19,8 +16,11 @@ import (
 // password is generated and printed once, in the DSN to connect with, unless
 // --password-file gives it.
 func cmdDB(ctx context.Context, args []string, e *env) int {
+	if len(args) > 0 && args[0] == "clean" {
+		return cmdDBClean(ctx, args[1:], e)
+	}
 	if len(args) == 0 || args[0] != "setup-role" {
-		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval db takes the subcommand setup-role",
+		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Message: "qeval db takes the subcommand setup-role or clean",
 			Hint: "qeval db setup-role --dsn postgres://postgres@127.0.0.1:5432/test --role qeval_reader"})
 	}
 	fs := newFlags("db setup-role", "--dsn ADMIN_DSN --role NAME [--schema public] [--host H] [--password-file F] [--users-xml F] [--print]", e)
@@ -35,7 +35,7 @@ func cmdDB(ctx context.Context, args []string, e *env) int {
 	if code := parseFlags(fs, args[1:]); code >= 0 {
 		return code
 	}
-	password, given, err := rolePassword(*passwordFile)
+	password, given, err := registry.RolePassword(*passwordFile)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -75,31 +75,6 @@ func cmdDB(ctx context.Context, args []string, e *env) int {
 	return exitOK
 }
 
-// rolePassword reads the password of --password-file, or makes a new one: 24 random
-// bytes, 32 characters of URL-safe base64. It reports whether the file gave it.
-func rolePassword(file string) (string, bool, error) {
-	if file == "" {
-		var b [24]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return "", false, &qeval.Error{Code: qeval.CodeInternal, Op: "make a password", Message: err.Error()}
-		}
-		return base64.RawURLEncoding.EncodeToString(b[:]), false, nil
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return "", false, &qeval.Error{Code: qeval.CodeInvalid, Op: "--password-file", Message: err.Error()}
-	}
-	pw := strings.TrimRight(string(raw), "\r\n")
-	switch {
-	case len(pw) < 12:
-		return "", false, &qeval.Error{Code: qeval.CodeInvalid, Op: "--password-file " + file, Message: "the password is shorter than 12 characters"}
-	case strings.ContainsAny(pw, "'\"\\`\n\r\t\x00"):
-		return "", false, &qeval.Error{Code: qeval.CodeInvalid, Op: "--password-file " + file,
-			Message: "the password holds a quote, a backslash or a control character", Hint: "use letters, digits and punctuation other than quotes"}
-	}
-	return pw, true, nil
-}
-
 // writeUsersXML writes a ClickHouse users.xml entry to file, or prints it.
 func writeUsersXML(e *env, file, entry string) int {
 	if file == "" {
@@ -110,5 +85,30 @@ func writeUsersXML(e *env, file, entry string) int {
 		return fail(e, &qeval.Error{Code: qeval.CodeInvalid, Op: "--users-xml", Message: err.Error()})
 	}
 	fmt.Fprintf(e.stderr, "wrote the users.xml entry to %s\n", file)
+	return exitOK
+}
+
+// cmdDBClean is `qeval db clean`: it lists the sandbox copies of stateful cases that a
+// killed run left (in the temporary folder, and on the servers --dsn names) and, with
+// --remove, removes those whose process no longer runs.
+func cmdDBClean(ctx context.Context, args []string, e *env) int {
+	fs := newFlags("db clean", "[--dsn DSN]... [--dir D] [--remove]", e)
+	var dsns stringList
+	fs.Var(&dsns, "dsn", "a PostgreSQL or MySQL DSN whose server to look at, as the sandbox role (repeatable)")
+	dir := fs.String("dir", "", "the folder of the SQLite and DuckDB copies (default: the temporary folder)")
+	remove := fs.Bool("remove", false, "remove the copies whose process no longer runs")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	left, err := registry.Leftovers(ctx, *dir, dsns, *remove)
+	for _, l := range left {
+		fmt.Fprintln(e.stdout, l)
+	}
+	if len(left) == 0 {
+		fmt.Fprintln(e.stdout, "no sandbox copies")
+	}
+	if err != nil {
+		return fail(e, err)
+	}
 	return exitOK
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/internal/residency"
@@ -49,6 +50,7 @@ func stopOnSignals(stderr io.Writer) (context.Context, func()) {
 			return
 		}
 		fmt.Fprintln(stderr, "qeval: exiting at once; the cases that finished are in the results file")
+		qeval.CloseSandboxes(5 * time.Second) // a stateful case's copies; qeval db clean finds any left
 		os.Exit(exitInterrupted)
 	}()
 	return ctx, func() {
