@@ -62,12 +62,16 @@ func h3Strings(cells []h3.Cell) []any {
 	return out
 }
 
+// nullArg reports whether optional argument i was given as null (a null accuracy
+// or level makes the cell functions answer an empty string, their pages say).
+func nullArg(a []any, i int) bool { return len(a) > i && a[i] == nil }
+
 // cellFuncs defines this file's functions (see library in funcs.go).
 func cellFuncs(def func(string, *fnDef)) {
 	def("geo_point_to_geohash", &fnDef{min: 2, max: 3, args: []Type{TReal, TReal, TLong}, ret: TString, fn: func(a []any) any {
 		p, ok := argLonLat(a, 0)
 		n := long(a, 2, 5)
-		if !ok || n < 1 || n > 18 {
+		if !ok || nullArg(a, 2) || n < 1 || n > 18 {
 			return ""
 		}
 		return geom.GeohashEncode(p, int(n))
@@ -110,7 +114,7 @@ func cellFuncs(def func(string, *fnDef)) {
 	def("geo_point_to_s2cell", &fnDef{min: 2, max: 3, args: []Type{TReal, TReal, TLong}, ret: TString, fn: func(a []any) any {
 		p, ok := argLonLat(a, 0)
 		lvl := long(a, 2, 11)
-		if !ok || lvl < 0 || lvl > 30 {
+		if !ok || nullArg(a, 2) || lvl < 0 || lvl > 30 {
 			return ""
 		}
 		return s2.CellIDFromLatLng(s2.LatLngFromDegrees(p[1], p[0])).Parent(int(lvl)).ToToken()
@@ -152,7 +156,7 @@ func cellFuncs(def func(string, *fnDef)) {
 	def("geo_point_to_h3cell", &fnDef{min: 2, max: 3, args: []Type{TReal, TReal, TLong}, ret: TString, fn: func(a []any) any {
 		p, ok := argLonLat(a, 0)
 		res := long(a, 2, 6)
-		if !ok || res < 0 || res > 15 {
+		if !ok || nullArg(a, 2) || res < 0 || res > 15 {
 			return ""
 		}
 		return h3.LatLngToCell(h3.NewLatLng(p[1], p[0]), int(res)).String()

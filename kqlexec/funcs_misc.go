@@ -53,7 +53,9 @@ func miscFuncs(def func(string, *fnDef)) {
 		if _, err := rand.Read(b[:]); err != nil {
 			return err
 		}
-		b[6] = b[6]&0x0f | 0x40
+		// a version 4 GUID: guidFromBytes reads bytes 6-7 little-endian (.NET's
+		// layout), so the version nibble that prints first is byte 7's high one
+		b[7] = b[7]&0x0f | 0x40
 		b[8] = b[8]&0x3f | 0x80
 		return guidFromBytes(b[:])
 	}))

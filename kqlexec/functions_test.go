@@ -486,12 +486,12 @@ datatable(id:string, lon:real, lat:real)["on", 0.0001, 0.5, "off", 0.01, 0.5]
     step s2 output=last: x == "B";
     step s3: x == "Stop";
 ) | project i, x`, "i,x", []string{"1|A", "3|B", "4|Stop", "7|A", "8|B", "9|Stop"}},
-		// graphs: nodes from a node table (and the ids only the edges name, with empty
-		// properties), weakly connected components numbered in node order, edges back
+		// graphs: nodes from a node table (and the ids only the edges name, with their
+		// key and no other property: the graph-to-table page lists Mallory so), weakly connected components numbered in node order, edges back
 		{"make-graph nodes", `let nodes = datatable(name:string, age:long)["Alice", 23, "Bob", 31, "Trent", 99, "Zed", 5];
 let edges = datatable(source:string, destination:string, kind:string)["Alice", "Bob", "knows", "Bob", "Trent", "uses", "Eve", "Alice", "attacks"];
 edges | make-graph source --> destination with nodes on name | graph-mark-components | graph-to-table nodes`,
-			"name,age,ComponentId", []string{"Alice|23|0", "Bob|31|0", "Trent|99|0", "Zed|5|1", "|null|0"}},
+			"name,age,ComponentId", []string{"Alice|23|0", "Bob|31|0", "Trent|99|0", "Zed|5|1", "Eve|null|0"}},
 		{"make-graph edges", `datatable(source:string, destination:string, kind:string)["Alice", "Bob", "knows", "Bob", "Trent", "uses"]
 | make-graph source --> destination with_node_id=id | graph-to-table edges`, "source,destination,kind", []string{"Alice|Bob|knows", "Bob|Trent|uses"}},
 		// Kusto's node ids: hash() of the node's key, first (the reference's ids for Alice, Bob, Trent)

@@ -193,7 +193,11 @@ func fromWKT(s string) any {
 	}
 	kinds := map[string]string{"POINT": "Point", "LINESTRING": "LineString", "POLYGON": "Polygon",
 		"MULTIPOINT": "MultiPoint", "MULTILINESTRING": "MultiLineString", "MULTIPOLYGON": "MultiPolygon"}
-	kind, ok := kinds[strings.ToUpper(strings.TrimSpace(s[:i]))]
+	head := strings.ToUpper(strings.TrimSpace(s[:i]))
+	if head == "GEOMETRYCOLLECTION" {
+		return collectionFromWKT(s[i:])
+	}
+	kind, ok := kinds[head]
 	if !ok {
 		return nil
 	}
@@ -258,7 +262,46 @@ func fromWKT(s string) any {
 	if _, ok := parseShape(Dyn{shape}); !ok {
 		return nil
 	}
-	return Dyn{shape}
+	return Dyn{geoObj(kind, coords)}
+}
+
+// collectionFromWKT reads the body of GEOMETRYCOLLECTION (g1, g2, ...): each member
+// is a WKT geometry of its own; one invalid member makes the whole null.
+func collectionFromWKT(body string) any {
+	body = strings.TrimSpace(body)
+	if len(body) < 2 || body[0] != '(' || body[len(body)-1] != ')' {
+		return nil
+	}
+	inner := body[1 : len(body)-1]
+	geoms := []any{}
+	depth, start := 0, 0
+	for i := 0; i <= len(inner); i++ {
+		if i < len(inner) {
+			switch inner[i] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth < 0 {
+				return nil
+			}
+			if inner[i] != ',' || depth > 0 {
+				continue
+			}
+		}
+		member := strings.TrimSpace(inner[start:i])
+		start = i + 1
+		if member == "" && len(geoms) == 0 && i == len(inner) {
+			break
+		}
+		g, ok := fromWKT(member).(Dyn)
+		if !ok {
+			return nil
+		}
+		geoms = append(geoms, g.V)
+	}
+	return Dyn{geoObj("GeometryCollection", geoms)}
 }
 
 // realify makes every number of a coordinate tree a real, as Kusto writes them.

@@ -115,12 +115,25 @@ func (t *translator) mvApply(in *rel, o *kql.MvApplyOp, e *env) (*rel, error) {
 	if ri < 0 {
 		return nil, t.unsupported(o, "this mv-apply subquery")
 	}
+	// A column expanded under its own name leaves the input row (its reference
+	// page): only the subquery's output can bring it back.
+	expanded := map[string]bool{}
+	for _, it := range o.Items {
+		if names, val := itemParts(it.X); len(names) == 0 {
+			if id, ok := val.(*kql.Ident); ok {
+				expanded[id.Name] = true
+			}
+		}
+	}
 	var cols []column
 	var sqls []string
 	for i, c := range in.cols {
 		if j := r.index(c.Name); j >= 0 {
 			cols = append(cols, r.cols[j])
 			sqls = append(sqls, "r."+colName(j))
+			continue
+		}
+		if expanded[c.Name] {
 			continue
 		}
 		cols = append(cols, c)

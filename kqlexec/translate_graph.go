@@ -146,9 +146,14 @@ func (t *translator) buildGraph(edges *rel, src, dst int, nodeID string, nt *rel
 		return g
 	}
 	cols := append([]column{{nodeIDCol, nt.cols[ki].Type}}, nt.cols...)
+	// a node only the edges name has its key and no other property (the
+	// graph-to-table page lists such a node with its name)
 	missing := make([]string, len(nt.cols))
 	for i := range missing {
 		missing[i] = "NULL"
+	}
+	if ki < len(nt.cols) && nt.cols[ki].Name != nodeKeyCol {
+		missing[ki] = "n.v"
 	}
 	// the node table's rows first (one per id), then the ids only the edges name
 	sel := "SELECT t." + colName(ki) + ", " + strings.Join(selectCols(nt), ", ") + ", t._o FROM " + nt.from + " t" +

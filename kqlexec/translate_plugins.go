@@ -317,13 +317,15 @@ func (t *translator) makeSeries(in *rel, o *kql.MakeSeriesOp, e *env) (*rel, err
 }
 
 // ipLookup translates evaluate ipv4_lookup / ipv6_lookup(Lookup, SourceIP, Range
-// [, return_unmatched]): each row joined with the lookup rows whose range holds its
-// address.
+// [, ExtraKey ...] [, return_unmatched]): each row joined with the lookup rows whose
+// range holds its address and whose extra key columns equal its own (the columns are
+// named alike on both sides and appear once, the input's).
 func (t *translator) ipLookup(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	args := o.Plugin.Args
 	name := o.Plugin.Name()
-	if len(args) < 3 || len(args) > 4 {
-		return nil, t.errAt(o, "%s(LookupTable, SourceIPColumn, IPRangeColumn [, return_unmatched])", name)
+	usage := t.errAt(o, "%s(LookupTable, SourceIPColumn, IPRangeColumn [, ExtraKey ...] [, return_unmatched])", name)
+	if len(args) < 3 {
+		return nil, usage
 	}
 	lk, err := t.tabular(args[0], e)
 	if err != nil {
@@ -335,32 +337,54 @@ func (t *translator) ipLookup(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) 
 		return nil, t.errAt(o, "%s: the address column must be the input's and the range column the lookup table's", name)
 	}
 	unmatched := false
-	if len(args) == 4 {
-		x, err := t.expr(valueOf(args[3]), &scope{env: e})
+	var extra []string
+	for i, a := range args[3:] {
+		if id, ok := a.(*kql.Ident); ok && in.index(id.Name) >= 0 {
+			if lk.index(id.Name) < 0 {
+				return nil, t.errAt(a, "%s: the extra key %s is not a column of the lookup table", name, id.Name)
+			}
+			extra = append(extra, id.Name)
+			continue
+		}
+		if i != len(args)-4 {
+			return nil, usage
+		}
+		x, err := t.expr(valueOf(a), &scope{env: e})
 		if err != nil {
 			return nil, err
 		}
-		unmatched, _ = x.lit.(bool)
+		if unmatched, ok1 = x.lit.(bool); !ok1 || !x.isLit {
+			return nil, t.errAt(a, "%s: return_unmatched must be a constant bool", name)
+		}
 	}
 	fn := "ipv4_is_in_range"
 	if name == "ipv6_lookup" {
 		fn = "ipv6_is_in_range"
 	}
 	cond := call(fn, TBool, coerce(expr{sql: "l." + colName(in.index(src.Name)), t: in.cols[in.index(src.Name)].Type}, TString),
-		coerce(expr{sql: "r." + colName(lk.index(rng.Name)), t: lk.cols[lk.index(rng.Name)].Type}, TString))
-	var lsel, rsel []string
-	for i, c := range in.cols {
+		coerce(expr{sql: "r." + colName(lk.index(rng.Name)), t: lk.cols[lk.index(rng.Name)].Type}, TString)).sql
+	isKey := map[string]bool{}
+	for _, k := range extra {
+		isKey[k] = true
+		cond += " AND l." + colName(in.index(k)) + " = r." + colName(lk.index(k))
+	}
+	var lsel []string
+	for i := range in.cols {
 		lsel = append(lsel, "l."+colName(i))
-		_ = c
 	}
+	var rcols []column
+	var rsel []string
 	for i, c := range lk.cols {
-		rsel = append(rsel, nullSafe("r."+colName(i), c.Type, unmatched))
+		if !isKey[c.Name] {
+			rcols = append(rcols, c)
+			rsel = append(rsel, nullSafe("r."+colName(i), c.Type, unmatched))
+		}
 	}
-	cols := joinCols(in.cols, lk.cols)
+	cols := joinCols(in.cols, rcols)
 	sqls := append(lsel, rsel...)
 	if name == "ipv6_lookup" {
 		// Kusto puts the lookup table's columns first here
-		cols = joinCols(lk.cols, in.cols)
+		cols = joinCols(rcols, in.cols)
 		sqls = append(rsel, lsel...)
 	}
 	j := "JOIN"
@@ -368,7 +392,7 @@ func (t *translator) ipLookup(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) 
 		j = "LEFT JOIN"
 	}
 	sel := "SELECT " + strings.Join(append(sqls, "row_number() OVER (ORDER BY l._o, r._o)"), ", ") +
-		" FROM " + in.from + " l " + j + " " + lk.from + " r ON " + cond.sql
+		" FROM " + in.from + " l " + j + " " + lk.from + " r ON " + cond
 	return t.stage(cols, sel), nil
 }
 

@@ -1,0 +1,60 @@
+package kqlexec_test
+
+import (
+	"context"
+	"regexp"
+	"testing"
+)
+
+// TestPages_Semantics checks rules stated in the text of the KQL reference pages
+// (MicrosoftDocs/dataexplorer-docs, data-explorer/kusto/query/<page>.md), each on
+// inputs of our own with rows worked out from that text.
+func TestPages_Semantics(t *testing.T) {
+	e := mustOpen(t, "")
+	cases := []queryCase{
+		// mv-apply-operator.md: an array given by a column's name is removed from the
+		// input row; the subquery's output decides what comes back
+		{"mv_apply_drops_expanded_column", `datatable(k:string, a:dynamic)["x", dynamic([1, 2]), "y", dynamic([5])]
+			| mv-apply a on (summarize s = sum(toint(a))) | order by k asc`, "k,s", []string{"x|3", "y|5"}},
+		{"mv_apply_renamed_keeps_column", `datatable(k:string, a:dynamic)["x", dynamic([1, 2])] | mv-apply v = a on (summarize s = sum(toint(v)))`,
+			"k,a,s", []string{"x|[1,2]|3"}},
+		{"mv_apply_subquery_returns_column", `datatable(k:string, a:dynamic)["x", dynamic([1, 2])] | mv-apply a on (where toint(a) > 1)`,
+			"k,a", []string{"x|2"}},
+		// ipv4-lookup-plugin.md: extra keys match like a join's and appear once
+		{"ipv4_lookup_extra_keys", `let L = datatable(net:string, zone:string, site:long)["10.0.0.0/8", "a", 1, "10.1.0.0/16", "b", 2];
+			datatable(ip:string, zone:string)["10.1.2.3", "b", "10.9.9.9", "b", "10.9.9.9", "a"]
+			| evaluate ipv4_lookup(L, ip, net, zone) | order by ip asc, zone asc`,
+			"ip,zone,net,site", []string{"10.1.2.3|b|10.1.0.0/16|2", "10.9.9.9|a|10.0.0.0/8|1"}},
+		{"ipv4_lookup_extra_key_unmatched", `let L = datatable(net:string, zone:string)["10.0.0.0/8", "a"];
+			datatable(ip:string, zone:string)["10.1.2.3", "b"] | evaluate ipv4_lookup(L, ip, net, zone, true)`,
+			"ip,zone,net", []string{"10.1.2.3|b|"}},
+		// geo-point-to-geohash/-h3cell/-s2cell pages: a null accuracy or resolution gives ""
+		{"geo_cells_null_level", `print a = geo_point_to_geohash(1, 1, int(null)), b = geo_point_to_h3cell(1, 1, int(null)), c = geo_point_to_s2cell(1, 1, int(null)),
+			d = strlen(geo_point_to_geohash(1, 1))`, "a,b,c,d", []string{"|||5"}},
+		// geo-from-wkt-function.md: a GEOMETRYCOLLECTION holds each member's GeoJSON
+		{"geo_from_wkt_collection", `print g = tostring(geo_from_wkt("GEOMETRYCOLLECTION (POINT (3 4), LINESTRING (0 0, 1 1))")),
+			bad = isnull(geo_from_wkt("GEOMETRYCOLLECTION (POINT (3 4), CIRCLE (1 1))"))`,
+			"g,bad", []string{`{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[3.0,4.0]},{"type":"LineString","coordinates":[[0.0,0.0],[1.0,1.0]]}]}|true`}},
+		// graph-to-table-operator.md: a node only the edges name keeps its key
+		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
+			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,
+			"name,age", []string{"a|30", "b|null"}},
+	}
+	checkQueries(t, e, cases)
+}
+
+// TestPages_NewGuidIsVersion4 checks new_guid() prints as a random (version 4) GUID:
+// a 4 leads the third group and 8, 9, a or b the fourth.
+func TestPages_NewGuidIsVersion4(t *testing.T) {
+	e := mustOpen(t, "")
+	rs, err := e.Query(context.Background(), `range i from 1 to 50 step 1 | project g = tostring(new_guid())`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v4 := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	for _, r := range rs.Rows {
+		if !v4.MatchString(r[0].Str) {
+			t.Fatalf("new_guid() = %s, not a version 4 GUID", r[0].Str)
+		}
+	}
+}
