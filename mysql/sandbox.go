@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/lazyregexp"
 	"github.com/qeval/qeval/internal/sqlguard"
 )
 
@@ -239,7 +240,7 @@ var sandboxSettings = map[string]bool{
 	"TIME_ZONE": true, "NAMES": true, "CHARACTER": true, "TRANSACTION": true,
 }
 
-var otherSandbox = regexp.MustCompile(`(?i)^` + regexp.QuoteMeta(qeval.SandboxPrefix))
+var otherSandbox = lazyregexp.New(`(?i)^` + regexp.QuoteMeta(qeval.SandboxPrefix))
 
 // sandboxCheck refuses what a statement in the copy named name may not do, before it
 // reaches the server (the user's privileges are the real guard); it returns where the

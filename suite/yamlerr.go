@@ -2,16 +2,16 @@ package suite
 
 import (
 	"bytes"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/qeval/qeval/internal/lazyregexp"
 	"go.yaml.in/yaml/v3"
 )
 
 // yamlLine is the position the YAML parser puts in front of its message.
-var yamlLine = regexp.MustCompile(`^line (\d+): `)
+var yamlLine = lazyregexp.New(`^line (\d+): `)
 
 // yamlSyntaxError is the line and message of a YAML syntax error. The parser names the
 // line where the construct it was reading began (an indentation slip on line 10 of a
