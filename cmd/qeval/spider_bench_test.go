@@ -30,6 +30,22 @@ func BenchmarkSpider(b *testing.B) {
 	}
 }
 
+// BenchmarkVerifySpider is the whole `qeval verify` command on one 972-item prediction
+// set (c3_chatgpt, the set with most matches to decide), in process: execution match,
+// then for each of its 805 matches a counterexample or a bounded proof, two at a time.
+// Target: at most 10 minutes on 2 cores.
+func BenchmarkVerifySpider(b *testing.B) {
+	sp := filepath.Join(testdata.SharedDir(b), "spider")
+	for b.Loop() {
+		args := []string{"verify", "--gold", sp + "/dev_gold_no_wta1.sql", "--pred", sp + "/predictions/c3_chatgpt_no_wta1.txt", "--db", sp + "/database",
+			"--table", sp + "/tables.json", "--out", b.TempDir()}
+		e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+		if code := run(context.Background(), args, e); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
 // BenchmarkSpiderMatch is `qeval spider --etype match` on the same set, in process:
 // the official evaluator's exact-set-match, compared side by side in the README.
 func BenchmarkSpiderMatch(b *testing.B) {
