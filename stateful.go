@@ -32,6 +32,18 @@ type StatefulSpec struct {
 	Efficiency    *Efficiency   `json:"efficiency,omitempty"`
 }
 
+// IsSet reports whether the spec makes anything stateful.
+func (s StatefulSpec) IsSet() bool {
+	c := Case{Setup: s.Setup, Checks: s.Checks, CompareState: s.CompareState, CompareSchema: s.CompareSchema, Teardown: s.Teardown, Efficiency: s.Efficiency}
+	return c.Stateful()
+}
+
+// Problems are what is wrong with the spec, each naming its field (Case.CheckStateful).
+func (s StatefulSpec) Problems() []string {
+	c := Case{Setup: s.Setup, Checks: s.Checks, CompareState: s.CompareState, CompareSchema: s.CompareSchema, Teardown: s.Teardown, Efficiency: s.Efficiency}
+	return c.CheckStateful()
+}
+
 // Spec is the case's stateful fields, nil for a read-only case.
 func (c *Case) Spec() *StatefulSpec {
 	if !c.Stateful() {

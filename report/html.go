@@ -115,6 +115,8 @@ type htmlCase struct {
 	SearchIndex string
 	// GoldNote says which gold matched, on a case with several.
 	GoldNote string
+	// State is what a stateful case compared that differed (stateHTML).
+	State []htmlState
 }
 
 type htmlMetric struct {
@@ -212,6 +214,7 @@ func newHTMLCase(c *qeval.CaseResult, names []string, threshold float64) htmlCas
 	}
 	if v := c.Verdict; v != nil {
 		hc.Gold, hc.Pred = previewTable(v.Gold), previewTable(v.Pred)
+		hc.State = stateHTML(v.State)
 	}
 	hc.SearchIndex = clip(c.ID+" "+c.Question+" "+strings.Join(c.Tags, " "), 500)
 	return hc

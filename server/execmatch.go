@@ -54,6 +54,10 @@ type ExecMatchPair struct {
 	Partial bool `json:"partial,omitempty"`
 	// Results asks for both result sets in the answer (pred_results, gold_results).
 	Results bool `json:"results,omitempty"`
+	// The stateful fields (setup, checks, compare_state, compare_schema, teardown,
+	// efficiency) make the pair a stateful one: gold and pred may change data and hold
+	// several statements, each run in its own copy of the database (docs/stateful.md).
+	qeval.StatefulSpec
 }
 
 // MaxResultRows is how many rows of each result an answer with results carries; a
@@ -105,6 +109,9 @@ type ExecMatchResult struct {
 	// (null when that query failed).
 	PredResults *ResultRows `json:"pred_results,omitempty"`
 	GoldResults *ResultRows `json:"gold_results,omitempty"`
+	// State is what a stateful pair compared: its checks, the tables each answer left
+	// with their rows added, removed and changed, the definitions and the costs.
+	State *qeval.StateVerdict `json:"state,omitempty"`
 }
 
 // ExecMatchResponse is the answer of POST /api/exec-match.
@@ -319,6 +326,13 @@ func (rw *rewarder) pair(ctx context.Context, i int, p ExecMatchPair) (res ExecM
 	if err := qeval.CheckQuerySize(p.Gold, 0, 0); err != nil {
 		return invalidPair(fmt.Sprintf("pairs[%d].gold: %s", i, qeval.ErrorMessage(err)))
 	}
+	var spec *qeval.StatefulSpec
+	if p.StatefulSpec.IsSet() {
+		if bad := p.StatefulSpec.Problems(); len(bad) > 0 {
+			return invalidPair(fmt.Sprintf("pairs[%d].%s", i, strings.Join(bad, "; ")))
+		}
+		spec = &p.StatefulSpec
+	}
 	e, err := rw.evaluator(p.Mode)
 	if err != nil {
 		return invalidPair(fmt.Sprintf("pairs[%d].mode: %s", i, qeval.ErrorMessage(err)))
@@ -339,12 +353,12 @@ func (rw *rewarder) pair(ctx context.Context, i int, p ExecMatchPair) (res ExecM
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	v := e.Match(pctx, qeval.Item{Database: p.DB, Gold: p.Gold, Pred: p.Pred})
+	v := e.Match(pctx, qeval.Item{Database: p.DB, Gold: p.Gold, Pred: p.Pred, Stateful: spec})
 	if v.Outcome == qeval.OutcomeCanceled && errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		v.Outcome, v.Error = qeval.OutcomeTimeout, fmt.Sprintf("the pair ran past its timeout of %s", timeout)
 	}
 	res = ExecMatchResult{Match: v.Match, Outcome: v.Outcome, Mode: v.Mode, CachedGold: v.GoldCached,
-		PredMS: ms(v.PredTime), GoldMS: ms(v.GoldTime)}
+		PredMS: ms(v.PredTime), GoldMS: ms(v.GoldTime), State: v.State}
 	if v.Error != "" {
 		msg := rw.clientMessage(p.DB, v.Error)
 		res.Error = &msg

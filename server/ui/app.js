@@ -676,6 +676,30 @@ function preNode(text) {
   return p;
 }
 
+// stateDetail shows what a stateful case compared that differed: checks, tables with
+// their rows added, removed and changed, definitions, cost.
+function stateDetail(box, st) {
+  const lines = [];
+  for (const ch of st.checks || []) {
+    if (!ch.equal) lines.push("Check " + ch.index + " (" + ch.query + "): " + (ch.error ? "fails after the generated answer: " + ch.error : "results differ"));
+  }
+  for (const t of st.tables || []) {
+    if (t.equal) continue;
+    let text = "Table " + t.table + " (gold " + t.gold_rows + " rows, generated " + t.pred_rows + ")";
+    if (t.note) text += ": " + t.note;
+    else text += ": " + t.added_count + " added, " + t.removed_count + " removed, " + t.changed_count + " changed" + (t.other_order ? ", same rows in another order" : "");
+    for (const r of t.added || []) text += "\n  added     " + JSON.stringify(r);
+    for (const r of t.removed || []) text += "\n  removed   " + JSON.stringify(r);
+    for (const r of t.changed || []) text += "\n  gold      " + JSON.stringify(r.gold) + "\n  generated " + JSON.stringify(r.pred);
+    lines.push(text);
+  }
+  for (const d of st.schema_differences || []) lines.push("Definitions: " + d);
+  if (st.cost && !st.cost.within) lines.push("Cost: generated " + st.cost.pred + " " + st.cost.unit + ", gold " + st.cost.gold + " (max ratio " + st.cost.max_ratio + ")");
+  if (!lines.length) return;
+  heading(box, "State after both answers: what differs");
+  pre(box, lines.join("\n"));
+}
+
 // caseDetail is the whole case: queries, both results, the differences, the reasons.
 function caseDetail(c) {
   const box = document.createElement("div");
@@ -706,6 +730,7 @@ function caseDetail(c) {
   if (v && (v.gold_result || v.pred_result)) {
     side(box, resultTable(v.gold_result), "Gold result" + (v.database ? " (" + v.database + ")" : ""), resultTable(v.pred_result), "Generated result");
   }
+  if (v && v.state) stateDetail(box, v.state);
   const rm = c.metrics && c.metrics.results_match && c.metrics.results_match.details;
   if (rm && ((rm.missing_rows && rm.missing_rows.length) || (rm.extra_rows && rm.extra_rows.length))) {
     heading(box, "Differences");
