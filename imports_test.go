@@ -60,7 +60,7 @@ var allowed = map[string][]string{
 	"runner":                 {"", "compare", "errclass", "execmatch", "metric", "internal/lines", "internal/proclimit"},
 	"shard":                  {"", "report", "runner"},                                                    // splitting runs into parts and merging their reports
 	"spider":                 {"", "compare", "errclass", "exactmatch", "execmatch", "sqlparse", "suite"}, // engines come in through qeval.BenchmarkEnv
-	"internal/proclimit":     {},
+	"internal/proclimit":     {""},
 	"internal/progress":      {""},
 	"internal/residency":     {},
 	"internal/lazyregexp":    {}, // any package may import it, as the standard library's regexp (see check)

@@ -15,6 +15,7 @@ import (
 	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/audit"
 	"github.com/qeval/qeval/compare"
+	"github.com/qeval/qeval/internal/proclimit"
 	"github.com/qeval/qeval/internal/progress"
 	"github.com/qeval/qeval/judge"
 	"github.com/qeval/qeval/registry"
@@ -148,7 +149,7 @@ func (f *runFlags) open(ctx context.Context, e *env, pos []string, st *runState)
 		return err
 	}
 	st.suite = s
-	tuneForSuite(e.getenv, s.NumCases(), f.maxRunBytes)
+	proclimit.TuneForSuite(e.getenv, s.NumCases(), f.maxRunBytes)
 	// one catalog resolves every database of the run: --db names, else paths beside the suite
 	st.catalog = &registry.Catalog{Dir: suite.Dir(s), Connections: f.conns.connections(), AllowPrivileged: f.unsafePriv, Now: e.clock()()}
 	if err := suite.Check(ctx, s, st.catalog); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/internal/proclimit"
 	"github.com/qeval/qeval/judge"
 	"github.com/qeval/qeval/registry"
 	"github.com/qeval/qeval/report"
@@ -84,7 +85,7 @@ func cmdServe(ctx context.Context, args []string, e *env) int {
 	mc := registry.MalloyCompiler(func(msg string) { logger.Info(msg) })
 	defer mc.Close()
 	cfg.Malloy = mc
-	tuneForServer(e.getenv, *maxRunBytes)
+	proclimit.TuneForServer(e.getenv, *maxRunBytes)
 	srv, err := server.New(cfg)
 	if err != nil {
 		return fail(e, err)

@@ -1,7 +1,9 @@
-// Package proclimit caps the address space of the qeval process, so that an engine
-// allocating past it fails its query instead of the system killing the run, and starts
-// the programs qeval runs (target commands, the systems under test) with the limit qeval
-// itself started with: the cap bounds qeval's engines, not a user's model server.
+// Package proclimit sets the memory limits of the qeval process. It caps the address
+// space (QEVAL_MAX_MEMORY), so that an engine allocating past it fails its query instead
+// of the system killing the run, and starts the programs qeval runs (target commands,
+// the systems under test) with the limit qeval itself started with: the cap bounds
+// qeval's engines, not a user's model server. It also fits the garbage collector to
+// the command (TuneGC, TuneForSuite, TuneForServer).
 package proclimit
 
 import (

@@ -58,3 +58,12 @@ func wrapper() []string {
 	}
 	return []string{"/bin/sh", "-c", "ulimit -v " + limit + " 2>/dev/null; exec \"$@\"", "qeval-target"}
 }
+
+// physicalMemory is the machine's memory in bytes, 0 when unknown.
+func physicalMemory() uint64 {
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) != nil {
+		return 0
+	}
+	return uint64(si.Totalram) * uint64(si.Unit)
+}

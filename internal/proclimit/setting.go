@@ -1,4 +1,4 @@
-package main
+package proclimit
 
 import (
 	"strconv"
@@ -7,7 +7,7 @@ import (
 	"github.com/qeval/qeval"
 )
 
-// Bounds of the default address-space cap (see capAddressSpace).
+// Bounds of the default address-space cap (see CapFromSetting).
 const (
 	minAddressSpace     = 4 << 30
 	defaultAddressSpace = 8 << 30
@@ -51,4 +51,21 @@ func parseBytes(s string) (uint64, error) {
 		return 0, &qeval.Error{Code: qeval.CodeInvalid, Message: strconv.Quote(s) + " is not a size"}
 	}
 	return n * mult, nil
+}
+
+// CapFromSetting sets the process's soft address-space limit (RLIMIT_AS), so that an
+// engine that allocates past it fails its query with "out of memory" instead of the
+// system killing the run: DuckDB builds some values outside its memory_limit
+// (list_value(range(1000000000)) asked for one 8 GB block, then grew to 24 GB and the
+// process was killed). The cap is setting, QEVAL_MAX_MEMORY's value (bytes, or with KiB, MiB, GiB; "off"
+// for none), by default 8 GiB or three quarters of the machine's memory, whichever is
+// smaller, and never under 4 GiB (the Go runtime and the engines reserve ~2 GB of
+// address space they do not use). It is never raised past the hard limit, and the
+// programs qeval starts (target commands) get back the limit qeval started with.
+func CapFromSetting(setting string) error {
+	limit, err := addressSpaceCap(setting, physicalMemory())
+	if err != nil || limit == 0 {
+		return err
+	}
+	return CapAddressSpace(limit)
 }
