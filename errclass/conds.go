@@ -131,14 +131,37 @@ func opsText(conds []sqlparse.Condition, ops []string) string {
 }
 
 // same compares two rendered expressions as names: case aside, table qualifiers of
-// either query's tables dropped.
+// either query's tables dropped, unless the same name is qualified on both sides by
+// two tables both queries read.
 func (d *differ) same(a, b string) bool {
-	return a == b || d.norm(a) == d.norm(b)
+	if a == b {
+		return true
+	}
+	na, qa := d.split(a)
+	nb, qb := d.split(b)
+	if na != nb || len(qa) != len(qb) {
+		return false
+	}
+	for i := range qa {
+		if qa[i] != "" && qb[i] != "" && qa[i] != qb[i] && d.both[qa[i]] && d.both[qb[i]] {
+			return false
+		}
+	}
+	return true
 }
 
-// norm lower-cases s outside its string literals and drops "table." before a name
-// when table is one of the queries' tables.
+// norm is s as same compares it.
 func (d *differ) norm(s string) string {
+	n, _ := d.split(s)
+	return n
+}
+
+// split lower-cases s outside its string literals and drops "table." before a name
+// when table is one of the queries' tables; quals are the qualifiers dropped, one per
+// name of s ("" where none was).
+func (d *differ) split(s string) (string, []string) {
+	var quals []string
+	pending := ""
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -162,9 +185,11 @@ func (d *differ) norm(s string) string {
 			}
 			word := strings.ToLower(s[i:j])
 			if j < len(s) && s[j] == '.' && d.tables[word] {
-				i = j + 1
+				pending, i = word, j+1
 				continue
 			}
+			quals = append(quals, pending)
+			pending = ""
 			b.WriteString(word)
 			i = j
 			continue
@@ -172,7 +197,7 @@ func (d *differ) norm(s string) string {
 		b.WriteByte(c)
 		i++
 	}
-	return b.String()
+	return b.String(), quals
 }
 
 func isIdent(c byte) bool {

@@ -9,11 +9,13 @@ import (
 )
 
 // differ compares two outlines part by part and collects the differences as classes.
-// Names compare case-insensitively and without their table qualifier (both queries'
-// tables are known, so singer.name and name read the same); literals compare exactly.
+// Names compare case-insensitively and without their table qualifier (so singer.name
+// and name read the same), unless both name a qualifier and the two tables are read by
+// both queries (airlines.airline is not flights.airline); literals compare exactly.
 type differ struct {
-	out    []qeval.ErrorClass
-	tables map[string]bool
+	out []qeval.ErrorClass
+	// tables are those either query reads, both those both read (lower case)
+	tables, both map[string]bool
 }
 
 func (d *differ) add(sub, expected, generated string) {
@@ -23,9 +25,17 @@ func (d *differ) add(sub, expected, generated string) {
 
 // compare is the entry point: it learns both queries' tables, then diffs them.
 func (d *differ) compare(g, p *sqlparse.Outline) {
-	d.tables = map[string]bool{}
-	collectTables(g, d.tables)
-	collectTables(p, d.tables)
+	gt, pt := map[string]bool{}, map[string]bool{}
+	collectTables(g, gt)
+	collectTables(p, pt)
+	d.tables, d.both = map[string]bool{}, map[string]bool{}
+	for t := range gt {
+		d.tables[t] = true
+		d.both[t] = pt[t]
+	}
+	for t := range pt {
+		d.tables[t] = true
+	}
 	d.query(g, p)
 }
 
@@ -50,7 +60,7 @@ func (d *differ) quiet(g, p *sqlparse.Outline) bool {
 	if g == nil || p == nil {
 		return g == p
 	}
-	sub := &differ{tables: d.tables}
+	sub := &differ{tables: d.tables, both: d.both}
 	sub.query(g, p)
 	return len(sub.out) == 0
 }
@@ -217,7 +227,7 @@ func (d *differ) joinsText(list []sqlparse.Source) []string {
 		if l, r, ok := strings.Cut(on, " = "); ok && !strings.Contains(r, " = ") && l > r {
 			on = r + " = " + l
 		}
-		out = append(out, strings.ToUpper(s.Join)+" "+s.Table+onWord(on))
+		out = append(out, strings.ToUpper(s.Join)+" "+strings.ToLower(s.Table)+onWord(on))
 	}
 	return out
 }
