@@ -136,7 +136,17 @@ func OpenJudge(ctx context.Context, f JudgeOptions) (*JudgeSetup, error) {
 	if strings.TrimSpace(f.Panel) == "" {
 		return s, nil
 	}
-	stats := []func() qeval.JudgeStats{cj.Stats}
+	if err := s.addPanel(f, cj); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// addPanel adds the --judge-panel models to the judge: each asked the same questions
+// through the same cache, their agreement with the first judge reported; the stats
+// count every member's calls.
+func (s *JudgeSetup) addPanel(f JudgeOptions, first *judge.CachedJudge) error {
+	stats := []func() qeval.JudgeStats{first.Stats}
 	var members []qeval.Judge
 	for _, spec := range strings.Split(f.Panel, ",") {
 		spec = strings.TrimSpace(spec)
@@ -156,15 +166,15 @@ func OpenJudge(ctx context.Context, f JudgeOptions) (*JudgeSetup, error) {
 		}
 		rc, err := ResolveProvider(prov, pcfg)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c, err := NewCompleter(prov, rc)
 		if err != nil {
-			return nil, &qeval.Error{Code: qeval.ErrorCode(err), Op: "--judge-panel " + spec, Message: qeval.ErrorMessage(err), Hint: qeval.ErrorHint(err), Err: err}
+			return &qeval.Error{Code: qeval.ErrorCode(err), Op: "--judge-panel " + spec, Message: qeval.ErrorMessage(err), Hint: qeval.ErrorHint(err), Err: err}
 		}
 		s.Secrets = append(s.Secrets, rc.APIKey)
 		pc := judge.Cached(judge.New(c, judge.Config{Provider: prov, Model: rc.Model, CallTimeout: f.Timeout,
-			MaxConcurrency: f.Concurrency, Logger: logger, Secrets: s.Secrets, Temperature: &f.Temperature}), s.Store)
+			MaxConcurrency: f.Concurrency, Logger: f.Logger, Secrets: s.Secrets, Temperature: &f.Temperature}), s.Store)
 		members = append(members, pc)
 		stats = append(stats, pc.Stats)
 	}
@@ -182,7 +192,7 @@ func OpenJudge(ctx context.Context, f JudgeOptions) (*JudgeSetup, error) {
 		}
 		return t
 	}
-	return s, nil
+	return nil
 }
 
 // ResolveKey takes the cache key from $QEVAL_CACHE_KEY when --cache-key is not given,

@@ -93,62 +93,9 @@ func (sm *Summarizer) Add(c *qeval.CaseResult) {
 		sm.scores = append(sm.scores, *c.TotalScore)
 		s.ScoreHistogram[min(9, max(0, int(*c.TotalScore*10)))]++
 	}
-	for name, m := range c.Metrics {
-		acc := sm.metrics[name]
-		if acc == nil {
-			acc = &metricAcc{}
-			sm.metrics[name] = acc
-		}
-		if m.Score != nil && m.Skipped == nil {
-			acc.sum += *m.Score
-			acc.n++
-		}
-		switch name {
-		case metric.NameSafetyValidation:
-			sm.safety = append(sm.safety, summaryMetric(name, m))
-		case metric.NameValidationAccuracy:
-			sm.validation = append(sm.validation, summaryMetric(name, m))
-		}
-	}
-	matched, judged := false, false
-	if v := c.Verdict; v != nil {
-		s.Outcomes[v.Outcome]++
-		if v.Outcome.Judged() {
-			judged, matched = true, v.Match
-			sm.execN++
-			if matched {
-				sm.execK++
-			}
-		}
-		if v.OriginalMatch != nil {
-			sm.tsN++
-			if *v.OriginalMatch {
-				sm.tsSingle++
-			}
-			if v.Match {
-				sm.tsSuite++
-			} else if *v.OriginalMatch {
-				sm.flipped = append(sm.flipped, qeval.FlippedCase{ID: c.ID, Database: v.Database, Explanation: v.Explanation})
-			}
-		}
-	}
-	for _, t := range c.Tags {
-		ta := sm.tags[t]
-		if ta == nil {
-			ta = &tagAcc{}
-			sm.tags[t] = ta
-		}
-		ta.n++
-		if c.Status == qeval.StatusPass {
-			ta.pass++
-		}
-		if judged {
-			ta.execN++
-			if matched {
-				ta.execK++
-			}
-		}
-	}
+	sm.addMetrics(c)
+	judged, matched := sm.addVerdict(c)
+	sm.addTags(c, judged, matched)
 	if cc, ok := metric.CaseCalibration(c); ok {
 		sm.calib = append(sm.calib, cc)
 	}
@@ -172,6 +119,77 @@ func (sm *Summarizer) Add(c *qeval.CaseResult) {
 	}
 	if r, ok := c.Metrics[metric.NameQueryCorrectness]; ok && r.Score != nil && r.Error == nil {
 		sm.judged = append(sm.judged, summaryView(*c)) // the judge's agreement, samples and panel
+	}
+}
+
+// addMetrics counts each metric's score (skipped ones left out) and keeps the safety
+// and validation metrics for their tables.
+func (sm *Summarizer) addMetrics(c *qeval.CaseResult) {
+	for name, m := range c.Metrics {
+		acc := sm.metrics[name]
+		if acc == nil {
+			acc = &metricAcc{}
+			sm.metrics[name] = acc
+		}
+		if m.Score != nil && m.Skipped == nil {
+			acc.sum += *m.Score
+			acc.n++
+		}
+		switch name {
+		case metric.NameSafetyValidation:
+			sm.safety = append(sm.safety, summaryMetric(name, m))
+		case metric.NameValidationAccuracy:
+			sm.validation = append(sm.validation, summaryMetric(name, m))
+		}
+	}
+}
+
+// addVerdict counts the case's outcome, its execution verdict and its test-suite
+// verdicts; it says whether execution judged the case and whether it matched.
+func (sm *Summarizer) addVerdict(c *qeval.CaseResult) (judged, matched bool) {
+	s := &sm.s
+	if v := c.Verdict; v != nil {
+		s.Outcomes[v.Outcome]++
+		if v.Outcome.Judged() {
+			judged, matched = true, v.Match
+			sm.execN++
+			if matched {
+				sm.execK++
+			}
+		}
+		if v.OriginalMatch != nil {
+			sm.tsN++
+			if *v.OriginalMatch {
+				sm.tsSingle++
+			}
+			if v.Match {
+				sm.tsSuite++
+			} else if *v.OriginalMatch {
+				sm.flipped = append(sm.flipped, qeval.FlippedCase{ID: c.ID, Database: v.Database, Explanation: v.Explanation})
+			}
+		}
+	}
+	return judged, matched
+}
+
+// addTags counts the case under each of its tags.
+func (sm *Summarizer) addTags(c *qeval.CaseResult, judged, matched bool) {
+	for _, t := range c.Tags {
+		ta := sm.tags[t]
+		if ta == nil {
+			ta = &tagAcc{}
+			sm.tags[t] = ta
+		}
+		ta.n++
+		if c.Status == qeval.StatusPass {
+			ta.pass++
+		}
+		if judged {
+			ta.execN++
+			if matched {
+				ta.execK++
+			}
+		}
 	}
 }
 

@@ -210,24 +210,7 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	wake := r.subscribe()
 	go s.persist(r, wake, stop, stopped)
 
-	var base qeval.JudgeStats
-	if s.cfg.JudgeStats != nil {
-		base = s.cfg.JudgeStats()
-	}
-	cfg := runner.Config{Catalog: cat, Target: target, Judge: s.cfg.Judge, JudgeInfo: s.cfg.JudgeInfo, JudgeSkipped: s.cfg.JudgeSkipped,
-		Concurrency: s.cfg.Concurrency, Version: s.cfg.Version, Logger: s.log, Now: s.cfg.Now, OnCase: r.add,
-		MaxResultBytes: s.cfg.Limits.MaxBytes, MaxRunBytes: s.cfg.MaxRunBytes / int64(s.cfg.MaxActiveRuns), Malloy: s.cfg.Malloy}
-	if s.cfg.JudgeStats != nil {
-		cfg.JudgeStats = func() qeval.JudgeStats { return statsSince(s.cfg.JudgeStats(), base) }
-	}
-	n := s.cfg.Concurrency
-	if n <= 0 {
-		n = st.Concurrency
-	}
-	if n <= 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
-	cfg.Concurrency = min(n, maxRunConcurrency)
+	cfg := s.runConfig(r, st, target, cat)
 	rep, err := s.runSafely(ctx, r, st, cfg)
 	if rep != nil {
 		rep.Audit = goldAudit
@@ -236,32 +219,10 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	<-stopped
 	r.unsubscribe(wake)
 
-	status, errMsg := StatusFinished, ""
-	var repJSON []byte
-	switch {
-	case err != nil:
-		status, errMsg = StatusFailed, qeval.ErrorMessage(err)
-		if h := qeval.ErrorHint(err); h != "" {
-			errMsg += " (" + h + ")"
-		}
-	case rep.Run.Interrupted && r.canceled.Load():
-		status = StatusCanceled
-	case rep.Run.Interrupted:
-		status, errMsg = StatusInterrupted, "the server stopped while the run was in progress"
-	}
+	status, errMsg, repJSON := s.endOf(r, rep, err)
 	r.mu.Lock()
 	c := r.counts
 	r.mu.Unlock()
-	if rep != nil {
-		rep.Run.SuitePath = ""
-		for i := range rep.Cases {
-			redact(&rep.Cases[i], r.display)
-		}
-		if repJSON, err = report.Marshal(rep); err != nil {
-			s.log.Error("encode report", "run", r.row.ID, "err", err)
-			status, errMsg, repJSON = StatusFailed, "the report could not be encoded: "+qeval.ErrorMessage(err), nil
-		}
-	}
 	finished := s.now().UTC()
 	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	if err := s.store.finishRun(wctx, r.row.ID, status, errMsg, finished, c, repJSON); err != nil {
@@ -296,6 +257,60 @@ func (s *Server) execute(ctx context.Context, r *run, st *qeval.Suite, target ru
 	s.mu.Lock()
 	delete(s.active, r.row.ID)
 	s.mu.Unlock()
+}
+
+// runConfig is the runner's configuration of a run on the server: the server's judge
+// (its stats counted from the run's start), limits, Malloy compiler and concurrency
+// (the server's, else the suite's, else the CPUs, at most maxRunConcurrency).
+func (s *Server) runConfig(r *run, st *qeval.Suite, target runner.Target, cat qeval.Catalog) runner.Config {
+	var base qeval.JudgeStats
+	if s.cfg.JudgeStats != nil {
+		base = s.cfg.JudgeStats()
+	}
+	cfg := runner.Config{Catalog: cat, Target: target, Judge: s.cfg.Judge, JudgeInfo: s.cfg.JudgeInfo, JudgeSkipped: s.cfg.JudgeSkipped,
+		Concurrency: s.cfg.Concurrency, Version: s.cfg.Version, Logger: s.log, Now: s.cfg.Now, OnCase: r.add,
+		MaxResultBytes: s.cfg.Limits.MaxBytes, MaxRunBytes: s.cfg.MaxRunBytes / int64(s.cfg.MaxActiveRuns), Malloy: s.cfg.Malloy}
+	if s.cfg.JudgeStats != nil {
+		cfg.JudgeStats = func() qeval.JudgeStats { return statsSince(s.cfg.JudgeStats(), base) }
+	}
+	n := s.cfg.Concurrency
+	if n <= 0 {
+		n = st.Concurrency
+	}
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	cfg.Concurrency = min(n, maxRunConcurrency)
+	return cfg
+}
+
+// endOf is how a run ended: its status, the error shown, and its report encoded for
+// the store (secrets and paths redacted), or nil when there is none.
+func (s *Server) endOf(r *run, rep *qeval.Report, err error) (string, string, []byte) {
+	status, errMsg := StatusFinished, ""
+	var repJSON []byte
+	switch {
+	case err != nil:
+		status, errMsg = StatusFailed, qeval.ErrorMessage(err)
+		if h := qeval.ErrorHint(err); h != "" {
+			errMsg += " (" + h + ")"
+		}
+	case rep.Run.Interrupted && r.canceled.Load():
+		status = StatusCanceled
+	case rep.Run.Interrupted:
+		status, errMsg = StatusInterrupted, "the server stopped while the run was in progress"
+	}
+	if rep != nil {
+		rep.Run.SuitePath = ""
+		for i := range rep.Cases {
+			redact(&rep.Cases[i], r.display)
+		}
+		if repJSON, err = report.Marshal(rep); err != nil {
+			s.log.Error("encode report", "run", r.row.ID, "err", err)
+			status, errMsg, repJSON = StatusFailed, "the report could not be encoded: "+qeval.ErrorMessage(err), nil
+		}
+	}
+	return status, errMsg, repJSON
 }
 
 // runSafely runs a suite, turning a panic into the run's error (logged with a short
