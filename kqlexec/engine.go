@@ -16,4 +16,6 @@ var kqlRuntime = sqlite.Options{
 		{Name: "kfv", Impl: dispatch, Pure: false},
 	},
 	Aggregates: []sqlite.Aggregate{{Name: "ka", New: newGoAgg, Pure: true}},
+	// a translated query materializes its stages: in memory, under the memory cap
+	TempInMemory: true,
 }

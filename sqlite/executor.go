@@ -60,6 +60,11 @@ type Options struct {
 	// predictions on Python's sqlite3, SQLite 3.40 on Debian 12, where a prediction
 	// calling concat() is an error; their drop-ins score it the same.
 	AsOfficial bool
+	// TempInMemory keeps SQLite's temporary B-trees (materialized stages, sorts,
+	// DISTINCT, GROUP BY) in memory instead of spilling them to temporary files
+	// (PRAGMA temp_store = MEMORY): the memory cap still bounds them, and a query
+	// that needs more fails as too large instead of writing to disk.
+	TempInMemory bool
 	// PlainSums computes sum, total and avg as SQLite 3.40 did, adding floats one by
 	// one in scan order (see plainSums): with ReverseScanOrder, a sum whose last digits
 	// depend on the order of the rows changes.
@@ -221,6 +226,11 @@ func (c *connector) hook(sc *sqlite3.SQLiteConn) error {
 	sc.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, int(maxLen))
 	if m := c.functions.sandbox; m != nil {
 		if err := m.setUp(sc); err != nil {
+			return err
+		}
+	}
+	if c.functions.TempInMemory {
+		if _, err := sc.Exec("PRAGMA temp_store = MEMORY", nil); err != nil {
 			return err
 		}
 	}
