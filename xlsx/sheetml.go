@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -27,7 +28,8 @@ const (
 	xmlHeading = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
 )
 
-// maxCellChars is the most characters a cell holds in Excel; longer text is cut.
+// maxCellChars is the most characters (UTF-16 units) a cell holds in Excel; longer
+// text is cut.
 const maxCellChars = 32767
 
 // xw writes XML text to a part, keeping the first error.
@@ -124,9 +126,7 @@ func (x *xw) cell(col, row int, v any, style int) {
 }
 
 func (x *xw) inline(col, row int, s string, style int) {
-	if utf8.RuneCountInString(s) > maxCellChars {
-		s = string([]rune(s)[:maxCellChars])
-	}
+	s = cutCell(s)
 	x.raw(`<c r="`, colName(col), strconv.Itoa(row), `"`)
 	if style != 0 {
 		x.raw(` s="`, strconv.Itoa(style), `"`)
@@ -134,6 +134,21 @@ func (x *xw) inline(col, row int, s string, style int) {
 	x.raw(` t="inlineStr"><is><t xml:space="preserve">`)
 	x.text(s)
 	x.raw(`</t></is></c>`)
+}
+
+// cutCell is s cut to the characters a cell holds, counted as Excel does (in UTF-16
+// units: a character past U+FFFF counts twice).
+func cutCell(s string) string {
+	if len(s) <= maxCellChars {
+		return s
+	}
+	units := 0
+	for i, r := range s {
+		if units += utf16.RuneLen(r); units > maxCellChars {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 // formatNumber is x as a cell value, "" when Excel cannot hold it.

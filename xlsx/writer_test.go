@@ -267,7 +267,7 @@ func BenchmarkWriter(b *testing.B) {
 // the workbook's properties say who wrote it and when.
 func TestWriter_HostileTextAndProperties(t *testing.T) {
 	r := fixture(t)
-	r.Cases = append(r.Cases, qeval.CaseResult{ID: "hostile", Question: strings.Repeat("é", 40000),
+	r.Cases = append(r.Cases, qeval.CaseResult{ID: "hostile", Question: strings.Repeat("é", 40000), Tags: []string{strings.Repeat("😀", 20000)},
 		GeneratedQuery: "SELECT '\x00\x01' <> \"&\" \r\n  -- \uFFFE end  "})
 	f := open(t, r)
 	rows, err := f.GetRows("Cases")
@@ -277,6 +277,9 @@ func TestWriter_HostileTextAndProperties(t *testing.T) {
 	last := rows[len(rows)-1]
 	if got := last[1]; got != strings.Repeat("é", 32767) {
 		t.Errorf("a 40,000-character question kept %d characters, want 32,767", len([]rune(got)))
+	}
+	if got := last[2]; got != strings.Repeat("😀", 16383) {
+		t.Errorf("tags of 20,000 characters past U+FFFF kept %d, want 16,383 (32,766 UTF-16 units)", len([]rune(got)))
 	}
 	if got, want := last[4], "SELECT '\uFFFD\uFFFD' <> \"&\" \r\n  -- \uFFFD end  "; got != want {
 		t.Errorf("hostile query read back as %q, want %q", got, want)
