@@ -65,6 +65,9 @@ type Verdict struct {
 	// State is what a stateful case compared: its checks, the tables and definitions
 	// each answer left behind, and their costs (nil for a read-only case).
 	State *StateVerdict `json:"state,omitempty"`
+	// Verification is, with --verify, what checking a match beyond the database(s)
+	// decided (qeval verify).
+	Verification *Verification `json:"verification,omitempty"`
 	// GoldCached is set when every gold result the verdict used came from the gold
 	// cache rather than from running the gold query.
 	GoldCached bool `json:"gold_cached,omitempty"`

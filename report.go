@@ -232,6 +232,9 @@ type Summary struct {
 	// TestSuite sets, for the cases judged on a test suite, the verdict of the original
 	// database alone beside the suite's, and lists the cases the suite flipped.
 	TestSuite *TestSuiteSummary `json:"test_suite,omitempty"`
+	// Verification sets, for the cases whose matches were verified, execution on the
+	// database(s), on the test suite and verified side by side.
+	Verification *VerificationSummary `json:"verification,omitempty"`
 	// ErrorClasses count the cases that did not pass by the main class of their error
 	// (the first of CaseResult.ErrorClass), in vocabulary order.
 	ErrorClasses []ErrorClassCount `json:"error_classes,omitempty"`

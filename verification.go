@@ -50,8 +50,31 @@ type Verification struct {
 	Reason         string `json:"reason,omitempty"`
 	// Tries is how many databases the search ran the pair on.
 	Tries int `json:"tries,omitempty"`
-	// Time is how long the pair took.
+	// Time is how long the pair took; MS the same in milliseconds, as reports keep it.
 	Time time.Duration `json:"-"`
+	MS   float64       `json:"ms"`
+}
+
+// VerificationSummary puts three accuracies side by side for the cases whose matches
+// were verified: execution on the database(s) given, on the whole test suite when one
+// was used, and verified (the matches that are VerifyEquivalent), with how many of the
+// matches were decided and the bound of the proofs.
+type VerificationSummary struct {
+	Cases int `json:"cases"`
+	Bound int `json:"bound"`
+	// Exec is execution accuracy on the database(s) given (the original database alone
+	// on a test suite); ExecTestSuite on every database of the suite.
+	Exec          *Interval `json:"exec"`
+	ExecTestSuite *Interval `json:"exec_test_suite,omitempty"`
+	Verified      *Interval `json:"exec_verified"`
+	// Matched counts the matches verified; Decided is the share of them that ended
+	// counterexample or equivalent_up_to_k.
+	Matched  int                  `json:"matched"`
+	Decided  float64              `json:"decided"`
+	Statuses map[VerifyStatus]int `json:"statuses"`
+	MedianMS float64              `json:"median_ms"`
+	// Flipped are the cases a counterexample flipped, with its file.
+	Flipped []FlippedCase `json:"flipped,omitempty"`
 }
 
 // Verifier verifies matched pairs. Verify never fails: what goes wrong for a pair is

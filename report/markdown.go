@@ -86,6 +86,9 @@ func (m Markdown) writeMeasures(p func(string, ...any), s *qeval.Summary) {
 		p("| Execution accuracy, original database alone | %s | %s | %d |\n", pct(ts.SingleDatabase.Value), interval(ts.SingleDatabase), ts.Cases)
 		p("| Execution accuracy, whole test suite | %s | %s | %d |\n", pct(ts.Suite.Value), interval(ts.Suite), ts.Cases)
 	}
+	if vs := s.Verification; vs != nil {
+		p("| Execution accuracy, verified (K = %d; %s of %d matches decided) | %s | %s | %d |\n", vs.Bound, pct(vs.Decided), vs.Matched, pct(vs.Verified.Value), interval(vs.Verified), vs.Cases)
+	}
 	if s.Safety != nil {
 		p("| Safety recall | %s | | %d |\n", pctPtr(s.Safety.Recall), s.Safety.TP+s.Safety.FN)
 	}

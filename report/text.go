@@ -48,6 +48,7 @@ func (t Text) Write(w io.Writer, r *qeval.Report) error {
 	}
 	t.writeChecks(bw, r)
 	t.writeFlipped(bw, r.Summary.TestSuite)
+	t.writeVerified(bw, r.Summary.Verification)
 	t.writeJudges(bw, &r.Summary)
 	t.writeAudit(bw, r.Audit)
 	if err := t.writeSlowest(bw, r.Summary.Slowest); err != nil {
@@ -100,6 +101,9 @@ func (t Text) writeTables(bw *bufio.Writer, r *qeval.Report) error {
 		if ts := s.TestSuite; ts != nil {
 			fmt.Fprintf(tw, "  original database alone\t%s\t%s\t%d\n", pct(ts.SingleDatabase.Value), interval(ts.SingleDatabase), ts.Cases)
 			fmt.Fprintf(tw, "  whole test suite\t%s\t%s\t%d\n", pct(ts.Suite.Value), interval(ts.Suite), ts.Cases)
+		}
+		if vs := s.Verification; vs != nil {
+			fmt.Fprintf(tw, "  verified (K = %d; %s of %d matches decided)\t%s\t%s\t%d\n", vs.Bound, pct(vs.Decided), vs.Matched, pct(vs.Verified.Value), interval(vs.Verified), vs.Cases)
 		}
 		for _, tag := range s.ByTag {
 			if iv := tag.Accuracy; iv != nil {
@@ -172,6 +176,25 @@ func (t Text) writeFlipped(bw *bufio.Writer, ts *qeval.TestSuiteSummary) {
 			why = f.Explanation.String()
 		}
 		fmt.Fprintf(bw, "  %s: %s\n", termText(f.ID), termText(clip(why, 240)))
+	}
+}
+
+// writeVerified lists the cases a counterexample flipped, with its file.
+func (t Text) writeVerified(bw *bufio.Writer, vs *qeval.VerificationSummary) {
+	if vs == nil || len(vs.Flipped) == 0 {
+		return
+	}
+	fmt.Fprintf(bw, "Verified: %d %s match but a counterexample tells them apart (qeval explain FILE opens one):\n", len(vs.Flipped), plural(len(vs.Flipped), "case", "cases"))
+	for i, f := range vs.Flipped {
+		if i == maxFlippedShown {
+			fmt.Fprintf(bw, "  … and %d more (every one is in the JSON report)\n", len(vs.Flipped)-i)
+			break
+		}
+		where := "(not written: no --out)"
+		if f.Database != "" {
+			where = f.Database
+		}
+		fmt.Fprintf(bw, "  %s: %s\n", termText(f.ID), termText(where))
 	}
 }
 

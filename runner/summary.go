@@ -41,6 +41,7 @@ type Summarizer struct {
 	// the test suite beside the original database
 	tsN, tsSingle, tsSuite int
 	flipped                []qeval.FlippedCase
+	verif                  verifAcc
 	// the first ids of the unscorable cases and of those the engine could not run
 	unscorableIDs, unsupportedIDs []string
 	slow                          []qeval.SlowCase // the five slowest so far
@@ -94,6 +95,7 @@ func (sm *Summarizer) Add(c *qeval.CaseResult) {
 		s.ScoreHistogram[min(9, max(0, int(*c.TotalScore*10)))]++
 	}
 	sm.addMetrics(c)
+	sm.verif.add(c)
 	judged, matched := sm.addVerdict(c)
 	sm.addTags(c, judged, matched)
 	if cc, ok := metric.CaseCalibration(c); ok {
@@ -286,6 +288,7 @@ func (sm *Summarizer) Summary() qeval.Summary {
 			Suite:          proportion(sm.tsSuite, sm.tsN),
 			Flipped:        slices.Clone(sm.flipped)}
 	}
+	s.Verification = sm.verif.summary()
 	for _, t := range slices.Sorted(maps.Keys(sm.tags)) {
 		ta := sm.tags[t]
 		ts := qeval.TagSummary{Tag: t, Count: ta.n, PassRate: float64(ta.pass) / float64(ta.n)}

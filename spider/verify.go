@@ -76,12 +76,16 @@ func (r *run) openVerify() error {
 // verifyItem verifies an item that matched on the database(s); one that did not is
 // not_a_match and costs nothing.
 func (r *run) verifyItem(ctx context.Context, it qeval.Item, v qeval.Verdict, line *Item, res *qeval.CaseResult) {
+	res.Metrics[VerifiedMetric] = binary(false)
 	if !v.Match {
 		line.Verification = &Verification{Status: qeval.VerifyNotAMatch}
+		res.Verdict.Verification = &qeval.Verification{Status: qeval.VerifyNotAMatch}
 		return
 	}
 	vr := r.verifier.Verify(ctx, qeval.VerifyPair{ID: strconv.Itoa(it.Index), DBID: it.DBID, Database: r.dbPath(it.DBID), Gold: it.Gold, Pred: it.Pred})
-	line.Verification = &Verification{Status: vr.Status, Bound: vr.Bound, Reason: vr.Reason, MS: ms(vr.Time), Tries: vr.Tries}
+	vr.MS = ms(vr.Time)
+	line.Verification = &Verification{Status: vr.Status, Bound: vr.Bound, Reason: vr.Reason, MS: vr.MS, Tries: vr.Tries}
+	res.Verdict.Verification = &vr
 	if vr.Counterexample != "" {
 		c := vr.Counterexample
 		line.Counterexample = &c

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,6 +118,55 @@ func TestVerify_Example(t *testing.T) {
 		t.Errorf("%d files in the counterexample folder, want a .sqlite and a .json per counterexample (%d)", n, counts[string(qeval.VerifyCounterexample)])
 	}
 }
+
+// TestVerify_Reports: the reports of a verify run (-o) put the three accuracies side by
+// side: report.json's summary.verification (execution on the database, verified, the
+// share decided, the counterexamples), summary.md's and report.html's rows, and the
+// exec-verified metric counts every item, a non-match as 0.
+func TestVerify_Reports(t *testing.T) {
+	dir := t.TempDir()
+	items, rep := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "rep")
+	code, _, stderr := runCLI(t, "", "verify", "--gold", exampleDir+"/gold.sql", "--pred", exampleDir+"/pred.txt",
+		"--db", exampleDir+"/database", "--table", exampleDir+"/tables.json", "--items", items, "--out", filepath.Join(dir, "cex"), "-o", rep)
+	if code != exitOK {
+		t.Fatalf("code %d, stderr %s", code, stderr)
+	}
+	counts := map[string]int{}
+	exec := 0
+	for _, it := range readItems(t, items) {
+		counts[it["status"].(string)]++
+		if it["exec"] == true {
+			exec++
+		}
+	}
+	var doc struct {
+		Summary struct {
+			Verification qeval.VerificationSummary `json:"verification"`
+			MetricMeans  map[string]float64        `json:"metric_means"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(rep, "report.json"))), &doc); err != nil {
+		t.Fatal(err)
+	}
+	vs := doc.Summary.Verification
+	eq, cex := counts[string(qeval.VerifyEquivalent)], counts[string(qeval.VerifyCounterexample)]
+	if vs.Cases != 50 || vs.Bound != 3 || vs.Exec == nil || vs.Exec.Value != float64(exec)/50 || vs.Verified == nil || vs.Verified.Value != float64(eq)/50 ||
+		vs.Matched != exec || len(vs.Flipped) != cex || vs.ExecTestSuite != nil {
+		t.Errorf("summary.verification %+v, want 50 cases, exec %d/50, verified %d/50, %d flipped", vs, exec, eq, cex)
+	}
+	if got := doc.Summary.MetricMeans["exec-verified"]; got != float64(eq)/50 {
+		t.Errorf("exec-verified mean %v, want %v", got, float64(eq)/50)
+	}
+	want := fmt.Sprintf("| Execution accuracy, verified (K = 3; %s of %d matches decided) |", pctText(vs.Decided), exec)
+	if md := readFile(t, filepath.Join(rep, "summary.md")); !strings.Contains(md, want) {
+		t.Errorf("summary.md lacks %q", want)
+	}
+	if html := readFile(t, filepath.Join(rep, "report.html")); !strings.Contains(html, "Execution, verified (K = 3)") {
+		t.Error("report.html lacks the verified accuracy")
+	}
+}
+
+func pctText(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
 // TestVerify_GoldAsPrediction: the gold as its own prediction has no counterexample.
 func TestVerify_GoldAsPrediction(t *testing.T) {
