@@ -172,7 +172,7 @@ func (d *differ) sources(g, p []sqlparse.Source) {
 		return // the joins differ with the tables
 	}
 	gj, pj := d.joinsText(g), d.joinsText(p)
-	ju, pju := d.unmatched(len(gj), len(pj), func(i, j int) bool { return gj[i] == pj[j] })
+	ju, pju := d.unmatched(len(gj), len(pj), func(i, j int) bool { return strings.EqualFold(gj[i], pj[j]) })
 	if len(ju) == 0 && len(pju) == 0 {
 		return
 	}
@@ -227,7 +227,7 @@ func (d *differ) joinsText(list []sqlparse.Source) []string {
 		if l, r, ok := strings.Cut(on, " = "); ok && !strings.Contains(r, " = ") && l > r {
 			on = r + " = " + l
 		}
-		out = append(out, strings.ToUpper(s.Join)+" "+strings.ToLower(s.Table)+onWord(on))
+		out = append(out, strings.ToUpper(s.Join)+" "+s.Table+onWord(on))
 	}
 	return out
 }
