@@ -41,6 +41,10 @@ var engines = map[string]string{SQLite: "sqlite", PostgreSQL: "postgres", MySQL:
 type flags struct {
 	pred, gold, db, diff, dialect string
 	vesRuns                       int
+	// verification of the matches (--verify)
+	verify bool
+	bound  int
+	out    string
 }
 
 // Flags declares BIRD's flags; --db-root, the official scripts' name, is --db.
@@ -53,6 +57,7 @@ func (Benchmark) Flags(fs *flag.FlagSet) qeval.BenchmarkOpener {
 	fs.StringVar(&f.diff, "diff", "", "dev.json or mini_dev JSONL giving each item's difficulty (default: the gold file's own, if JSON)")
 	fs.StringVar(&f.dialect, "dialect", SQLite, "SQLite, PostgreSQL or MySQL")
 	fs.IntVar(&f.vesRuns, "ves-runs", 0, "compute R-VES with this many timed runs per item (the official script uses 100); with SQLite also the VM-step R-VES")
+	f.verifyFlags(fs)
 	return f.open
 }
 
@@ -103,6 +108,12 @@ func (f *flags) open(ctx context.Context, env qeval.BenchmarkEnv) (qeval.Benchma
 	if r.ev, err = New(Options{Open: opener, Dialect: f.dialect, DBRoot: f.db, Limits: env.Limits, Workers: env.Workers, VESRuns: f.vesRuns}); err != nil {
 		return nil, err
 	}
+	if f.verify {
+		if err := r.openVerify(); err != nil {
+			r.ev.Close()
+			return nil, err
+		}
+	}
 	r.pairing, r.byKey = pair(r.gold, r.preds)
 	r.keep = make([]bool, len(r.gold))
 	for i := range r.keep {
@@ -136,6 +147,7 @@ type run struct {
 	pairing    Pairing
 	byKey      map[int]*Prediction
 	keep       []bool // the items of this shard
+	verifier   qeval.Verifier
 }
 
 // Suite is one case per gold item, its index as id.
@@ -172,16 +184,27 @@ type Meta struct {
 	Pred        string  `json:"pred"`
 	Predictions int     `json:"predictions"`
 	Gold        int     `json:"gold"`
+	// VerifyBound is K when the matches were verified (--verify).
+	VerifyBound int `json:"verify_bound,omitempty"`
 }
 
 // Meta records the dialect and pairing.
 func (r *run) Meta() json.RawMessage {
-	b, _ := json.Marshal(Meta{Dialect: r.f.dialect, Pairing: r.pairing, Pred: r.f.pred, Predictions: len(r.preds.List), Gold: len(r.gold)})
+	m := Meta{Dialect: r.f.dialect, Pairing: r.pairing, Pred: r.f.pred, Predictions: len(r.preds.List), Gold: len(r.gold)}
+	if r.verifier != nil {
+		m.VerifyBound = r.f.bound
+	}
+	b, _ := json.Marshal(m)
 	return b
 }
 
-// Close closes the databases.
-func (r *run) Close() error { return r.ev.Close() }
+// Close closes the databases and the verifier.
+func (r *run) Close() error {
+	if r.verifier != nil {
+		r.verifier.Close()
+	}
+	return r.ev.Close()
+}
 
 // Score scores one item: EX, soft-F1, and R-VES when asked.
 func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
@@ -211,6 +234,9 @@ func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
 	if it.RVES != nil {
 		res.Metrics[MetricRVES] = qeval.MetricResult{Score: it.RVES}
 	}
+	if r.verifier != nil {
+		r.verifyItem(ctx, i, &it, &res)
+	}
 	res.Item, _ = json.Marshal(it)
 	return res
 }
@@ -223,7 +249,9 @@ type Report struct {
 	Levels   map[string]*Level     `json:"levels"`
 	Pairing  Pairing               `json:"pairing"`
 	Outcomes map[qeval.Outcome]int `json:"outcomes"`
-	warnings []string
+	// Verification is set when the matches were verified (--verify).
+	Verification *VerifySummary `json:"verification,omitempty"`
+	warnings     []string
 }
 
 // Summarize builds the official tables from a run's items.
@@ -248,6 +276,9 @@ func (Benchmark) Summarize(metas []json.RawMessage, cases []qeval.CaseResult) (q
 	}
 	if levels["total"].RVES != nil {
 		rep.Metrics = append(rep.Metrics, MetricRVES)
+	}
+	if meta.VerifyBound > 0 {
+		rep.Verification = summarizeVerify(meta.VerifyBound, items)
 	}
 	if levels["total"].RVESSteps != nil {
 		rep.Metrics = append(rep.Metrics, MetricRVESSteps)
@@ -283,6 +314,9 @@ func (rep *Report) Print(w io.Writer) {
 	if total.EXByKey != nil {
 		table("EX paired by key (qeval)", "EX-by-key", func(l *Level) *float64 { return l.EXByKey })
 		table("Soft F1 paired by key (qeval)", "Soft-F1-by-key", func(l *Level) *float64 { return l.F1ByKey })
+	}
+	if rep.Verification != nil {
+		rep.Verification.print(w)
 	}
 }
 

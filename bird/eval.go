@@ -81,6 +81,9 @@ type Item struct {
 
 	Outcome qeval.Outcome `json:"outcome"`
 	Error   string        `json:"error,omitempty"`
+	// Verification is, with --verify, what checking the match beyond the database
+	// decided.
+	Verification *qeval.Verification `json:"verification,omitempty"`
 	PredMS  float64       `json:"pred_ms"`
 	GoldMS  float64       `json:"gold_ms"`
 }

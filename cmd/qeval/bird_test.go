@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qeval/qeval"
+	"github.com/qeval/qeval/sqlite"
 )
 
 // The EX and Soft-F1 rows below are what the official scripts (bird-bench/mini_dev
@@ -171,5 +175,67 @@ func TestBird_PostgreSQL(t *testing.T) {
 		if !strings.Contains(lines[i], w) {
 			t.Errorf("item %d lacks %s: %s", i, w, lines[i])
 		}
+	}
+}
+
+// TestBird_Verify: `qeval bird --verify` verifies every EX match under BIRD's rule:
+// the table of EX-verified, a status per item, and each counterexample a valid
+// database on which BIRD's EX, run on it alone, says the item is wrong.
+func TestBird_Verify(t *testing.T) {
+	ex := filepath.Join("..", "..", "examples")
+	dir := t.TempDir()
+	items, cex := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "cex")
+	code, out, stderr := runCLI(t, "", "bird", "--pred", filepath.Join(ex, "bird", "predict_dev.json"), "--gold", filepath.Join(ex, "bird", "dev.sql"),
+		"--db", filepath.Join(ex, "spider", "database"), "--items", items, "--verify", "--out", cex)
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "start calculate EX-verified (K = 3)") || !strings.Contains(out, "EX on the database      84.00") {
+		t.Errorf("no EX-verified table:\n%s", out)
+	}
+	golds := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(ex, "bird", "dev.sql"))), "\n")
+	var preds map[string]string
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(ex, "bird", "predict_dev.json"))), &preds); err != nil {
+		t.Fatal(err)
+	}
+	flipped := 0
+	for i, l := range strings.Split(strings.TrimSpace(readFile(t, items)), "\n") {
+		var it struct {
+			DBID         string              `json:"db_id"`
+			EX           int                 `json:"ex"`
+			Verification *qeval.Verification `json:"verification"`
+		}
+		if err := json.Unmarshal([]byte(l), &it); err != nil {
+			t.Fatal(err)
+		}
+		if it.Verification == nil || (it.Verification.Status == qeval.VerifyNotAMatch) != (it.EX == 0) {
+			t.Errorf("item %d: ex %d, verification %+v", i, it.EX, it.Verification)
+			continue
+		}
+		if it.Verification.Status != qeval.VerifyCounterexample {
+			continue
+		}
+		flipped++
+		path := it.Verification.Counterexample
+		if err := sqlite.Check(path); err != nil {
+			t.Errorf("item %d: %v", i, err)
+		}
+		one := filepath.Join(dir, "one", strconv.Itoa(i))
+		os.MkdirAll(filepath.Join(one, it.DBID), 0o755)
+		data, _ := os.ReadFile(path)
+		os.WriteFile(qeval.BenchmarkFile(one, it.DBID), data, 0o644)
+		pj, _ := json.Marshal(map[string]string{"0": preds[strconv.Itoa(i)]})
+		g := writeFile(t, one, "gold.sql", golds[i]+"\n")
+		p := writeFile(t, one, "pred.json", string(pj))
+		code, _, stderr := runCLI(t, "", "bird", "--pred", p, "--gold", g, "--db", one, "--items", filepath.Join(one, "items.jsonl"))
+		if code != exitOK {
+			t.Fatalf("bird on the counterexample of item %d: code %d, %s", i, code, stderr)
+		}
+		if got := readItems(t, filepath.Join(one, "items.jsonl"))[0]["ex"]; got != float64(0) {
+			t.Errorf("item %d: BIRD's EX is %v on its counterexample, want 0", i, got)
+		}
+	}
+	if flipped == 0 {
+		t.Error("no counterexample: the example has matches a database tells apart")
 	}
 }
