@@ -84,8 +84,8 @@ type Item struct {
 	// Verification is, with --verify, what checking the match beyond the database
 	// decided.
 	Verification *qeval.Verification `json:"verification,omitempty"`
-	PredMS  float64       `json:"pred_ms"`
-	GoldMS  float64       `json:"gold_ms"`
+	PredMS       float64             `json:"pred_ms"`
+	GoldMS       float64             `json:"gold_ms"`
 }
 
 // Pairing says how the prediction file's keys line up with the gold items.

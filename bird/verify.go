@@ -111,4 +111,3 @@ func (vs *VerifySummary) print(w io.Writer) {
 		vs.Matched, 100*vs.Decided, st[qeval.VerifyCounterexample], st[qeval.VerifyEquivalent], st[qeval.VerifyNoCounterexample], st[qeval.VerifyUnsupported])
 	fmt.Fprintf(w, "Finished EX-verified evaluation\n\n")
 }
-
