@@ -39,6 +39,9 @@ type Suite struct {
 	// LenientResults makes results_match normalise values (trim and fold text, read
 	// numbers in text, round floats); by default values compare as exact strings.
 	LenientResults bool `json:"lenient_results,omitempty" yaml:"lenient_results"`
+	// Verify checks every match beyond its database (qeval verify): a counterexample
+	// database or a bounded proof, in each case's verdict and the reports.
+	Verify bool `json:"verify,omitempty" yaml:"verify"`
 	// ExcludeFlagged sets aside the cases whose gold the audit (qeval audit) flags with
 	// one of these flags, e.g. [gold_fails, order_dependent]; reports say how many.
 	ExcludeFlagged []string `json:"exclude_flagged,omitempty" yaml:"exclude_flagged"`

@@ -32,6 +32,9 @@ type Config struct {
 	// Threshold and Weights override the suite's.
 	Threshold *float64
 	Weights   map[string]float64
+	// Verifier checks each match beyond its database when the suite says verify: true
+	// (nil: such a suite's matches are unverified, and the run says so).
+	Verifier qeval.Verifier
 	// Malloy compiles the queries of a Malloy suite (dialect: malloy) into SQL for its
 	// model's connection (malloy.Compiler); nil makes every Malloy case unscorable,
 	// saying so.
@@ -510,6 +513,9 @@ func (r *run) execute(ctx context.Context, c qeval.Case, db, generated string, m
 	short := v
 	short.Gold, short.Pred = v.Gold.Preview(reportRows, reportValueBytes), v.Pred.Preview(reportRows, reportValueBytes)
 	res.Verdict = &short
+	if r.suite.Verify && !c.Stateful() {
+		short.Verification = r.verifyCase(ctx, c, db, mc.Expected, generated, v.Match)
+	}
 	if c.Stateful() {
 		// the source is never opened for a stateful case: on PostgreSQL a session on it
 		// would stop the next copy being made

@@ -1,10 +1,41 @@
 package runner
 
 import (
+	"context"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/qeval/qeval"
 )
+
+// verifyCase verifies a case's match beyond its database (suite verify: true): on the
+// SQLite file it names, or the original database of its test-suite folder.
+func (r *run) verifyCase(ctx context.Context, c qeval.Case, db, gold, generated string, match bool) *qeval.Verification {
+	if !match {
+		return &qeval.Verification{Status: qeval.VerifyNotAMatch}
+	}
+	if r.cfg.Verifier == nil {
+		return &qeval.Verification{Status: qeval.VerifyUnsupported, Reason: "verification is not available here"}
+	}
+	src, err := r.cfg.Catalog.Resolve(ctx, db, "sql")
+	if err != nil {
+		return &qeval.Verification{Status: qeval.VerifyUnsupported, Reason: qeval.ErrorMessage(err)}
+	}
+	file := ""
+	for _, f := range src.Files {
+		if len(src.Files) == 1 || qeval.IsOriginalDatabase(f) {
+			file = f
+		}
+	}
+	if src.Engine != "sqlite" || file == "" {
+		return &qeval.Verification{Status: qeval.VerifyUnsupported, Reason: "verification needs a SQLite database file; " + src.Display + " is not one"}
+	}
+	id := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	vr := r.cfg.Verifier.Verify(ctx, qeval.VerifyPair{ID: c.ID, DBID: id, Database: file, Gold: gold, Pred: generated})
+	vr.MS = float64(vr.Time.Microseconds()) / 1000
+	return &vr
+}
 
 // verifAcc counts the cases whose matches were verified (qeval verify, --verify).
 type verifAcc struct {

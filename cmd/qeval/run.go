@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -260,6 +261,15 @@ func (f *runFlags) config(ctx context.Context, e *env, st *runState) (runner.Con
 	cfg := runner.Config{GoldCacheEpoch: f.cacheEpoch, Catalog: st.catalog, Target: target, Mode: f.mode, Concurrency: f.concurrency, QueryTimeout: f.timeout,
 		MaxResultBytes: f.maxBytes, MaxRunBytes: f.maxRunBytes, Judge: js.Judge, JudgeOnExecMatch: askOnMatch, JudgeSkipped: js.Skipped,
 		JudgeStats: js.Stats, Version: version, Logger: st.logger, Now: e.clock()}
+	if s.Verify {
+		mode := cmp.Or(f.mode, s.Mode, qeval.DefaultMode)
+		v, err := registry.NewVerifier(qeval.VerifierConfig{Mode: mode, Timeout: f.timeout, Out: verifyOut(f.outDir)})
+		if err != nil {
+			return runner.Config{}, err
+		}
+		st.closers = append(st.closers, func() { v.Close() })
+		cfg.Verifier = v
+	}
 	if strings.EqualFold(s.Dialect, qeval.DialectMalloy) {
 		mc := registry.MalloyCompiler(func(msg string) { fmt.Fprintln(e.stderr, msg) })
 		st.closers = append(st.closers, func() { mc.Close() })
@@ -521,4 +531,12 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 		}
 	})
 	return set
+}
+
+// verifyOut is where a verified suite's counterexamples go: beside the reports.
+func verifyOut(outDir string) string {
+	if outDir == "" {
+		return ""
+	}
+	return filepath.Join(outDir, "counterexamples")
 }

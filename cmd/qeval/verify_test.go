@@ -192,3 +192,68 @@ func jsonInt(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestVerify_Suite: a suite with verify: true verifies each match on its SQLite
+// database: the verdicts carry the status, a counterexample goes beside the reports
+// (DIR/counterexamples) and is valid, and report.json has the three accuracies.
+func TestVerify_Suite(t *testing.T) {
+	dir := t.TempDir()
+	db, err := filepath.Abs(qeval.BenchmarkFile(exampleDir+"/database", "concert_singer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := writeFile(t, dir, "suite.yaml", `name: verified
+database: `+db+`
+mode: spider-ts
+verify: true
+cases:
+  - id: same
+    expected_query: SELECT name FROM singer WHERE age > 30
+    generated_query: SELECT Name FROM singer WHERE 30 < Age
+  - id: youngest
+    expected_query: SELECT song_name, song_release_year FROM singer ORDER BY age LIMIT 1
+    generated_query: SELECT song_name, song_release_year FROM singer WHERE age = (SELECT min(age) FROM singer)
+  - id: wrong
+    expected_query: SELECT count(*) FROM singer
+    generated_query: SELECT count(*) FROM singer WHERE age > 100
+`)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCLI(t, "", "run", suite, "--quiet", "--judge", "none", "-o", out)
+	if code != exitOK && code != exitThreshold {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	var doc struct {
+		Summary struct {
+			Verification qeval.VerificationSummary `json:"verification"`
+		} `json:"summary"`
+		Cases []struct {
+			ID        string `json:"id"`
+			Execution struct {
+				Verification *qeval.Verification `json:"verification"`
+			} `json:"execution"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "report.json"))), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]qeval.VerifyStatus{"same": qeval.VerifyEquivalent, "youngest": qeval.VerifyCounterexample, "wrong": qeval.VerifyNotAMatch}
+	for _, c := range doc.Cases {
+		v := c.Execution.Verification
+		if v == nil || v.Status != want[c.ID] {
+			t.Errorf("case %s: verification %+v, want %s", c.ID, v, want[c.ID])
+			continue
+		}
+		if v.Status == qeval.VerifyCounterexample {
+			if filepath.Dir(v.Counterexample) != filepath.Join(out, "counterexamples") {
+				t.Errorf("case %s: counterexample %s, want it in %s", c.ID, v.Counterexample, filepath.Join(out, "counterexamples"))
+			}
+			if err := sqlite.Check(v.Counterexample); err != nil {
+				t.Errorf("case %s: %v", c.ID, err)
+			}
+		}
+	}
+	vs := doc.Summary.Verification
+	if vs.Cases != 3 || vs.Matched != 2 || vs.Verified == nil || vs.Verified.Value != 1.0/3 || vs.Decided != 1 {
+		t.Errorf("summary.verification %+v", vs)
+	}
+}
