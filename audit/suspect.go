@@ -25,7 +25,8 @@ type suspectDatabase struct {
 
 // suspect runs the gold and every system's prediction on each counterexample database
 // of the item, and flags the gold suspect_gold where at least two predictions agree
-// with each other and all of them differ from the gold.
+// with each other, differ from the gold, and outnumber the predictions that return the
+// gold's result there.
 func suspect(ctx context.Context, it Item, f *Finding, opt *Options) {
 	if len(it.Counterexamples) == 0 || opt.OpenCounterexample == nil {
 		return
@@ -100,7 +101,9 @@ func suspectOn(ctx context.Context, it Item, db string, opt *Options) (suspectDa
 			best = gr
 		}
 	}
-	if best == nil {
+	// the systems that side with the gold there must be fewer than those that agree
+	// against it: else the gold has the better support, and the others share a mistake
+	if best == nil || len(best.systems) <= withGold {
 		return suspectDatabase{}, false
 	}
 	return suspectDatabase{Database: db, Systems: best.systems, WithGold: withGold, Gold: head(gold.Rows), Agreed: head(best.rs.Rows)}, true

@@ -14,7 +14,7 @@ import (
 // TestRun_SuspectGold: on a counterexample database, two systems return the same rows
 // and the gold other ones, so the gold is suspect_gold with that database as evidence;
 // a third system siding with the gold is counted; one system alone against the gold
-// is not enough.
+// is not enough, nor two against three that side with the gold.
 func TestRun_SuspectGold(t *testing.T) {
 	db := shop(t)
 	cex := filepath.Join(t.TempDir(), "0.sqlite")
@@ -38,7 +38,8 @@ func TestRun_SuspectGold(t *testing.T) {
 		name  string
 		preds []string
 		want  bool
-	}{{"TwoAgree", agree, true}, {"OneAlone", []string{agree[0], gold}, false}} {
+	}{{"TwoAgree", agree, true}, {"OneAlone", []string{agree[0], gold}, false},
+		{"GoldMajority", []string{agree[0], agree[1], gold, gold, "SELECT name FROM item WHERE qty >= 0 OR qty IS NULL"}, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			it := item(0, gold, "", db)
 			it.Preds, it.Counterexamples = c.preds, []string{cex}
