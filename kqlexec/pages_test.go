@@ -3,6 +3,7 @@ package kqlexec_test
 import (
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +56,55 @@ func TestPages_NewGuidIsVersion4(t *testing.T) {
 	for _, r := range rs.Rows {
 		if !v4.MatchString(r[0].Str) {
 			t.Fatalf("new_guid() = %s, not a version 4 GUID", r[0].Str)
+		}
+	}
+}
+
+// TestNative_SameAsRuntime checks the calls written as SQL (bin of a column by a
+// constant, timespan × number, a string element of mv-expand converted) and the
+// calls computed while translating answer what the run-time functions answer: the
+// same expressions made opaque (iff(true, x, x) is not a plain column) go to Go.
+func TestNative_SameAsRuntime(t *testing.T) {
+	e := mustOpen(t, "")
+	q := `datatable(d:datetime, s:timespan, n:long, f:real)[
+		datetime(2017-01-01 10:07:31.1234567), 90m, 7, 2.5,
+		datetime(1601-12-31 23:59:59), -90m, -7, -0.5,
+		datetime(1969-12-31 23:59:59.9999999), 0s, 0, real(null),
+		datetime(null), timespan(null), long(null), 1e300,
+		datetime(9999-12-31), 1tick, 9223372036854775807, 0.1]
+	| extend od = iff(true, d, d), os = iff(true, s, s), on = iff(true, n, n), of = iff(true, f, f)
+	| project a = bin(d, 1h) == bin(od, 1h) or isnull(bin(od, 1h)) and isnull(bin(d, 1h)),
+		b = bin(d, 7d) == bin(od, 7d) or isnull(bin(od, 7d)) and isnull(bin(d, 7d)),
+		c = bin(s, 1h) == bin(os, 1h) or isnull(bin(os, 1h)) and isnull(bin(s, 1h)),
+		g = bin(n, 5) == bin(on, 5) or isnull(bin(on, 5)) and isnull(bin(n, 5)),
+		h = s * f == os * of or isnull(s * f) and isnull(os * of),
+		i = n * 1h == on * 1h or isnull(n * 1h) and isnull(on * 1h),
+		j = 1h * f == 1h * of or isnull(1h * f) and isnull(1h * of)
+	| summarize countif(a and b and c and g and h and i and j), count()`
+	checkQueries(t, e, []queryCase{
+		{"bin_and_span_times", q, "countif_,count_", []string{"5|5"}},
+		{"folded", `print a = 1h * 2.5, b = 90m / 2, c = bin(7, 5), d = bin(datetime(2017-01-01 10:07), 1h), e = -7 % 5`,
+			"a,b,c,d,e", []string{"02:30:00|00:45:00|5|2017-01-01T10:00:00Z|3"}},
+	})
+}
+
+// TestNative_ExpandedTextSameAsJSON checks an array's elements converted by
+// mv-expand ... to typeof(T) from json_each's text (one column expanded) answer what
+// the conversion from their JSON answers (two columns expanded together).
+func TestNative_ExpandedTextSameAsJSON(t *testing.T) {
+	e := mustOpen(t, "")
+	arr := `dynamic(["2017-01-01T10:00:00Z", "x", 3, null, "1.02:00:00", 2.5, true, "2017-01-01 10:00", "00000000-0000-0000-0000-000000000001", "12"])`
+	for _, ty := range []string{"datetime", "timespan", "long", "int", "real", "bool", "guid", "decimal"} {
+		one, err := e.Query(context.Background(), "print a = "+arr+" | mv-expand a to typeof("+ty+") | project v = tostring(a)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, err := e.Query(context.Background(), "print a = "+arr+", z = range(1, 10) | mv-expand a to typeof("+ty+"), z | project v = tostring(a)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := rowsText(one), rowsText(two); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("typeof(%s): one column %q, two columns %q", ty, got, want)
 		}
 	}
 }

@@ -41,7 +41,7 @@ func (t *translator) mvExpand(in *rel, o *kql.MvExpandOp, e *env) (*rel, error) 
 			if ty, ok = ParseType(it.To.Name); !ok {
 				return nil, t.errAt(it.To, "unknown type %q", it.To.Name)
 			}
-			elem = coerce(elem, ty)
+			elem = expandedAs(elem, ty, single)
 		}
 		name := ""
 		if len(names) > 0 {
@@ -71,6 +71,22 @@ func (t *translator) mvExpand(in *rel, o *kql.MvExpandOp, e *env) (*rel, error) 
 		sel += " WHERE " + pos + " < " + n
 	}
 	return t.stage(cols, sel), nil
+}
+
+// expandedAs converts an expanded element to type ty. An array's string element
+// (json_each's text) is converted from the text itself, not from its JSON: the
+// same value, without quoting and parsing it again.
+func expandedAs(elem expr, ty Type, single bool) expr {
+	conv := coerce(elem, ty)
+	switch ty {
+	case TString, TDynamic:
+		return conv
+	}
+	if !single {
+		return conv
+	}
+	return expr{sql: "(CASE WHEN j.type = 'text' AND typeof(j.key) != 'text' THEN " + goCall("_cvt", ty, expr{sql: "j.value", t: TString}).sql +
+		" ELSE " + conv.sql + " END)", t: ty}
 }
 
 // jsonEachElem is the element of json_each row j as stored dynamic JSON text; the

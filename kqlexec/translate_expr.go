@@ -120,8 +120,21 @@ func coerce(x expr, to Type) expr {
 	return call("_cvt", to, x)
 }
 
-// call builds a call of a run-time Go function on translated arguments.
+// call builds a call of a run-time Go function on translated arguments: computed
+// now when its arguments are constants, written as SQL when it can be (see
+// translate_native.go).
 func call(name string, ret Type, args ...expr) expr {
+	if x, ok := fold(name, ret, args); ok {
+		return x
+	}
+	if x, ok := native(name, ret, args); ok {
+		return x
+	}
+	return goCall(name, ret, args...)
+}
+
+// goCall builds a call of a run-time Go function, always.
+func goCall(name string, ret Type, args ...expr) expr {
 	var b strings.Builder
 	fn := "kf"
 	if isVolatile(name) {
