@@ -1,28 +1,31 @@
-// Package anthropic is a qeval.Completer on Anthropic's Messages API: one POST of
-// v1/messages with the tool forced through tool_choice (internal/llmhttp; the official
-// Go SDK was initialised at every start of qeval for this one call).
+// Package anthropic is a qeval.Completer on Anthropic's Messages API, through the
+// official Go SDK (github.com/anthropics/anthropic-sdk-go).
 //
-// It makes exactly one attempt with no deadline of its own and reads nothing from the
-// environment: retries, deadlines and configuration are qeval's (package judge and
-// cmd/qeval).
+// The SDK is set to make exactly one attempt with no deadline of its own and to read
+// nothing from the environment: retries, deadlines and configuration are qeval's
+// (package judge and cmd/qeval).
 package anthropic
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/internal/llmhttp"
 )
 
 // Defaults of Client.
 const (
 	// DefaultModel is a current Claude model suited to judging queries.
-	DefaultModel = "claude-sonnet-5-5"
+	DefaultModel = sdk.ModelClaudeSonnet5_5
 	// DefaultBaseURL is Anthropic's API.
 	DefaultBaseURL = "https://api.anthropic.com/"
 )
@@ -30,8 +33,8 @@ const (
 // Name is the provider name used in errors and in the registry.
 const Name = "anthropic"
 
-// apiVersion is the version of the Messages API the requests are written for.
-const apiVersion = "2023-06-01"
+// sdkTimeout is the SDK's per-attempt timeout: longer than any deadline qeval sets.
+const sdkTimeout = 24 * time.Hour
 
 // Client completes requests with a Claude model. Build it with New.
 type Client struct {
@@ -40,7 +43,7 @@ type Client struct {
 	Model      string       // DefaultModel when empty
 	HTTPClient *http.Client // a new http.Client when nil
 
-	call *llmhttp.Call
+	msgs sdk.MessageService
 }
 
 var _ qeval.Completer = (*Client)(nil)
@@ -55,8 +58,7 @@ func New(c Client) (*Client, error) {
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: Name,
 			Message: fmt.Sprintf("base URL %q is not an http(s) URL", qeval.Mask(c.BaseURL, c.APIKey))}
 	}
@@ -66,85 +68,71 @@ func New(c Client) (*Client, error) {
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/messages"
-	c.call = &llmhttp.Call{Provider: Name, Key: c.APIKey, Client: c.HTTPClient, URL: u.String(),
-		Header: http.Header{"X-Api-Key": {c.APIKey}, "Anthropic-Version": {apiVersion}}, Message: errorMessage}
+	client := sdk.NewClient(
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(c.BaseURL),
+		option.WithAPIKey(c.APIKey),
+		option.WithHTTPClient(c.HTTPClient),
+		option.WithMaxRetries(0),
+		option.WithMiddleware(capReply),
+		// The deadline is the caller's context. Without a timeout of its own the SDK
+		// would set one of 10 minutes per attempt; this one outlasts any context deadline.
+		option.WithRequestTimeout(sdkTimeout),
+	)
+	c.msgs = client.Messages
 	return &c, nil
 }
 
-// The wire format of the Messages API, as much of it as Complete uses.
-type (
-	messagesRequest struct {
-		Model       string     `json:"model"`
-		MaxTokens   int        `json:"max_tokens"`
-		System      []block    `json:"system,omitempty"`
-		Messages    []message  `json:"messages"`
-		Tools       []tool     `json:"tools"`
-		ToolChoice  toolChoice `json:"tool_choice"`
-		Temperature *float64   `json:"temperature,omitempty"`
-	}
-	block struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	message struct {
-		Role    string  `json:"role"`
-		Content []block `json:"content"`
-	}
-	tool struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		InputSchema json.RawMessage `json:"input_schema"`
-	}
-	toolChoice struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-	}
-	messagesReply struct {
-		Model   string `json:"model"`
-		Content []struct {
-			Type  string          `json:"type"`
-			Text  string          `json:"text"`
-			Name  string          `json:"name"`
-			Input json.RawMessage `json:"input"`
-		} `json:"content"`
-		Usage struct {
-			InputTokens  int `json:"input_tokens"`
-			OutputTokens int `json:"output_tokens"`
-		} `json:"usage"`
-	}
-)
-
 // Complete sends req to the Messages API with req.Tool forced through tool_choice.
 func (c *Client) Complete(ctx context.Context, req qeval.CompletionRequest) (*qeval.Completion, error) {
-	var schema map[string]json.RawMessage
-	if err := json.Unmarshal(req.Tool.Schema, &schema); err != nil || schema == nil {
+	var schema map[string]any
+	if err := json.Unmarshal(req.Tool.Schema, &schema); err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: Name, Message: "tool " + req.Tool.Name + ": schema is not a JSON object", Err: err}
 	}
-	schema["type"] = json.RawMessage(`"object"`) // a tool's input is an object
-	input, _ := json.Marshal(schema)
-	body := messagesRequest{
-		Model:       c.Model,
-		MaxTokens:   req.MaxTokens,
-		Tools:       []tool{{Name: req.Tool.Name, Description: req.Tool.Description, InputSchema: input}},
-		ToolChoice:  toolChoice{Type: "tool", Name: req.Tool.Name},
-		Temperature: req.Temperature,
+	input := sdk.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: map[string]any{}}
+	for k, v := range schema {
+		switch k {
+		case "type", "properties":
+		case "required":
+			b, _ := json.Marshal(v)
+			json.Unmarshal(b, &input.Required)
+		default:
+			input.ExtraFields[k] = v
+		}
+	}
+	tool := sdk.ToolParam{Name: req.Tool.Name, InputSchema: input}
+	if req.Tool.Description != "" {
+		tool.Description = sdk.String(req.Tool.Description)
+	}
+	params := sdk.MessageNewParams{
+		Model:      c.Model,
+		MaxTokens:  int64(req.MaxTokens),
+		Tools:      []sdk.ToolUnionParam{{OfTool: &tool}},
+		ToolChoice: sdk.ToolChoiceParamOfTool(req.Tool.Name),
+	}
+	if req.Temperature != nil {
+		params.Temperature = sdk.Float(*req.Temperature)
 	}
 	if req.System != "" {
-		body.System = []block{{Type: "text", Text: req.System}}
+		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
 	for _, m := range req.Messages {
-		role := "user"
+		block := sdk.NewTextBlock(m.Content)
 		if m.Role == "assistant" {
-			role = "assistant"
+			params.Messages = append(params.Messages, sdk.NewAssistantMessage(block))
+		} else {
+			params.Messages = append(params.Messages, sdk.NewUserMessage(block))
 		}
-		body.Messages = append(body.Messages, message{Role: role, Content: []block{{Type: "text", Text: m.Content}}})
 	}
-	var msg messagesReply
-	if err := c.call.Post(ctx, body, &msg); err != nil {
-		return nil, err
+	msg, err := c.msgs.New(ctx, params)
+	if err != nil {
+		return nil, c.convert(ctx, err)
 	}
-	out := &qeval.Completion{Model: msg.Model, InputTokens: msg.Usage.InputTokens, OutputTokens: msg.Usage.OutputTokens}
+	out := &qeval.Completion{
+		Model:        msg.Model,
+		InputTokens:  int(msg.Usage.InputTokens),
+		OutputTokens: int(msg.Usage.OutputTokens),
+	}
 	var text []string
 	for _, b := range msg.Content {
 		switch b.Type {
@@ -160,13 +148,52 @@ func (c *Client) Complete(ctx context.Context, req qeval.CompletionRequest) (*qe
 	return out, nil
 }
 
-// errorMessage is the message of an Anthropic error object ({"error": {"message": …}}).
-func errorMessage(body []byte) string {
+// convert turns an SDK error into the errors of the qeval.Completer contract.
+func (c *Client) convert(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &qeval.Error{Code: qeval.CodeTimeout, Op: Name, Message: "no reply before the deadline", Err: ctx.Err()}
+	case ctx.Err() != nil:
+		return &qeval.Error{Code: qeval.CodeCanceled, Op: Name, Message: "canceled", Err: ctx.Err()}
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		pe := &qeval.ProviderError{Provider: Name, StatusCode: apiErr.StatusCode, Message: qeval.Mask(apiMessage(apiErr.RawJSON()), c.APIKey)}
+		if apiErr.Response != nil {
+			pe.RetryAfter = qeval.RetryAfter(apiErr.Response.Header, time.Now())
+		}
+		return &qeval.Error{Code: qeval.CodeUnavailable, Op: Name, Message: pe.Detail(), Err: pe}
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		pe := &qeval.ProviderError{Provider: Name, Message: qeval.Mask(urlErr.Err.Error(), c.APIKey)}
+		return &qeval.Error{Code: qeval.CodeUnavailable, Op: Name, Message: pe.Detail(), Err: pe}
+	}
+	// The SDK returns anything else unwrapped: a body that is not the JSON of a message.
+	return &qeval.Error{Code: qeval.CodeUnavailable, Op: Name, Message: "malformed reply: " + qeval.Mask(err.Error(), c.APIKey)}
+}
+
+// apiMessage returns error.message of an Anthropic error body, or the body itself.
+func apiMessage(body string) string {
 	var e struct {
 		Error struct {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	json.Unmarshal(body, &e)
-	return e.Error.Message
+	if json.Unmarshal([]byte(body), &e) == nil && e.Error.Message != "" {
+		return e.Error.Message
+	}
+	if len(body) > 200 {
+		body = body[:200] + "…"
+	}
+	return strings.TrimSpace(body)
+}
+
+// capReply bounds what is read of a reply (qeval.MaxReplyBytes).
+func capReply(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = qeval.CapReader(resp.Body, qeval.MaxReplyBytes, "the provider's reply")
+	}
+	return resp, err
 }

@@ -159,7 +159,7 @@ func TestComplete_Errors(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.wantMsg) || strings.Contains(err.Error(), testKey) || strings.Count(err.Error(), "anthropic:") != 1 {
 				t.Errorf("error = %q, want it to contain %q, name the provider once and not hold the key", err, tt.wantMsg)
 			}
-			// No retries: qeval's policy is the only one.
+			// The SDK's own retries are off: qeval's policy is the only one.
 			if n.Load() != 1 {
 				t.Errorf("requests = %d, want 1", n.Load())
 			}
@@ -211,7 +211,7 @@ func TestComplete_Deadline(t *testing.T) {
 		t.Errorf("Complete returned after %v, want promptly after the 50ms deadline", d)
 	}
 	if n.Load() != 1 {
-		t.Errorf("requests = %d, want 1 (a timed-out attempt is not retried)", n.Load())
+		t.Errorf("requests = %d, want 1 (the SDK must not retry a timed-out attempt)", n.Load())
 	}
 }
 

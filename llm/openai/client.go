@@ -1,29 +1,34 @@
-// Package openai is a qeval.Completer on the OpenAI Chat Completions API: one POST of
-// chat/completions with the tool forced through tool_choice (internal/llmhttp; the
-// official Go SDK was initialised at every start of qeval, and made up a fifth of the
-// binary, for this one call). With another base URL it talks to any server that speaks
-// that API: Ollama, vLLM, llama.cpp's server, LiteLLM, Azure OpenAI.
+// Package openai is a qeval.Completer on the OpenAI Chat Completions API, through the
+// official Go SDK (github.com/openai/openai-go/v3). With another base URL it talks to
+// any server that speaks that API: Ollama, vLLM, llama.cpp's server, LiteLLM, Azure
+// OpenAI.
 //
-// It makes exactly one attempt with no deadline of its own and reads nothing from the
-// environment: retries, deadlines and configuration are qeval's (package judge and
-// cmd/qeval).
+// The SDK is set to make exactly one attempt with no deadline of its own and to read
+// nothing from the environment: retries, deadlines and configuration are qeval's
+// (package judge and cmd/qeval).
 package openai
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/qeval/qeval"
-	"github.com/qeval/qeval/internal/llmhttp"
 )
 
 // Defaults of Client.
 const (
-	DefaultModel   = "gpt-5.4-mini"
+	DefaultModel   = sdk.ChatModelGPT5_4Mini
 	DefaultBaseURL = "https://api.openai.com/v1/"
 )
 
@@ -42,7 +47,7 @@ type Client struct {
 	// that know only the older field.
 	LegacyMaxTokens bool
 
-	call *llmhttp.Call
+	chat sdk.ChatCompletionService
 }
 
 var _ qeval.Completer = (*Client)(nil)
@@ -71,97 +76,60 @@ func New(c Client) (*Client, error) {
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}
-	header := http.Header{}
+	// NewChatCompletionService rather than NewClient: NewClient reads OPENAI_* variables.
+	opts := []option.RequestOption{
+		option.WithBaseURL(c.BaseURL),
+		option.WithHTTPClient(c.HTTPClient),
+		option.WithMaxRetries(0),
+		option.WithMiddleware(capReply),
+	}
 	if c.APIKey != "" {
-		header.Set("Authorization", "Bearer "+c.APIKey)
+		opts = append(opts, option.WithAPIKey(c.APIKey))
 		if strings.HasSuffix(u.Hostname(), ".openai.azure.com") || strings.HasSuffix(u.Hostname(), ".cognitiveservices.azure.com") {
-			header.Set("api-key", c.APIKey)
+			opts = append(opts, option.WithHeader("api-key", c.APIKey))
 		}
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/chat/completions"
-	c.call = &llmhttp.Call{Provider: c.Name, Key: c.APIKey, Client: c.HTTPClient, URL: u.String(), Header: header, Message: errorMessage}
+	c.chat = sdk.NewChatCompletionService(opts...)
 	return &c, nil
 }
 
-// The wire format of Chat Completions, as much of it as Complete uses.
-type (
-	chatRequest struct {
-		Model               string        `json:"model"`
-		Messages            []chatMessage `json:"messages"`
-		Tools               []chatTool    `json:"tools"`
-		ToolChoice          chatTool      `json:"tool_choice"`
-		MaxCompletionTokens *int          `json:"max_completion_tokens,omitempty"`
-		MaxTokens           *int          `json:"max_tokens,omitempty"`
-		Temperature         *float64      `json:"temperature,omitempty"`
-	}
-	chatMessage struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}
-	// chatTool is a tool, and with only a name the forced tool choice.
-	chatTool struct {
-		Type     string       `json:"type"`
-		Function chatFunction `json:"function"`
-	}
-	chatFunction struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters,omitempty"`
-	}
-	chatReply struct {
-		Model   string `json:"model"`
-		Choices []struct {
-			Message struct {
-				Content   string `json:"content"`
-				Refusal   string `json:"refusal"`
-				ToolCalls []struct {
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"message"`
-		} `json:"choices"`
-		Usage struct {
-			PromptTokens     int `json:"prompt_tokens"`
-			CompletionTokens int `json:"completion_tokens"`
-		} `json:"usage"`
-	}
-)
-
 // Complete sends req to Chat Completions with req.Tool forced through tool_choice.
 func (c *Client) Complete(ctx context.Context, req qeval.CompletionRequest) (*qeval.Completion, error) {
-	var schema map[string]json.RawMessage
-	if err := json.Unmarshal(req.Tool.Schema, &schema); err != nil || schema == nil {
+	var schema shared.FunctionParameters
+	if err := json.Unmarshal(req.Tool.Schema, &schema); err != nil {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: c.Name, Message: "tool " + req.Tool.Name + ": schema is not a JSON object", Err: err}
 	}
-	body := chatRequest{
-		Model:      c.Model,
-		Tools:      []chatTool{{Type: "function", Function: chatFunction{Name: req.Tool.Name, Description: req.Tool.Description, Parameters: req.Tool.Schema}}},
-		ToolChoice: chatTool{Type: "function", Function: chatFunction{Name: req.Tool.Name}},
+	fn := shared.FunctionDefinitionParam{Name: req.Tool.Name, Parameters: schema}
+	if req.Tool.Description != "" {
+		fn.Description = sdk.String(req.Tool.Description)
 	}
-	maxTokens := req.MaxTokens
+	params := sdk.ChatCompletionNewParams{
+		Model: c.Model,
+		Tools: []sdk.ChatCompletionToolUnionParam{sdk.ChatCompletionFunctionTool(fn)},
+		ToolChoice: sdk.ToolChoiceOptionFunctionToolChoice(
+			sdk.ChatCompletionNamedToolChoiceFunctionParam{Name: req.Tool.Name}),
+	}
 	if c.LegacyMaxTokens {
-		body.MaxTokens = &maxTokens
+		params.MaxTokens = sdk.Int(int64(req.MaxTokens))
 	} else {
-		body.MaxCompletionTokens = &maxTokens
+		params.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
 	}
 	if req.Temperature != nil && AcceptsTemperature(c.Model) {
-		body.Temperature = req.Temperature
+		params.Temperature = sdk.Float(*req.Temperature)
 	}
 	if req.System != "" {
-		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: req.System})
+		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
 	}
 	for _, m := range req.Messages {
-		role := "user"
 		if m.Role == "assistant" {
-			role = "assistant"
+			params.Messages = append(params.Messages, sdk.AssistantMessage(m.Content))
+		} else {
+			params.Messages = append(params.Messages, sdk.UserMessage(m.Content))
 		}
-		body.Messages = append(body.Messages, chatMessage{Role: role, Content: m.Content})
 	}
-	var resp chatReply
-	if err := c.call.Post(ctx, body, &resp); err != nil {
-		return nil, err
+	resp, err := c.chat.New(ctx, params)
+	if err != nil {
+		return nil, c.convert(ctx, err)
 	}
 	if len(resp.Choices) == 0 {
 		return nil, &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: "malformed reply: no choices"}
@@ -169,8 +137,8 @@ func (c *Client) Complete(ctx context.Context, req qeval.CompletionRequest) (*qe
 	m := resp.Choices[0].Message
 	out := &qeval.Completion{
 		Model:        resp.Model,
-		InputTokens:  resp.Usage.PromptTokens,
-		OutputTokens: resp.Usage.CompletionTokens,
+		InputTokens:  int(resp.Usage.PromptTokens),
+		OutputTokens: int(resp.Usage.CompletionTokens),
 		Text:         m.Content,
 	}
 	if out.Text == "" {
@@ -186,15 +154,46 @@ func (c *Client) Complete(ctx context.Context, req qeval.CompletionRequest) (*qe
 	return out, nil
 }
 
-// errorMessage is the message of an OpenAI error object ({"error": {"message": …}}).
-func errorMessage(body []byte) string {
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
+// convert turns an SDK error into the errors of the qeval.Completer contract.
+func (c *Client) convert(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &qeval.Error{Code: qeval.CodeTimeout, Op: c.Name, Message: "no reply before the deadline", Err: ctx.Err()}
+	case ctx.Err() != nil:
+		return &qeval.Error{Code: qeval.CodeCanceled, Op: c.Name, Message: "canceled", Err: ctx.Err()}
 	}
-	json.Unmarshal(body, &e)
-	return e.Error.Message
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		msg := apiErr.Message
+		if msg == "" && apiErr.Response != nil && apiErr.Response.Body != nil {
+			// Not an OpenAI error object (a proxy's page, say): show the start of the body.
+			b, _ := io.ReadAll(io.LimitReader(apiErr.Response.Body, 201))
+			if msg = strings.TrimSpace(string(b)); len(msg) > 200 {
+				msg = msg[:200] + "…"
+			}
+		}
+		pe := &qeval.ProviderError{Provider: c.Name, StatusCode: apiErr.StatusCode, Message: qeval.Mask(msg, c.APIKey)}
+		if apiErr.Response != nil {
+			pe.RetryAfter = qeval.RetryAfter(apiErr.Response.Header, time.Now())
+		}
+		return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: pe.Detail(), Err: pe}
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		pe := &qeval.ProviderError{Provider: c.Name, Message: qeval.Mask(urlErr.Err.Error(), c.APIKey)}
+		return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: pe.Detail(), Err: pe}
+	}
+	// The SDK returns anything else unwrapped: a body that is not the JSON of a completion.
+	return &qeval.Error{Code: qeval.CodeUnavailable, Op: c.Name, Message: "malformed reply: " + qeval.Mask(err.Error(), c.APIKey)}
+}
+
+// capReply bounds what is read of a reply (qeval.MaxReplyBytes).
+func capReply(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = qeval.CapReader(resp.Body, qeval.MaxReplyBytes, "the provider's reply")
+	}
+	return resp, err
 }
 
 // AcceptsTemperature reports whether a model takes a temperature: OpenAI's reasoning

@@ -196,7 +196,7 @@ func TestComplete_Errors(t *testing.T) {
 				t.Errorf("error = %q, want it to contain %q, name the provider once and not hold the key", err, tt.wantMsg)
 			}
 			if n.Load() != 1 {
-				t.Errorf("requests = %d, want 1 (no retries)", n.Load())
+				t.Errorf("requests = %d, want 1 (the SDK's retries are off)", n.Load())
 			}
 		})
 	}
