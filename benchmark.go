@@ -57,7 +57,8 @@ type BenchmarkEnv struct {
 	Limits Limits
 	// Workers is how many items run at once (0: the number of CPUs).
 	Workers int
-	// Explain asks for an explanation of each mismatch (the items are written).
+	// Explain asks for an explanation and the error classes of each mismatch (the
+	// items are written).
 	Explain bool
 	// NewVerifier makes the verifier of matched pairs (--verify, qeval verify); nil
 	// where verification is not available.
