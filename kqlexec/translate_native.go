@@ -1,8 +1,9 @@
 package kqlexec
 
 import (
-	"regexp"
 	"strconv"
+
+	"github.com/qeval/qeval/internal/lazyregexp"
 )
 
 // Run-time calls written as SQL instead. A call of a Go function costs SQLite a
@@ -47,7 +48,7 @@ func fold(name string, ret Type, args []expr) (out expr, ok bool) {
 
 // plainOperand matches the SQL of a stage's column, possibly cast to a real or
 // offset by a whole number: an operand that may be read several times at no cost.
-var plainOperand = regexp.MustCompile(`^(t\.c\d+|CAST\(t\.c\d+ AS REAL\)|\(t\.c\d+ [-+] \d+\))$`)
+var plainOperand = lazyregexp.New(`^(t\.c\d+|CAST\(t\.c\d+ AS REAL\)|\(t\.c\d+ [-+] \d+\))$`)
 
 func plain(x expr) bool { return x.isLit || plainOperand.MatchString(x.sql) }
 
