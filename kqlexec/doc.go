@@ -60,6 +60,8 @@
 //	translate_parse.go       parse and parse-where (simple, relaxed, regex)
 //	translate_plugins.go     evaluate bag_unpack, ipv4_lookup/ipv6_lookup, the activity
 //	                         plugins; make-series
+//	translate_sessioncount.go evaluate session_count
+//	translate_native.go      run-time calls computed while translating or written as SQL
 //	translate_find.go        find, as a union of one pipeline per table
 //	translate_expr.go,       expressions, literals, binary operators, in, between,
 //	translate_binary.go,     calls and the functions the translator writes as SQL

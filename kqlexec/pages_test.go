@@ -36,6 +36,15 @@ func TestPages_Semantics(t *testing.T) {
 		{"geo_from_wkt_collection", `print g = tostring(geo_from_wkt("GEOMETRYCOLLECTION (POINT (3 4), LINESTRING (0 0, 1 1))")),
 			bad = isnull(geo_from_wkt("GEOMETRYCOLLECTION (POINT (3 4), CIRCLE (1 1))"))`,
 			"g,bad", []string{`{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[3.0,4.0]},{"type":"LineString","coordinates":[[0.0,0.0],[1.0,1.0]]}]}|true`}},
+		// session-count-plugin.md: a row starts a session when its id has no row in the
+		// look-back before it; bins (bin(Timeline, Bin)) count the sessions starting in
+		// them. Here a look-back of 3: id 1 at 1, 3, 8 (8 - 3 > 3: new), id 2 at 2, 6
+		// (6 - 2 > 3: new), 7; by region, the same id in another region is another
+		{"session_count", `datatable(Id:long, T:long, Region:string)[1, 1, "e", 1, 3, "e", 1, 8, "e", 2, 2, "e", 2, 6, "e", 2, 7, "e", 1, 4, "w"]
+			| evaluate session_count(Id, T, 0, 10, 5, 3) | order by T asc`, "T,count_sessions", []string{"0|2", "5|2"}},
+		{"session_count_dims", `datatable(Id:long, T:long, Region:string)[1, 1, "e", 1, 3, "e", 1, 8, "e", 2, 2, "e", 2, 6, "e", 2, 7, "e", 1, 4, "w"]
+			| evaluate session_count(Id, T, 0, 10, 5, 3, Region) | order by T asc, Region asc`,
+			"T,Region,count_sessions", []string{"0|e|2", "0|w|1", "5|e|2"}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

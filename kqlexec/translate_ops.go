@@ -208,6 +208,8 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 			return t.activityCountsMetrics(in, o, e)
 		case "sliding_window_counts":
 			return t.slidingWindowCounts(in, o, e)
+		case "session_count":
+			return t.sessionCount(in, o, e)
 		case "active_users_count":
 			return t.activeUsersCount(in, o, e)
 		case "activity_engagement":
