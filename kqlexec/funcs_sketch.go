@@ -98,7 +98,13 @@ func sketchFuncs(def func(string, *fnDef)) {
 			return nil
 		}
 		var ps []float64
+		as := Type("")
 		for _, p := range a[1:] {
+			if name, ok := p.(string); ok {
+				// typeof(T): the values converted to T
+				as, _ = ParseType(name)
+				continue
+			}
 			if xs, ok := arr(p); ok {
 				for _, x := range xs {
 					if f, ok := toReal(Dyn{x}); ok {
@@ -112,9 +118,13 @@ func sketchFuncs(def func(string, *fnDef)) {
 		out := make([]any, len(ps))
 		for i, p := range ps {
 			out[i] = raws[rankIndex(len(vals), p)]
+			if as != "" {
+				out[i] = toJSONValue(decode(encode(Dyn{out[i]}, as), as))
+			}
 		}
 		return Dyn{out}
 	}})
+	funcAliases["percentiles_array_tdigest"] = "percentile_array_tdigest"
 	// percentrank_tdigest(digest, value): the share of the values at or below value, in percent
 	def("percentrank_tdigest", fixed(TReal, func(a []any) any {
 		vals, _, ok := digestValues(a[0])

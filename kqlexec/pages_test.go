@@ -45,6 +45,14 @@ func TestPages_Semantics(t *testing.T) {
 		{"session_count_dims", `datatable(Id:long, T:long, Region:string)[1, 1, "e", 1, 3, "e", 1, 8, "e", 2, 2, "e", 2, 6, "e", 2, 7, "e", 1, 4, "w"]
 			| evaluate session_count(Id, T, 0, 10, 5, 3, Region) | order by T asc, Region asc`,
 			"T,Region,count_sessions", []string{"0|e|2", "0|w|1", "5|e|2"}},
+		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
+		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
+			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},
+		// percentile-array-tdigest-function.md: percentiles_array_tdigest is its other
+		// name; a dynamic array of percentiles, and typeof(T) converts the values
+		{"percentiles_array_tdigest", `range x from 1 to 9 step 1 | summarize d = tdigest(x * 1.5)
+			| project a = tostring(percentiles_array_tdigest(d, range(0, 100, 50), typeof(long))), b = tostring(percentile_array_tdigest(d, 50, 100))`,
+			"a,b", []string{"[1,7,13]|[7.5,13.5]"}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

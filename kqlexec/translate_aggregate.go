@@ -232,6 +232,13 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 			w = coerce(a[1], TLong)
 		}
 		return aggCall("weighted_list", TDynamic, a[0], w), nil
+	case "hll_if":
+		// the engine's hll is the exact set of values (as hll's); the accuracy is moot
+		if err := need(2, 3); err != nil {
+			return expr{}, err
+		}
+		x := aggCall("make_set_if", TDynamic, a[0], coerce(a[1], TBool))
+		return expr{sql: "coalesce(" + x.sql + ", '[]')", t: TDynamic}, nil
 	case "tdigest_merge", "merge_tdigest", "hll_merge":
 		if err := need(1, -1); err != nil {
 			return expr{}, err
