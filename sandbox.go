@@ -136,3 +136,10 @@ func CloseSandboxes(wait time.Duration) int {
 	}
 	return n
 }
+
+// Fingerprinter is a Sandbox that can digest a table's rows without fetching them: two
+// tables with equal digests hold the same rows (as a bag, or in order when ordered), so
+// a comparison fetches the rows only of tables whose digests differ.
+type Fingerprinter interface {
+	Fingerprint(ctx context.Context, table string, columns []string, ordered bool) (digest string, rows int, err error)
+}

@@ -119,7 +119,7 @@ func (o Options) register(sc *sqlite3.SQLiteConn) error {
 
 // OpenWith is OpenConns with Options.
 func OpenWith(path string, limits qeval.Limits, maxConns int, opt Options) (*Executor, error) {
-	if err := checkFile(path); err != nil {
+	if err := checkFile(path); err != nil && opt.sandbox == nil {
 		return nil, err
 	}
 	// Connections opened from now on can count VM steps (see VMSteps).
@@ -136,7 +136,7 @@ func OpenWith(path string, limits qeval.Limits, maxConns int, opt Options) (*Exe
 	}
 	c := &connector{dsn: dsn(path), limits: limits, functions: opt}
 	if opt.sandbox != nil {
-		c.dsn = sandboxDSN(path)
+		c.dsn = opt.sandbox.dsn
 	}
 	c.drv = &sqlite3.SQLiteDriver{ConnectHook: c.hook}
 	db := sql.OpenDB(c)

@@ -10,23 +10,95 @@ import (
 )
 
 // Tables describes the copy's tables (sqlite_master's, not SQLite's own), by name:
-// column types are their affinity, as SQLite treats them (INT and INTEGER are one).
+// column types are their affinity, as SQLite treats them (INT and INTEGER are one). It
+// reads the catalog in three queries, whatever the number of tables.
 func (s *Sandbox) Tables(ctx context.Context) ([]qeval.TableDefinition, error) {
 	var out []qeval.TableDefinition
 	err := s.raw(ctx, "", func(c *conn) error {
 		c.trusted = true
 		defer func() { c.trusted = false }()
-		names, err := queryAll(ctx, c, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+		const tables = "FROM sqlite_master m JOIN "
+		const where = " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+		cols, err := queryAll(ctx, c, `SELECT m.name, p.name, p.type, p."notnull", p.pk `+tables+"pragma_table_info(m.name) p"+where+" ORDER BY m.name, p.cid")
 		if err != nil {
 			return err
 		}
-		for _, r := range names {
+		at := map[string]int{}
+		pks := map[int]map[int64]string{}
+		for _, r := range cols {
 			name, _ := r[0].(string)
-			t, err := describeTable(ctx, c, name)
-			if err != nil {
-				return err
+			i, ok := at[name]
+			if !ok {
+				i = len(out)
+				at[name] = i
+				out = append(out, qeval.TableDefinition{Name: name})
+				pks[i] = map[int64]string{}
 			}
-			out = append(out, t)
+			cname, _ := r[1].(string)
+			typ, _ := r[2].(string)
+			notNull, _ := r[3].(int64)
+			out[i].Columns = append(out[i].Columns, qeval.ColumnState{Name: cname, Type: affinity(typ), NotNull: notNull != 0})
+			if k, _ := r[4].(int64); k > 0 {
+				pks[i][k] = cname
+			}
+		}
+		for i, pk := range pks {
+			for k := int64(1); k <= int64(len(pk)); k++ {
+				out[i].PrimaryKey = append(out[i].PrimaryKey, pk[k])
+			}
+		}
+		idx, err := queryAll(ctx, c, `SELECT m.name, l.name, l."unique", l.origin, coalesce(i.name, '<expression>') `+tables+
+			"pragma_index_list(m.name) l JOIN pragma_index_info(l.name) i"+where+" AND l.origin <> 'pk' ORDER BY m.name, l.name, i.seqno")
+		if err != nil {
+			return err
+		}
+		indexes := map[[2]string][]string{}
+		unique := map[[2]string]bool{}
+		var order [][2]string
+		for _, r := range idx {
+			k := [2]string{fmt.Sprint(r[0]), fmt.Sprint(r[1])}
+			if _, seen := indexes[k]; !seen {
+				order = append(order, k)
+			}
+			indexes[k] = append(indexes[k], fmt.Sprint(r[4]))
+			u, _ := r[2].(int64)
+			unique[k] = u != 0
+		}
+		for _, k := range order {
+			desc := "(" + strings.Join(indexes[k], ", ") + ")"
+			if unique[k] {
+				desc = "unique " + desc
+			}
+			if i, ok := at[k[0]]; ok {
+				out[i].Indexes = append(out[i].Indexes, desc)
+			}
+		}
+		fks, err := queryAll(ctx, c, `SELECT m.name, f.id, f."table", f."from", f."to" `+tables+"pragma_foreign_key_list(m.name) f"+where+" ORDER BY m.name, f.id, f.seq")
+		if err != nil {
+			return err
+		}
+		type fk struct{ ref, from, to []string }
+		byKey := map[string]*fk{}
+		var fkOrder []string
+		for _, r := range fks {
+			k := fmt.Sprint(r[0], "\x00", r[1])
+			f, ok := byKey[k]
+			if !ok {
+				f = &fk{ref: []string{fmt.Sprint(r[0]), fmt.Sprint(r[2])}}
+				byKey[k] = f
+				fkOrder = append(fkOrder, k)
+			}
+			f.from, f.to = append(f.from, fmt.Sprint(r[3])), append(f.to, fmt.Sprint(r[4]))
+		}
+		for _, k := range fkOrder {
+			f := byKey[k]
+			if i, ok := at[f.ref[0]]; ok {
+				out[i].ForeignKeys = append(out[i].ForeignKeys, fmt.Sprintf("(%s) references %s (%s)", strings.Join(f.from, ", "), f.ref[1], strings.Join(f.to, ", ")))
+			}
+		}
+		for i := range out {
+			sort.Strings(out[i].Indexes)
+			sort.Strings(out[i].ForeignKeys)
 		}
 		return nil
 	})
@@ -34,82 +106,6 @@ func (s *Sandbox) Tables(ctx context.Context) ([]qeval.TableDefinition, error) {
 		return nil, s.classify(ctx, err)
 	}
 	return out, nil
-}
-
-func describeTable(ctx context.Context, c *conn, name string) (qeval.TableDefinition, error) {
-	t := qeval.TableDefinition{Name: name}
-	cols, err := queryAll(ctx, c, "PRAGMA table_info("+quoteIdent(name)+")")
-	if err != nil {
-		return t, err
-	}
-	pk := map[int64]string{}
-	for _, col := range cols {
-		cname, _ := col[1].(string)
-		typ, _ := col[2].(string)
-		notNull, _ := col[3].(int64)
-		t.Columns = append(t.Columns, qeval.ColumnState{Name: cname, Type: affinity(typ), NotNull: notNull != 0})
-		if k, _ := col[5].(int64); k > 0 {
-			pk[k] = cname
-		}
-	}
-	for k := int64(1); k <= int64(len(pk)); k++ {
-		t.PrimaryKey = append(t.PrimaryKey, pk[k])
-	}
-	idx, err := queryAll(ctx, c, "PRAGMA index_list("+quoteIdent(name)+")")
-	if err != nil {
-		return t, err
-	}
-	for _, ix := range idx {
-		iname, _ := ix[1].(string)
-		unique, _ := ix[2].(int64)
-		origin, _ := ix[3].(string)
-		if origin == "pk" {
-			continue // the primary key, said above
-		}
-		info, err := queryAll(ctx, c, "PRAGMA index_info("+quoteIdent(iname)+")")
-		if err != nil {
-			return t, err
-		}
-		var on []string
-		for _, col := range info {
-			n, _ := col[2].(string)
-			if n == "" {
-				n = "<expression>"
-			}
-			on = append(on, n)
-		}
-		desc := "(" + strings.Join(on, ", ") + ")"
-		if unique != 0 {
-			desc = "unique " + desc
-		}
-		t.Indexes = append(t.Indexes, desc)
-	}
-	sort.Strings(t.Indexes)
-	fks, err := queryAll(ctx, c, "PRAGMA foreign_key_list("+quoteIdent(name)+")")
-	if err != nil {
-		return t, err
-	}
-	byID := map[int64][3][]string{}
-	var ids []int64
-	for _, fk := range fks {
-		id, _ := fk[0].(int64)
-		ref, _ := fk[2].(string)
-		from, _ := fk[3].(string)
-		to, _ := fk[4].(string)
-		e, seen := byID[id]
-		if !seen {
-			ids = append(ids, id)
-			e[0] = []string{ref}
-		}
-		e[1], e[2] = append(e[1], from), append(e[2], to)
-		byID[id] = e
-	}
-	for _, id := range ids {
-		e := byID[id]
-		t.ForeignKeys = append(t.ForeignKeys, fmt.Sprintf("(%s) references %s (%s)", strings.Join(e[1], ", "), e[0][0], strings.Join(e[2], ", ")))
-	}
-	sort.Strings(t.ForeignKeys)
-	return t, nil
 }
 
 // affinity is the type affinity SQLite gives a declared column type (its rules, in

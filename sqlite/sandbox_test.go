@@ -41,7 +41,13 @@ func mustRun(tb testing.TB, sb *sqlite.Sandbox, stmts ...string) {
 // TestSandbox_WritesStayInTheCopy: writes and DDL change the copy, never the source
 // (its SHA-256 is the same), and Close removes the copy.
 func TestSandbox_WritesStayInTheCopy(t *testing.T) {
-	sb, src := mustSandbox(t, sqlite.SandboxOptions{}, qeval.Limits{})
+	t.Run("InMemory", func(t *testing.T) { writesStayInTheCopy(t, sqlite.SandboxOptions{}) })
+	t.Run("InAFile", func(t *testing.T) { writesStayInTheCopy(t, sqlite.SandboxOptions{MemoryBytes: -1}) })
+}
+
+func writesStayInTheCopy(t *testing.T, opt sqlite.SandboxOptions) {
+	opt.Dir = t.TempDir()
+	sb, src := mustSandbox(t, opt, qeval.Limits{})
 	before := fileHash(t, src)
 	mustRun(t, sb,
 		"UPDATE t SET n = n + 1 WHERE id = 1",
@@ -76,14 +82,27 @@ func TestSandbox_WritesStayInTheCopy(t *testing.T) {
 		t.Error("the source changed")
 	}
 	copyFile := sb.File()
-	if _, err := os.Stat(copyFile); err != nil {
-		t.Fatalf("the copy is not there: %v", err)
+	if opt.MemoryBytes < 0 {
+		if _, err := os.Stat(copyFile); err != nil {
+			t.Fatalf("the copy is not there: %v", err)
+		}
+	} else if copyFile != "" {
+		t.Errorf("a small source was copied into the file %s, not into memory", copyFile)
 	}
 	if err := sb.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(copyFile); !os.IsNotExist(err) {
-		t.Errorf("the copy %s is still there after Close (%v)", copyFile, err)
+	if entries, _ := os.ReadDir(opt.Dir); len(entries) != 0 {
+		t.Errorf("the sandbox folder holds %v after Close", entries)
+	}
+	// a second copy of the same source starts from the source again, not from the first
+	sb2, err := sqlite.NewSandbox(context.Background(), src, qeval.Limits{}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb2.Close()
+	if rs, err := sb2.Rows(context.Background(), "t", true); err != nil || rs.NumRows() != 2 || rs.Rows[1][2] != qeval.Int(20) {
+		t.Errorf("a new copy: %v, %v", rs, err)
 	}
 }
 
@@ -92,7 +111,7 @@ func TestSandbox_WritesStayInTheCopy(t *testing.T) {
 func TestSandbox_OutsideStaysRefused(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	sb, _ := mustSandbox(t, sqlite.SandboxOptions{Dir: dir}, qeval.Limits{})
+	sb, _ := mustSandbox(t, sqlite.SandboxOptions{Dir: dir, MemoryBytes: -1}, qeval.Limits{})
 	for _, q := range []string{
 		"ATTACH DATABASE '" + out + "' AS x",
 		"VACUUM INTO '" + out + "'",

@@ -1,6 +1,8 @@
 package stateful
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,7 +13,7 @@ import (
 
 // judge compares what the two sides left and sets the verdict: match only when every
 // check, table and definition agrees and the cost is within the bound.
-func judge(v *qeval.Verdict, c Case, pl plan, g, p sideRun, opt Options) {
+func judge(ctx context.Context, v *qeval.Verdict, c Case, pl plan, g, p *sideRun, opt Options) {
 	st := v.State
 	for i, q := range pl.checks {
 		co := qeval.CheckOutcome{Index: i + 1, Query: q}
@@ -31,8 +33,8 @@ func judge(v *qeval.Verdict, c Case, pl plan, g, p sideRun, opt Options) {
 		}
 		st.Checks = append(st.Checks, co)
 	}
-	if g.tables != nil {
-		st.Tables = diffTables(g, p, pl.state)
+	if g.present != nil {
+		st.Tables = diffTables(ctx, g, p, pl.state)
 	}
 	if pl.schema {
 		st.SchemaCompared = true
@@ -63,15 +65,15 @@ func judge(v *qeval.Verdict, c Case, pl plan, g, p sideRun, opt Options) {
 }
 
 // diffTables compares the tables each side left: the ones named, or every table
-// either side has.
-func diffTables(g, p sideRun, state *qeval.StateCompare) []qeval.TableDiff {
+// either side has. A table whose two digests agree is equal without reading its rows.
+func diffTables(ctx context.Context, g, p *sideRun, state *qeval.StateCompare) []qeval.TableDiff {
 	ordered := state != nil && state.Ordered
 	var names []string
 	if state != nil && !state.All {
 		names = state.Tables
 	} else {
 		seen := map[string]bool{}
-		for _, m := range []map[string]*qeval.ResultSet{g.tables, p.tables} {
+		for _, m := range []map[string]bool{g.present, p.present} {
 			for n := range m {
 				if !seen[n] {
 					seen[n] = true
@@ -83,10 +85,27 @@ func diffTables(g, p sideRun, state *qeval.StateCompare) []qeval.TableDiff {
 	}
 	var out []qeval.TableDiff
 	for _, n := range names {
-		gr, gok := g.tables[strings.ToLower(n)]
-		pr, pok := p.tables[strings.ToLower(n)]
-		d := qeval.TableDiff{Table: displayName(n, g.defs, p.defs), GoldRows: gr.NumRows(), PredRows: pr.NumRows(), Ordered: ordered}
+		key := strings.ToLower(n)
+		d := qeval.TableDiff{Table: displayName(n, g.defs, p.defs), Ordered: ordered}
+		gok, pok := g.present[key], p.present[key]
+		if gok && pok && g.fps[key] != "" && g.fps[key] == p.fps[key] {
+			d.Equal = true
+			d.GoldRows, d.PredRows = g.counts[key], p.counts[key]
+			out = append(out, d)
+			continue
+		}
+		var gr, pr *qeval.ResultSet
+		var gerr, perr error
+		if gok {
+			gr, gerr = g.rows(ctx, n)
+		}
+		if pok {
+			pr, perr = p.rows(ctx, n)
+		}
+		d.GoldRows, d.PredRows = gr.NumRows(), pr.NumRows()
 		switch {
+		case gerr != nil || perr != nil:
+			d.Note = "its rows could not be read: " + qeval.ErrorMessage(errors.Join(gerr, perr))
 		case !gok && !pok:
 			d.Equal = true
 			d.Note = "neither answer left it"

@@ -66,7 +66,10 @@ func Match(ctx context.Context, c Case, gold, pred string, goldSrc, predSrc *qev
 		return v
 	}
 	plan := newPlan(c, goldSrc.Dialect)
+	// both copies stay until the verdict: the rows of a table are read only when the
+	// two sides' digests of it differ
 	g := run(ctx, goldSide, c, &plan, gold, goldSrc, opt)
+	defer g.close()
 	v.GoldTime, v.Database = g.took, goldSrc.Files[0]
 	v.State.GoldStatements = g.statements
 	if g.outcome != "" {
@@ -74,6 +77,7 @@ func Match(ctx context.Context, c Case, gold, pred string, goldSrc, predSrc *qev
 		return v
 	}
 	p := run(ctx, predSide, c, &plan, pred, predSrc, opt)
+	defer p.close()
 	v.PredTime = p.took
 	v.State.PredStatements = p.statements
 	if p.outcome != "" {
@@ -85,7 +89,13 @@ func Match(ctx context.Context, c Case, gold, pred string, goldSrc, predSrc *qev
 			return v
 		}
 	}
-	judge(&v, c, plan, g, p, opt)
+	judge(ctx, &v, c, plan, &g, &p, opt)
+	// the teardown runs last, in each copy (isolation makes it optional); one that
+	// fails after the gold is the suite's, after the generated answer it says nothing
+	if err := g.teardown(ctx, c, goldSrc.Dialect, opt); err != nil {
+		v.Match, v.Outcome, v.Error = false, qeval.OutcomeSetupError, err.Error()
+	}
+	p.teardown(ctx, c, predSrc.Dialect, opt)
 	return v
 }
 
@@ -129,10 +139,60 @@ type sideRun struct {
 	lastStmt   string
 	checks     []*qeval.ResultSet // nil until the checks ran
 	checkErrs  []string
-	tables     map[string]*qeval.ResultSet // by lower-case name
-	defs       []qeval.TableDefinition
-	cost       float64
-	costUnit   string
+	// tables are the rows of the state's tables (by lower-case name), read when the
+	// side ran or, where the copy has digests (fps), when the two sides' differ
+	tables   map[string]*qeval.ResultSet
+	fps      map[string]string
+	counts   map[string]int  // the row counts of fps
+	present  map[string]bool // the state's tables the side left
+	ordered  bool
+	defs     []qeval.TableDefinition
+	cost     float64
+	costUnit string
+	sb       qeval.Sandbox       // open until the verdict (close)
+	fp       qeval.Fingerprinter // sb's digests, when it has them
+	budget   int                 // statements left
+}
+
+func (r *sideRun) close() {
+	if r.sb != nil {
+		r.sb.Close()
+	}
+}
+
+// rows returns a table's rows, reading them from the copy the first time.
+func (r *sideRun) rows(ctx context.Context, name string) (*qeval.ResultSet, error) {
+	key := strings.ToLower(name)
+	if rs, ok := r.tables[key]; ok {
+		return rs, nil
+	}
+	rs, err := r.sb.Rows(ctx, name, r.ordered)
+	if err != nil {
+		return nil, err
+	}
+	r.tables[key] = rs
+	return rs, nil
+}
+
+// exec runs one statement within the side's statement budget.
+func (r *sideRun) exec(ctx context.Context, stmt string, opt Options) (*qeval.ResultSet, error) {
+	if r.budget--; r.budget < 0 {
+		return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("more than %d statements in one side of a case (setup, answer, checks and teardown together)", opt.MaxStatements)}
+	}
+	return r.sb.Query(ctx, stmt)
+}
+
+// teardown runs the case's teardown in the side's copy; it returns the first failure.
+func (r *sideRun) teardown(ctx context.Context, c Case, dialect string, opt Options) error {
+	if r.sb == nil {
+		return nil
+	}
+	for i, stmt := range statements(dialect, c.Teardown...) {
+		if _, err := r.exec(ctx, stmt, opt); err != nil {
+			return fmt.Errorf("teardown statement %d (on the gold's copy): %s", i+1, qeval.ErrorMessage(err))
+		}
+	}
+	return nil
 }
 
 // statements cuts texts into statements by the source's dialect.
@@ -154,7 +214,7 @@ func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qe
 	}
 	start := now()
 	defer func() { r.took = now().Sub(start) }()
-	sb, err := src.Sandbox(ctx, src.Files[0], opt.Limits)
+	made, err := src.Sandbox(ctx, src.Files[0], opt.Limits)
 	if err != nil {
 		if ctx.Err() != nil {
 			return canceledRun(ctx, who)
@@ -165,15 +225,17 @@ func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qe
 		}
 		return r
 	}
-	sb = qeval.Track(sb)
-	defer sb.Close() // on success, failure and panic alike
-	budget := opt.MaxStatements
-	exec := func(stmt string) (*qeval.ResultSet, error) {
-		if budget--; budget < 0 {
-			return nil, &qeval.Error{Code: qeval.CodeTooLarge, Message: fmt.Sprintf("more than %d statements in one side of a case (setup, answer, checks and teardown together)", opt.MaxStatements)}
+	sb := qeval.Track(made)
+	r.sb = sb // the caller closes it, whatever the side's end
+	r.fp, _ = made.(qeval.Fingerprinter)
+	defer func() {
+		if p := recover(); p != nil {
+			sb.Close() // the caller never sees this side: its copy goes now
+			panic(p)
 		}
-		return sb.Query(ctx, stmt)
-	}
+	}()
+	r.budget = opt.MaxStatements
+	exec := func(stmt string) (*qeval.ResultSet, error) { return r.exec(ctx, stmt, opt) }
 	for i, stmt := range statements(src.Dialect, c.Setup...) {
 		if _, err := exec(stmt); err != nil {
 			return r.failed(ctx, who, qeval.OutcomeSetupError, fmt.Sprintf("setup statement %d (on the %s's copy): %s", i+1, who, qeval.ErrorMessage(err)))
@@ -204,7 +266,7 @@ func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qe
 		rs, err := exec(q)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return canceledRun(ctx, who)
+			return r.canceled(ctx, who)
 		case err != nil && who == goldSide:
 			return r.failed(ctx, who, qeval.OutcomeGoldError, fmt.Sprintf("check %d fails on the gold: %s", i+1, qeval.ErrorMessage(err)))
 		case err != nil:
@@ -222,13 +284,6 @@ func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qe
 			out = qeval.OutcomePredError
 		}
 		return r.failed(ctx, who, out, fmt.Sprintf("read the tables the %s left: %s", who, qeval.ErrorMessage(err)))
-	}
-	for i, stmt := range statements(src.Dialect, c.Teardown...) {
-		// a teardown that fails after the generated answer says nothing the comparison
-		// has not (the answer left other tables); after the gold it is the suite's
-		if _, err := exec(stmt); err != nil && who == goldSide {
-			return r.failed(ctx, who, qeval.OutcomeSetupError, fmt.Sprintf("teardown statement %d (on the gold's copy): %s", i+1, qeval.ErrorMessage(err)))
-		}
 	}
 	return r
 }
@@ -268,7 +323,7 @@ func statementError(who side, i, n int, what string, err error) string {
 // gold's timeout or too_large is still a gold_error).
 func (r sideRun) failed(ctx context.Context, who side, o qeval.Outcome, msg string) sideRun {
 	if ctx.Err() == context.Canceled {
-		return canceledRun(ctx, who)
+		return r.canceled(ctx, who)
 	}
 	if who == goldSide && o != qeval.OutcomeSetupError {
 		o = qeval.OutcomeGoldError
@@ -278,6 +333,13 @@ func (r sideRun) failed(ctx context.Context, who side, o qeval.Outcome, msg stri
 		r.err = msg + " (the case's deadline)"
 	}
 	return r
+}
+
+// canceled is canceledRun keeping the side's copy, for the caller to close.
+func (r sideRun) canceled(ctx context.Context, who side) sideRun {
+	c := canceledRun(ctx, who)
+	c.sb = r.sb
+	return c
 }
 
 func canceledRun(ctx context.Context, who side) sideRun {
@@ -306,23 +368,27 @@ func (r *sideRun) describe(ctx context.Context, sb qeval.Sandbox, pl plan) error
 	if state == nil {
 		return nil
 	}
-	r.tables = map[string]*qeval.ResultSet{}
-	names := state.Tables
-	if state.All {
-		names = nil
-		for _, d := range defs {
-			names = append(names, d.Name)
+	r.tables, r.fps, r.counts, r.present, r.ordered = map[string]*qeval.ResultSet{}, map[string]string{}, map[string]int{}, map[string]bool{}, state.Ordered
+	for _, d := range defs {
+		if !state.All && !slices.ContainsFunc(state.Tables, func(n string) bool { return strings.EqualFold(d.Name, n) }) {
+			continue
 		}
-	}
-	for _, n := range names {
-		if !slices.ContainsFunc(defs, func(d qeval.TableDefinition) bool { return strings.EqualFold(d.Name, n) }) {
-			continue // missing: the comparison says so
+		key := strings.ToLower(d.Name)
+		r.present[key] = true
+		if r.fp != nil {
+			cols := make([]string, len(d.Columns))
+			for i, c := range d.Columns {
+				cols[i] = c.Name
+			}
+			if f, n, err := r.fp.Fingerprint(ctx, d.Name, cols, state.Ordered); err == nil {
+				// the columns are part of it: two empty tables of other columns differ
+				r.fps[key], r.counts[key] = strings.ToLower(strings.Join(cols, "\x00"))+"\x00"+f, n
+				continue
+			}
 		}
-		rs, err := sb.Rows(ctx, n, state.Ordered)
-		if err != nil {
+		if _, err := r.rows(ctx, d.Name); err != nil {
 			return err
 		}
-		r.tables[strings.ToLower(n)] = rs
 	}
 	return nil
 }

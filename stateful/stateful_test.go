@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -212,9 +211,17 @@ func TestMatch_CopiesGoOnPanicAndCancel(t *testing.T) {
 	if closed != 1 {
 		t.Errorf("after a panic, Close was called %d times, want 1", closed)
 	}
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	real := source(t, shopDB(t))
+	made, closedReal := 0, 0
+	second := make(chan struct{})
+	mk := real.Sandbox
+	real.Sandbox = func(ctx context.Context, f string, l qeval.Limits) (qeval.Sandbox, error) {
+		sb, err := mk(ctx, f, l)
+		if made++; made == 2 {
+			close(second) // the generated answer's copy is made: stop the run
+		}
+		return countingClose{sb, &closedReal}, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	mode, _ := compare.Lookup("bag")
 	done := make(chan qeval.Verdict)
@@ -222,24 +229,21 @@ func TestMatch_CopiesGoOnPanicAndCancel(t *testing.T) {
 		done <- stateful.Match(ctx, qeval.StatefulSpec{CompareState: &qeval.StateCompare{All: true}}, "DELETE FROM sale",
 			"INSERT INTO sale WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT 1, 1 FROM r WHERE i < 0", real, real, stateful.Options{Mode: mode})
 	}()
-	for len(copies(tmp)) < 1 { // the generated answer's copy is there: stop the run
-		runtime.Gosched()
-	}
+	<-second
 	cancel()
 	v := <-done
 	if v.Outcome != qeval.OutcomeCanceled {
 		t.Errorf("a canceled run: %s (%s)", v.Outcome, v.Error)
 	}
-	noCopiesLeft(t, tmp)
+	if made != 2 || closedReal != 2 {
+		t.Errorf("%d copies made, %d closed; want 2 and 2", made, closedReal)
+	}
 }
 
-func copies(dir string) []string {
-	var out []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), qeval.SandboxPrefix) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+// countingClose counts the Close calls of a sandbox.
+type countingClose struct {
+	qeval.Sandbox
+	n *int
 }
+
+func (c countingClose) Close() error { *c.n++; return c.Sandbox.Close() }
