@@ -61,9 +61,10 @@ func stringFuncs(def func(string, *fnDef)) {
 		r := []rune(str(a, 0))
 		start := long(a, 1, 0)
 		n := long(a, 2, int64(len(r)))
+		// a negative start counts from the end (the substring page:
+		// substring("123456", -2, 2) is "56"); before the first character it is 0
 		if start < 0 {
-			n += start
-			start = 0
+			start = max(start+int64(len(r)), 0)
 		}
 		if start > int64(len(r)) || n <= 0 {
 			return ""

@@ -45,6 +45,9 @@ func TestPages_Semantics(t *testing.T) {
 		{"session_count_dims", `datatable(Id:long, T:long, Region:string)[1, 1, "e", 1, 3, "e", 1, 8, "e", 2, 2, "e", 2, 6, "e", 2, 7, "e", 1, 4, "w"]
 			| evaluate session_count(Id, T, 0, 10, 5, 3, Region) | order by T asc, Region asc`,
 			"T,Region,count_sessions", []string{"0|e|2", "0|w|1", "5|e|2"}},
+		// substring-function.md: a negative start counts from the end
+		{"substring_negative_start", `print a = substring("123456", -2, 2), b = substring("abcdef", -3), c = substring("abc", -5), d = substring("abc", -5, 2), e = substring("abc", 1, 0)`,
+			"a,b,c,d,e", []string{"56|def|abc|ab|"}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},
