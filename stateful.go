@@ -17,7 +17,7 @@ import (
 // Stateful reports whether the case is a stateful one: it names a setup, checks, a
 // state or schema comparison, a teardown or an efficiency bound.
 func (c *Case) Stateful() bool {
-	return len(c.Setup) > 0 || len(c.Checks) > 0 || c.CompareState != nil || c.CompareSchema ||
+	return c.IsStateful || len(c.Setup) > 0 || len(c.Checks) > 0 || c.CompareState != nil || c.CompareSchema ||
 		len(c.Teardown) > 0 || c.Efficiency != nil
 }
 
@@ -30,11 +30,13 @@ type StatefulSpec struct {
 	CompareSchema bool          `json:"compare_schema,omitempty"`
 	Teardown      Statements    `json:"teardown,omitempty"`
 	Efficiency    *Efficiency   `json:"efficiency,omitempty"`
+	// Stateful makes it stateful when nothing else does (Case.IsStateful).
+	Stateful bool `json:"stateful,omitempty"`
 }
 
 // IsSet reports whether the spec makes anything stateful.
 func (s StatefulSpec) IsSet() bool {
-	c := Case{Setup: s.Setup, Checks: s.Checks, CompareState: s.CompareState, CompareSchema: s.CompareSchema, Teardown: s.Teardown, Efficiency: s.Efficiency}
+	c := Case{Setup: s.Setup, Checks: s.Checks, CompareState: s.CompareState, CompareSchema: s.CompareSchema, Teardown: s.Teardown, Efficiency: s.Efficiency, IsStateful: s.Stateful}
 	return c.Stateful()
 }
 
@@ -50,7 +52,7 @@ func (c *Case) Spec() *StatefulSpec {
 		return nil
 	}
 	return &StatefulSpec{Setup: c.Setup, Checks: c.Checks, CompareState: c.CompareState, CompareSchema: c.CompareSchema,
-		Teardown: c.Teardown, Efficiency: c.Efficiency}
+		Teardown: c.Teardown, Efficiency: c.Efficiency, Stateful: c.IsStateful}
 }
 
 // Statements are SQL texts, each holding one statement or several separated by

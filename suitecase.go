@@ -167,6 +167,10 @@ type Case struct {
 	CompareSchema bool          `json:"compare_schema,omitempty" yaml:"compare_schema"`
 	Teardown      Statements    `json:"teardown,omitempty" yaml:"teardown"`
 	Efficiency    *Efficiency   `json:"efficiency,omitempty" yaml:"efficiency"`
+	// IsStateful (stateful: true) makes the case stateful without naming anything to
+	// compare: it is judged by the answers' last results, or every table when the gold
+	// ends with a write.
+	IsStateful bool `json:"stateful,omitempty" yaml:"stateful"`
 	// Line is the line of the suite file the case starts on (0 when unknown).
 	Line int `json:"-" yaml:"-"`
 }

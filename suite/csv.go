@@ -24,7 +24,7 @@ var csvColumns = map[string]bool{
 	// compare_state all or tables separated by ";", compare_state_ordered and
 	// compare_schema true or false, efficiency_max_ratio a number
 	"setup": true, "checks": true, "compare_state": true, "compare_state_ordered": true, "compare_schema": true,
-	"teardown": true, "efficiency_max_ratio": true,
+	"teardown": true, "efficiency_max_ratio": true, "stateful": true,
 }
 
 func parseCSV(data []byte, p *problems, defaults qeval.Suite) *qeval.Suite {
@@ -160,6 +160,9 @@ func csvStateful(c *qeval.Case, get func(string) string, boolCell func(string) *
 	}
 	if b := boolCell("compare_schema"); b != nil {
 		c.CompareSchema = *b
+	}
+	if b := boolCell("stateful"); b != nil {
+		c.IsStateful = *b
 	}
 	if v := get("efficiency_max_ratio"); v != "" {
 		r, err := strconv.ParseFloat(v, 64)

@@ -57,6 +57,8 @@ func Parse(name string, data []byte, opt Options) (*qeval.Suite, error) {
 		s = parseDocument(data, p)
 	case ext == ".jsonl" && isNL2KQL(data):
 		s = parseNL2KQL(data, p, opt)
+	case ext == ".jsonl" && isCritic(data):
+		s = parseCritic(data, p, opt)
 	case ext == ".jsonl":
 		s = parseJSONL(data, p, opt.Defaults)
 	case ext == ".csv":

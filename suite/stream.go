@@ -24,7 +24,7 @@ func Open(path string, opt Options) (*qeval.Suite, error) {
 		if err != nil {
 			return nil, err
 		}
-		if isNL2KQL(first) {
+		if isNL2KQL(first) || isCritic(first) {
 			return Load(path, opt)
 		}
 		each = eachJSONL
