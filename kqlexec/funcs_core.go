@@ -138,7 +138,9 @@ func coreFuncs(def func(string, *fnDef)) {
 	def("parse_json", &fnDef{min: 1, max: 1, ret: TDynamic, fn: func(a []any) any {
 		if s, ok := a[0].(string); ok {
 			if strings.TrimSpace(s) == "" {
-				return Dyn{s}
+				// no JSON at all is null (the isnull and gettype pages:
+				// isnull(parse_json("")) is true)
+				return nil
 			}
 			return Dyn{parseJSON(s)}
 		}

@@ -48,6 +48,10 @@ func TestPages_Semantics(t *testing.T) {
 		// substring-function.md: a negative start counts from the end
 		{"substring_negative_start", `print a = substring("123456", -2, 2), b = substring("abcdef", -3), c = substring("abc", -5), d = substring("abc", -5, 2), e = substring("abc", 1, 0)`,
 			"a,b,c,d,e", []string{"56|def|abc|ab|"}},
+		// isnull-function.md and gettype-function.md: parse_json("") is null; text that
+		// is not JSON stays a string
+		{"parse_json_empty", `print a = isnull(parse_json("")), b = gettype(todynamic("")), c = gettype(parse_json("abc")), d = gettype(parse_json("{}"))`,
+			"a,b,c,d", []string{"true|null|string|dictionary"}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},
