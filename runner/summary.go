@@ -110,7 +110,8 @@ func (sm *Summarizer) Add(c *qeval.CaseResult) {
 	if len(c.ErrorClass) > 0 {
 		sm.addClass(c.ErrorClass[0])
 	}
-	if c.Verdict != nil && c.TotalScore != nil && (c.Verdict.Outcome == qeval.OutcomeMatch || c.Verdict.Outcome == qeval.OutcomeMismatch) {
+	// a stateful case is decided by its state alone: its score says nothing against it
+	if c.Verdict != nil && c.Verdict.State == nil && c.TotalScore != nil && (c.Verdict.Outcome == qeval.OutcomeMatch || c.Verdict.Outcome == qeval.OutcomeMismatch) {
 		passes := metric.Passes(*c.TotalScore, sm.threshold)
 		switch {
 		case passes && !c.Verdict.Match:
