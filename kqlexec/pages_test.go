@@ -52,6 +52,8 @@ func TestPages_Semantics(t *testing.T) {
 		// is not JSON stays a string
 		{"parse_json_empty", `print a = isnull(parse_json("")), b = gettype(todynamic("")), c = gettype(parse_json("abc")), d = gettype(parse_json("{}"))`,
 			"a,b,c,d", []string{"true|null|string|dictionary"}},
+		// where-operator.md: * stands for every column; == compares each one's text
+		{"where_star_equals", `datatable(a:string, b:long)["10.20.30.40", 1, "x", 2, "y", 10] | where * == "10"`, "a,b", []string{"y|10"}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},

@@ -361,7 +361,7 @@ func (t *translator) index(ix *kql.Index, sc *scope) (expr, error) {
 
 // starPredicate is * op "x" (where * has "x"): the string operator on any column.
 func (t *translator) starPredicate(b *kql.Binary, op string, sc *scope) (expr, error) {
-	if _, ok := stringOps[op]; !ok {
+	if _, ok := stringOps[op]; !ok && op != "==" {
 		return expr{}, t.unsupported(b, "* "+b.Op)
 	}
 	r, err := t.expr(b.Right, sc)
@@ -371,6 +371,11 @@ func (t *translator) starPredicate(b *kql.Binary, op string, sc *scope) (expr, e
 	var parts []string
 	for i, c := range sc.cols {
 		x := coerce(expr{sql: sc.ref(i), t: c.Type}, TString)
+		if op == "==" {
+			// any column whose text is the value, case and all
+			parts = append(parts, "coalesce("+x.sql+" = "+coerce(r, TString).sql+", 0)")
+			continue
+		}
 		parts = append(parts, call("op:"+op, TBool, x, coerce(r, TString)).sql)
 	}
 	if len(parts) == 0 {
