@@ -187,7 +187,7 @@ func miscFuncs(def func(string, *fnDef)) {
 		return n
 	}, TDynamic, TReal))
 	for _, n := range []string{"cursor_current",
-		"ingestion_time", "extent_id", "extent_tags",
+		"extent_id", "extent_tags",
 		"cursor_after", "cursor_before_or_at", "current_cluster_endpoint", "current_principal", "current_principal_details",
 		"current_principal_is_member_of", "geo_info_from_ip_address"} {
 		unsupportedFuncs[n] = true

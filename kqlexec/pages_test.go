@@ -54,6 +54,9 @@ func TestPages_Semantics(t *testing.T) {
 			"a,b,c,d", []string{"true|null|string|dictionary"}},
 		// where-operator.md: * stands for every column; == compares each one's text
 		{"where_star_equals", `datatable(a:string, b:long)["10.20.30.40", 1, "x", 2, "y", 10] | where * == "10"`, "a,b", []string{"y|10"}},
+		// ingestion-time-function.md: null for records ingested without an IngestionTime
+		// policy (every local table); the column is named $IngestionTime
+		{"ingestion_time", `datatable(a:long)[1, 2] | extend ingestion_time() | summarize n = countif(isnull($IngestionTime))`, "n", []string{"2"}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},

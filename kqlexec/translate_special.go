@@ -105,6 +105,8 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return standIn(StandInPrincipal), true
 	case "current_cluster_endpoint":
 		return standIn(StandInClusterEndpoint), true
+	case "ingestion_time":
+		return spIngestionTime, true
 	}
 	return nil, false
 }
@@ -250,6 +252,15 @@ func standIn(v string) specialFunc {
 		}
 		return lit(v, TString), nil
 	}
+}
+
+// spIngestionTime is ingestion_time(): null, as its page says of records ingested
+// without an IngestionTime policy, which local tables never had.
+func spIngestionTime(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	if len(c.Args) != 0 {
+		return expr{}, t.errAt(c, "ingestion_time() takes no arguments")
+	}
+	return expr{sql: "NULL", t: TDatetime}, nil
 }
 
 // uniformSQL draws a real in [0, 1) from 53 bits of SQLite's random().
