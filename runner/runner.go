@@ -476,6 +476,16 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	res.Metrics = sc.Metrics
 	res.TotalScore, res.Partial = sc.Composite.Total, sc.Composite.Partial
 	res.Status, res.Reason, res.JudgeError = sc.Status, sc.Reason, sc.JudgeError
+	if c.Stateful() && mc.Execution != nil && mc.Execution.Outcome.Judged() {
+		// a data-changing answer has no result to match by columns or values: its
+		// score is the state's verdict (as BIRD-Critic's test cases score it), the
+		// text-based metrics reported beside it
+		score := 0.0
+		if mc.Execution.Match {
+			score = 1
+		}
+		res.TotalScore, res.Partial = &score, false
+	}
 	if res.Status != qeval.StatusPass {
 		res.ErrorClass = errorClass(mc, &res)
 	}

@@ -73,6 +73,11 @@ func TestChinookExample(t *testing.T) {
 				if (r.Status == qeval.StatusPass) != (want == qeval.OutcomeMatch) {
 					t.Errorf("%s: status %s (%s), want PASS only for a match", r.ID, r.Status, r.Reason)
 				}
+				// the score of a judged data-changing answer is its state's verdict
+				if judged := want == qeval.OutcomeMatch || want == qeval.OutcomeMismatch; judged &&
+					(r.TotalScore == nil || (*r.TotalScore == 1) != (want == qeval.OutcomeMatch) || (*r.TotalScore != 0 && *r.TotalScore != 1)) {
+					t.Errorf("%s: total score %v, want 1 for a match and 0 for a mismatch", r.ID, r.TotalScore)
+				}
 				for _, s := range reasonSays[r.ID] {
 					if !strings.Contains(r.Reason, s) {
 						t.Errorf("%s: the reason does not say %q: %s", r.ID, s, r.Reason)
