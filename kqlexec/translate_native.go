@@ -81,17 +81,20 @@ func nativeBin(ret Type, args []expr) (expr, bool) {
 	if s <= 0 || s > 1<<62 {
 		return expr{}, false
 	}
+	// a stored value is a whole number of ticks; one made by arithmetic on a real is
+	// cut to one first, as the Go function reads it
+	v := "CAST(" + x.sql + " AS INTEGER)"
 	var from string
 	switch {
 	case x.t == TDatetime && size.t == TTimespan:
-		from = "(" + x.sql + " + " + strconv.FormatInt(int64(unixToYear1), 10) + ")"
+		from = "(" + v + " + " + strconv.FormatInt(int64(unixToYear1), 10) + ")"
 	case x.t == TTimespan && size.t == TTimespan, x.t == TLong && size.t == TLong:
-		from = x.sql
+		from = v
 	default:
 		return expr{}, false
 	}
 	n := strconv.FormatInt(s, 10)
-	return expr{sql: "(" + x.sql + " - ((" + from + " % " + n + ") + " + n + ") % " + n + ")", t: ret}, true
+	return expr{sql: "(" + v + " - ((" + from + " % " + n + ") + " + n + ") % " + n + ")", t: ret}, true
 }
 
 // nativeSpanTimes is timespan × number when the product is a whole number of ticks
