@@ -82,7 +82,6 @@ func (e *enc) bare(s *env, i int) {
 // expr evaluates a value expression.
 func (e *enc) expr(x rq.Expr, en *env) val {
 	m := e.m
-	ctx := m.ctx
 	switch x := x.(type) {
 	case *rq.ParenExpr:
 		return e.expr(x.X, en)
@@ -155,7 +154,6 @@ func (e *enc) expr(x rq.Expr, en *env) val {
 		return boolVal(m, e.cond(x, en))
 	}
 	fail("expression %s", exprText(x))
-	_ = ctx
 	return val{}
 }
 

@@ -390,14 +390,6 @@ func compileRegex(p string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-func regexMatch(pattern, s string) []string {
-	re, err := compileRegex(pattern)
-	if err != nil {
-		return nil
-	}
-	return re.FindStringSubmatch(s)
-}
-
 func packAll(a []any) any {
 	skip, _ := a[0].(bool)
 	m := map[string]any{}

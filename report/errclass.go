@@ -62,26 +62,6 @@ func caseClass(c *qeval.CaseResult) string {
 	return c.ErrorClass[0].Subclass
 }
 
-// classText renders one error class on a line: the subclass, the fragments of each
-// query, and the reason.
-func classText(ec qeval.ErrorClass) string {
-	s := ec.Subclass
-	if ec.Expected != "" || ec.Generated != "" {
-		s += fmt.Sprintf(": expected %s, generated %s", fragment(ec.Expected), fragment(ec.Generated))
-	}
-	if ec.Reason != "" {
-		s += " (" + ec.Reason + ")"
-	}
-	return s
-}
-
-func fragment(s string) string {
-	if s == "" {
-		return "nothing"
-	}
-	return "`" + s + "`"
-}
-
 // writeErrorClasses writes the text summary's table of failures by class.
 func writeErrorClasses(w io.Writer, s *qeval.Summary) {
 	if len(s.ErrorClasses) == 0 {

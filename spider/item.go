@@ -2,7 +2,6 @@ package spider
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -156,8 +155,6 @@ func (it *Item) verdict() qeval.Verdict {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func fmtIndex(i int) string { return fmt.Sprint(i) }
 
 // slicesOf is 0…n-1.
 func slicesOf(n int) []int {

@@ -29,7 +29,6 @@ type judgeFlags struct {
 	cacheDir    string
 	cacheURL    string
 	cacheKey    string // --cache-key, else $QEVAL_CACHE_KEY: authenticates the shared cache's entries
-	warnedKey   bool   // the shared cache's entries were said to be unauthenticated
 	noCache     bool
 	cacheTTL    time.Duration
 	temperature float64
