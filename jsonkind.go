@@ -1,6 +1,7 @@
 package qeval
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 )
@@ -53,4 +54,26 @@ func JSONWant(t reflect.Type) string {
 		return "an object"
 	}
 	return "another type"
+}
+
+// JSONKind names the kind of a JSON value as encoding/json does ("string", "number",
+// "object", "array", "bool", "null"); "" for no value.
+func JSONKind(v []byte) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }

@@ -73,7 +73,7 @@ func (s *Statements) UnmarshalJSON(b []byte) error {
 	}
 	var list []string
 	if err := json.Unmarshal(b, &list); err != nil {
-		return &Error{Code: CodeInvalid, Message: "must be a string of statements or a list of them, not " + JSONValueKind(jsonKindOf(b))}
+		return &Error{Code: CodeInvalid, Message: "must be a string of statements or a list of them, not " + JSONValueKind(JSONKind(b))}
 	}
 	*s = list
 	return nil
@@ -239,23 +239,4 @@ func (c *Case) CheckStateful() []string {
 		out = append(out, "field expected_query: a stateful case has one gold (its statements in one text), not a list")
 	}
 	return out
-}
-
-func jsonKindOf(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	switch b[0] {
-	case '"':
-		return "string"
-	case '[':
-		return "array"
-	case '{':
-		return "object"
-	case 't', 'f':
-		return "bool"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }

@@ -39,7 +39,7 @@ func jsonGolds(raw json.RawMessage) (golds []string, problems []string) {
 		return []string{q}, nil
 	case '[':
 	default:
-		return nil, []string{"field expected_query must be a string or a list of strings, not " + qeval.JSONValueKind(jsonKind(raw))}
+		return nil, []string{"field expected_query must be a string or a list of strings, not " + qeval.JSONValueKind(qeval.JSONKind(raw))}
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -50,7 +50,7 @@ func jsonGolds(raw json.RawMessage) (golds []string, problems []string) {
 	}
 	for i, it := range items {
 		var q string
-		if k := jsonKind(it); k != "string" {
+		if k := qeval.JSONKind(it); k != "string" {
 			problems = append(problems, fmt.Sprintf("field expected_query: item %d must be a string (a query), not %s", i+1, qeval.JSONValueKind(k)))
 		} else if json.Unmarshal(it, &q); strings.TrimSpace(q) == "" {
 			problems = append(problems, fmt.Sprintf("field expected_query: item %d is empty", i+1))
@@ -64,27 +64,6 @@ func jsonGolds(raw json.RawMessage) (golds []string, problems []string) {
 }
 
 const emptyGoldList = "field expected_query is an empty list: give at least one gold query"
-
-// jsonKind names the kind of a JSON value as encoding/json does ("string", "number"...).
-func jsonKind(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return ""
-	}
-	switch v[0] {
-	case '"':
-		return "string"
-	case '[':
-		return "array"
-	case '{':
-		return "object"
-	case 't', 'f':
-		return "bool"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
 
 // yamlGolds reads a case's expected_query given as a YAML (or JSON) list, reporting
 // each problem at its item's line. ok is false when there was one.
