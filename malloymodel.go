@@ -59,18 +59,7 @@ func (s *Suite) MalloyModelFor(c Case) *MalloyModel {
 // it starts with run: or query: (after blank lines and comments), or is the bare name
 // of a query of the model. An expected query that is not is SQL on the case's database.
 func IsMalloyQuery(q string) bool {
-	for {
-		q = strings.TrimSpace(q)
-		if strings.HasPrefix(q, "//") || strings.HasPrefix(q, "--") {
-			_, rest, ok := strings.Cut(q, "\n")
-			if !ok {
-				return false
-			}
-			q = rest
-			continue
-		}
-		break
-	}
+	q = skipLineComments(q)
 	if strings.HasPrefix(q, "run:") || strings.HasPrefix(q, "query:") {
 		return true
 	}
@@ -91,18 +80,7 @@ func IsMalloyQuery(q string) bool {
 // generated and expected queries are both SQL runs as SQL on the case's database
 // (a system that answers some questions in SQL).
 func IsSQLQuery(q string) bool {
-	for {
-		q = strings.TrimSpace(q)
-		if strings.HasPrefix(q, "--") || strings.HasPrefix(q, "//") {
-			_, rest, ok := strings.Cut(q, "\n")
-			if !ok {
-				return false
-			}
-			q = rest
-			continue
-		}
-		break
-	}
+	q = skipLineComments(q)
 	q = strings.TrimLeft(q, "(")
 	word, _, _ := strings.Cut(strings.TrimSpace(q), " ")
 	word, _, _ = strings.Cut(word, "\n")
@@ -171,4 +149,20 @@ type Rederived struct {
 	Kind       string `json:"kind"`
 	Line       int    `json:"line,omitempty"`
 	Col        int    `json:"col,omitempty"`
+}
+
+// skipLineComments drops the blank lines and the // or -- comment lines a query starts
+// with ("" when nothing else follows).
+func skipLineComments(q string) string {
+	for {
+		q = strings.TrimSpace(q)
+		if !strings.HasPrefix(q, "//") && !strings.HasPrefix(q, "--") {
+			return q
+		}
+		_, rest, ok := strings.Cut(q, "\n")
+		if !ok {
+			return ""
+		}
+		q = rest
+	}
 }
