@@ -466,6 +466,13 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 	default:
 		r.execute(ctx, c, db, out.Query, &mc, &res)
 	}
+	r.score(ctx, c, mc, &res)
+	return res
+}
+
+// score computes a case's metrics and composite and decides its status; a wrong case
+// gets its error classes.
+func (r *run) score(ctx context.Context, c qeval.Case, mc metric.Case, res *qeval.CaseResult) {
 	cfg := r.metrics
 	if c.Stateful() {
 		// a stateful case passes when its checks, tables and definitions agree: the
@@ -487,12 +494,11 @@ func (r *run) runCase(ctx context.Context, c qeval.Case) (res qeval.CaseResult) 
 		res.TotalScore, res.Partial = &score, false
 	}
 	if res.Status != qeval.StatusPass {
-		res.ErrorClass = errorClass(mc, &res)
+		res.ErrorClass = errorClass(mc, res)
 	}
 	if res.Status == qeval.StatusError && ctx.Err() != nil && sc.Reason == "the case ran past its deadline" {
 		res.Reason = "the case ran past its deadline of " + r.caseTimeout.String()
 	}
-	return res
 }
 
 // errorClass says why a case that did not pass is wrong (package errclass), from its
