@@ -61,9 +61,13 @@ type CaseResult struct {
 	Compiled *CompiledCase `json:"compiled,omitempty"`
 	// Item is a benchmark item's own line (the official --items object), on a
 	// benchmark run.
-	Item       json.RawMessage `json:"item,omitempty"`
-	DurationMS float64         `json:"duration_ms"`
-	Duration   time.Duration   `json:"-"`
+	Item json.RawMessage `json:"item,omitempty"`
+	// ItemValue is the item's line as the benchmark made it in this process, before
+	// it is encoded: Item is written from it when the case is encoded (ItemLine reads
+	// either), and the benchmark's Summarize takes it instead of decoding Item again.
+	ItemValue  any           `json:"-"`
+	DurationMS float64       `json:"duration_ms"`
+	Duration   time.Duration `json:"-"`
 }
 
 // CompiledCase is what the Malloy queries of a case compiled to, and where they ran.
@@ -460,9 +464,39 @@ func (c CaseResult) SeedView() map[string]any {
 	}
 }
 
+// ItemLine is the case's benchmark line: Item, or ItemValue encoded (nil when the
+// case has neither).
+func (c *CaseResult) ItemLine() (json.RawMessage, error) {
+	if c.Item != nil || c.ItemValue == nil {
+		return c.Item, nil
+	}
+	return json.Marshal(c.ItemValue)
+}
+
+// ReadItem puts the case's benchmark line into dst: ItemValue when it holds a T (or
+// a *T), else Item decoded.
+func ReadItem[T any](c *CaseResult, dst *T) error {
+	switch v := c.ItemValue.(type) {
+	case *T:
+		*dst = *v
+		return nil
+	case T:
+		*dst = v
+		return nil
+	}
+	return json.Unmarshal(c.Item, dst)
+}
+
 // MarshalJSON writes the case with its seed view ("seed") beside the regular fields.
 func (c CaseResult) MarshalJSON() ([]byte, error) {
 	type plain CaseResult
+	if c.Item == nil && c.ItemValue != nil {
+		line, err := c.ItemLine()
+		if err != nil {
+			return nil, fmt.Errorf("case %s: encode its benchmark line: %w", c.ID, err)
+		}
+		c.Item = line
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // queries keep their < and > as written

@@ -237,7 +237,7 @@ func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
 	if r.verifier != nil {
 		r.verifyItem(ctx, i, &it, &res)
 	}
-	res.Item, _ = json.Marshal(it)
+	res.ItemValue = &it // encoded only where a report or results file is written
 	return res
 }
 
@@ -264,7 +264,7 @@ func (Benchmark) Summarize(metas []json.RawMessage, cases []qeval.CaseResult) (q
 	}
 	items := make([]Item, len(cases))
 	for i, c := range cases {
-		if err := json.Unmarshal(c.Item, &items[i]); err != nil {
+		if err := qeval.ReadItem(&c, &items[i]); err != nil {
 			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read the BIRD item of case " + strconv.Quote(c.ID), Message: err.Error()}
 		}
 	}

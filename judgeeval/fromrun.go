@@ -24,7 +24,7 @@ func FromCase(c *qeval.CaseResult, dialect string) (l Label, ok bool) {
 	switch v.Outcome {
 	case qeval.OutcomeMatch:
 		l.Label = qeval.JudgeCorrect
-		if counterexample(c.Item) {
+		if line, _ := c.ItemLine(); counterexample(line) {
 			l.Label, l.Source = qeval.JudgeIncorrect, "counterexample"
 			l.Class = qeval.MainErrorClass(errclass.Classify(errclass.Pair{Dialect: dialect, Expected: c.ExpectedQuery, Generated: c.GeneratedQuery}))
 		}

@@ -406,7 +406,7 @@ func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
 		score = 1
 	}
 	res.TotalScore = &score
-	res.Item, _ = json.Marshal(line)
+	res.ItemValue = &line // encoded only where a report or results file is written
 	return res
 }
 

@@ -1,7 +1,6 @@
 package spider
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
 
@@ -97,7 +96,7 @@ func rebuild(meta Meta, cases []qeval.CaseResult) (*scored, error) {
 	var order []int
 	for i, c := range cases {
 		it := &s.items[i]
-		if err := json.Unmarshal(c.Item, it); err != nil {
+		if err := qeval.ReadItem(&c, it); err != nil {
 			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read the Spider item of case " + strconv.Quote(c.ID), Message: err.Error()}
 		}
 		s.hardness[i] = it.Hardness

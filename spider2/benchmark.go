@@ -172,7 +172,7 @@ func (r *run) Score(ctx context.Context, c qeval.Case) qeval.CaseResult {
 		}
 	}
 	res.Verdict = &qeval.Verdict{Match: it.Score == 1, Outcome: outcome, Mode: r.metric(), Error: res.Reason}
-	res.Item, _ = json.Marshal(it)
+	res.ItemValue = &it // encoded only where a report or results file is written
 	return res
 }
 
@@ -203,7 +203,7 @@ func (Benchmark) Summarize(metas []json.RawMessage, cases []qeval.CaseResult) (q
 		NoPrediction: meta.NoPrediction}
 	rep.items = make([]Item, len(cases))
 	for i, c := range cases {
-		if err := json.Unmarshal(c.Item, &rep.items[i]); err != nil {
+		if err := qeval.ReadItem(&c, &rep.items[i]); err != nil {
 			return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "read the Spider 2.0 item of case " + c.ID, Message: err.Error()}
 		}
 		rep.Correct += rep.items[i].Score

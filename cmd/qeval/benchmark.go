@@ -197,8 +197,12 @@ func writeItemLines(path string, e *env, cases []qeval.CaseResult) error {
 		var buf bytes.Buffer
 		for _, c := range cases {
 			buf.Reset()
+			line, err := c.ItemLine()
+			if err != nil {
+				return fmt.Errorf("case %s: %v", c.ID, err)
+			}
 			// a line read back from an indented report.json is compacted to one line again
-			if err := json.Compact(&buf, c.Item); err != nil {
+			if err := json.Compact(&buf, line); err != nil {
 				return fmt.Errorf("case %s: %v", c.ID, err)
 			}
 			buf.WriteByte('\n')
