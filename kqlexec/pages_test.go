@@ -57,6 +57,14 @@ func TestPages_Semantics(t *testing.T) {
 		// ingestion-time-function.md: null for records ingested without an IngestionTime
 		// policy (every local table); the column is named $IngestionTime
 		{"ingestion_time", `datatable(a:long)[1, 2] | extend ingestion_time() | summarize n = countif(isnull($IngestionTime))`, "n", []string{"2"}},
+		// geo-s2cell-neighbors-function.md: the cell's neighbors (cells of its level whose
+		// boundary touches it), null for an invalid cell. Each comes once: a face cell
+		// (level 0) has four, a cell at a cube corner (45, 35.26) seven, others eight
+		{"s2cell_neighbors_distinct", `let corner = geo_point_to_s2cell(45, 35.26, 5);
+			print face = tostring(array_sort_asc(geo_s2cell_neighbors("1"))), corner = array_length(geo_s2cell_neighbors(corner)),
+				corner_distinct = array_length(set_union(geo_s2cell_neighbors(corner), dynamic([]))), mid = array_length(geo_s2cell_neighbors("89c259")),
+				self = set_has_element(geo_s2cell_neighbors("89c259"), "89c259"), bad = isnull(geo_s2cell_neighbors("zz")), empty = isnull(geo_s2cell_neighbors(""))`,
+			"face,corner,corner_distinct,mid,self,bad,empty", []string{`["3","5","9","b"]|7|7|8|false|true|true`}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},
