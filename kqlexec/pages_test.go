@@ -65,6 +65,14 @@ func TestPages_Semantics(t *testing.T) {
 				corner_distinct = array_length(set_union(geo_s2cell_neighbors(corner), dynamic([]))), mid = array_length(geo_s2cell_neighbors("89c259")),
 				self = set_has_element(geo_s2cell_neighbors("89c259"), "89c259"), bad = isnull(geo_s2cell_neighbors("zz")), empty = isnull(geo_s2cell_neighbors(""))`,
 			"face,corner,corner_distinct,mid,self,bad,empty", []string{`["3","5","9","b"]|7|7|8|false|true|true`}},
+		// geo-h3cell-neighbors-function.md: the cell's immediate neighbors (the first ring
+		// of geo_h3cell_rings), null for an invalid cell; a pentagon (8009fffffffffff, a
+		// resolution-0 pentagon of H3) has five
+		{"h3cell_neighbors", `let c = geo_point_to_h3cell(10, 20, 3);
+			print hex = array_length(geo_h3cell_neighbors(c)), ring = array_length(set_difference(geo_h3cell_neighbors(c), geo_h3cell_rings(c, 1)[1])),
+				self = set_has_element(geo_h3cell_neighbors(c), c), pentagon = array_length(geo_h3cell_neighbors("8009fffffffffff")),
+				bad = isnull(geo_h3cell_neighbors("abc")), empty = isnull(geo_h3cell_neighbors(""))`,
+			"hex,ring,self,pentagon,bad,empty", []string{"6|0|false|5|true|true"}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},
