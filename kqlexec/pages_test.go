@@ -81,6 +81,14 @@ func TestPages_Semantics(t *testing.T) {
 		{"percentiles_array_tdigest", `range x from 1 to 9 step 1 | summarize d = tdigest(x * 1.5)
 			| project a = tostring(percentiles_array_tdigest(d, range(0, 100, 50), typeof(long))), b = tostring(percentile_array_tdigest(d, 50, 100))`,
 			"a,b", []string{"[1,7,13]|[7.5,13.5]"}},
+		// new-activity-metrics-plugin.md: the Lookback table's ids were seen before the
+		// analysis, so they are new in no cohort: id 1 (in the look-back) leaves the
+		// 01-02 cohort {1, 2} as {2}, and 01-03's new values are 3 and 4 (1 and 2 seen)
+		{"new_activity_metrics_lookback", `let L = datatable(id:long, Day:datetime)[1, datetime(2020-01-01), 9, datetime(2020-01-01)];
+			datatable(id:long, Day:datetime)[1, datetime(2020-01-02), 2, datetime(2020-01-02), 3, datetime(2020-01-03), 1, datetime(2020-01-03), 2, datetime(2020-01-03), 4, datetime(2020-01-03)]
+			| evaluate new_activity_metrics(id, Day, datetime(2020-01-02), datetime(2020-01-03), 1d, L)
+			| project f = format_datetime(from_Day, "MM-dd"), t = format_datetime(to_Day, "MM-dd"), dcount_new_values, dcount_retained_values, retention_rate`,
+			"f,t,dcount_new_values,dcount_retained_values,retention_rate", []string{"01-02|01-02|1|1|1", "01-02|01-03|2|1|1", "01-03|01-03|2|2|1"}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

@@ -118,7 +118,7 @@ var partial = map[string]string{
 	"rolling_percentile":       "exact percentiles (nearest rank) where Kusto estimates (within its error)",
 	"activity_engagement":      "exact distinct counts where Kusto estimates",
 	"activity_metrics":         "no calendar windows (week, month, year)",
-	"new_activity_metrics":     "no calendar windows (week, month, year) and no Lookback table",
+	"new_activity_metrics":     "no calendar windows (week, month, year)",
 	"active_users_count":       "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without active ids are left out",
 	"session_count":            "bins where no session starts are left out; not calendar bins (week, month, year)",
 	"sliding_window_counts":    "exact distinct counts where Kusto estimates; not calendar bins (week, month, year); bins without rows in their window are left out",

@@ -608,7 +608,8 @@ func (t *translator) activityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, 
 // window from it on, the ids of the later window not seen up to the cohort's
 // (dcount_new_values; the cohort itself in its own window), the cohort's ids seen
 // again (retained) or not (churn), and their shares. Written as KQL; counts exact;
-// an empty cohort's rates are null where Kusto gives NaN. No Lookback table.
+// an empty cohort's rates are null where Kusto gives NaN. A Lookback table's ids
+// are new in no cohort.
 func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	args, id, tl, err := t.activityPrologue(in, o, 5, "new_activity_metrics(IdColumn, TimelineColumn, Start, End, Window [, Cohort] [, dims…]) takes 5 arguments or more")
 	if err != nil {
@@ -625,11 +626,31 @@ func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*re
 			rest, cohort = 6, " | where __from == "+p(5)
 		}
 	}
-	dims, err := t.columnArgs(in, "new_activity_metrics dimensions (a Lookback table is not supported)", args[rest:]...)
+	// a last argument that is not a column of the input is the Lookback table: the ids
+	// of its column named as IdColumn were seen before Start, so they are new in no
+	// cohort and count in no window's new values
+	var lookback *rel
+	if n := len(args); n > rest {
+		if x, ok := args[n-1].(*kql.Ident); !ok || in.index(x.Name) < 0 {
+			if lookback, err = t.tabular(args[n-1], e); err != nil {
+				return nil, err
+			}
+			if lookback.index(args[0].(*kql.Ident).Name) < 0 {
+				return nil, t.errAt(args[n-1], "new_activity_metrics: the Lookback table has no column %s (the IdColumn)", kql.Format(args[0]))
+			}
+			args = args[:n-1]
+		}
+	}
+	dims, err := t.columnArgs(in, "new_activity_metrics dimensions", args[rest:]...)
 	if err != nil {
 		return nil, err
 	}
 	d := joinDims(dims)
+	first := "let F = B | summarize __first = min(__w) by __id" + d + ";\n"
+	if lookback != nil {
+		first = "let L = __lookback | summarize by __id = " + id + ";\n" +
+			"let F = B | summarize __first = min(__w) by __id" + d + " | join kind=leftanti L on __id;\n"
+	}
 	bare := strings.TrimSuffix(strings.TrimPrefix(tl, "['"), "']")
 	from, to := "['from_"+bare+"']", "['to_"+bare+"']"
 	pairs := "let P = W | project __from = __w, __k = 1 | join kind=inner (W | project __to = __w, __k = 1) on __k | where __to >= __from" + cohort + " | project __from, __to;\n"
@@ -641,7 +662,7 @@ func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*re
 		" | summarize by __id = " + id + ", __w = bin_at(" + tl + ", " + window + ", " + start + ")" + d + ";\n" +
 		"let W = range __w from " + start + " to " + end + " step " + window + ";\n" +
 		pairs +
-		"let F = B | summarize __first = min(__w) by __id" + d + ";\n" +
+		first +
 		"let C = F | summarize __cohort = count() by __from = __first" + d + ";\n" +
 		"let R = F | join kind=inner B on __id" + d + " | summarize __retained = count() by __from = __first, __to = __w" + d + ";\n" +
 		// the ids of each window by the window they were first seen in
@@ -654,6 +675,9 @@ func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*re
 		" dcount_churn_values = todouble(__cohort - __retained), retention_rate = iff(__cohort == 0, real(nan), todouble(__retained) / __cohort)," +
 		" churn_rate = iff(__cohort == 0, real(nan), todouble(__cohort - __retained) / __cohort)" + d +
 		" | sort by " + from + " asc, " + to + " asc"
+	if lookback != nil {
+		return t.viaKQLBinds(o, e, src, map[string]*rel{"__input": in, "__lookback": lookback})
+	}
 	return t.viaKQL(o, in, e, src)
 }
 

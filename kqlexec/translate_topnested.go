@@ -111,12 +111,19 @@ func (t *translator) topNested(in *rel, o *kql.TopNestedOp, e *env) (*rel, error
 // viaKQL translates an operator written as KQL the translator knows: src is a script
 // (lets, then one query) that reads the operator's input as __input.
 func (t *translator) viaKQL(o kql.Node, in *rel, e *env, src string) (*rel, error) {
+	return t.viaKQLBinds(o, e, src, map[string]*rel{"__input": in})
+}
+
+// viaKQLBinds is viaKQL with the tables src names given by binds.
+func (t *translator) viaKQLBinds(o kql.Node, e *env, src string, binds map[string]*rel) (*rel, error) {
 	script, err := kql.Parse(src)
 	if err != nil {
 		return nil, t.unsupported(o, "this "+strings.SplitN(kql.Format(o), " ", 2)[0]+" ("+err.Error()+")")
 	}
 	inner := e.child()
-	inner.binds["__input"] = &binding{rel: in}
+	for name, r := range binds {
+		inner.binds[name] = &binding{rel: r}
+	}
 	var last *rel
 	for _, s := range script.Stmts {
 		switch s := s.(type) {
