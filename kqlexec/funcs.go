@@ -61,6 +61,7 @@ var library = []func(def func(string, *fnDef)){
 	seriesBinFuncs,
 	seriesFitFuncs,
 	seriesReduceFuncs,
+	seriesPeriodsFuncs,
 	textFuncs,
 	statsFuncs,
 	sketchFuncs,

@@ -273,18 +273,22 @@ func seriesFuncs(def func(string, *fnDef)) {
 		}
 		return realsDyn(y, nil)
 	}, TDynamic, TDynamic, TDynamic))
-	// series_seasonal(s, period): the median of the values at each position of the
-	// period, repeated; the period Kusto detects by itself (no period, or -1) is not
-	// computed, its detection being Kusto's own
+	// series_seasonal(s[, period]): the median of the values at each position of the
+	// period, repeated. The period -1 (the default) is the one series_periods_detect
+	// finds with a score of at least 0.7 (zeros when none does); any other period that is
+	// not positive gives zeros, as the reference says.
 	def("series_seasonal", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TLong}, ret: TDynamic,
-		partly: "with a given period; not the period series_periods_detect would find", fn: func(a []any) any {
+		partly: detectedPartly, fn: func(a []any) any {
 			xs, valid, ok := nums(a[0])
 			if !ok {
 				return nil
 			}
 			period := long(a, 1, -1)
-			if period < 0 {
-				return unsupportedError("series_seasonal() with a period detected by Kusto (give the period)")
+			switch {
+			case period == -1:
+				period = autoPeriod(xs, valid, seasonalThreshold)
+			case period < 0:
+				period = 0
 			}
 			return realsDyn(seasonal(xs, valid, len(xs), period), nil)
 		}})
@@ -293,11 +297,11 @@ func seriesFuncs(def func(string, *fnDef)) {
 	// phase of the period, 0 without one), the trend of what remains (its average, its
 	// least-squares line, or none), baseline = seasonal + trend, residual = s − baseline;
 	// the last test_points points are left out of the learning and extrapolated
-	const decomposePartly = "with a given period (seasonality 0 or a number of bins); not the period Kusto detects (-1, the default), its detection being Kusto's own"
+	const decomposePartly = detectedPartly
 	def("series_decompose", &fnDef{min: 1, max: 5, args: []Type{TDynamic, TLong, TString, TLong, TReal}, ret: TDynamic,
 		outputs: outs("baseline", TDynamic, "seasonal", TDynamic, "trend", TDynamic, "residual", TDynamic), partly: decomposePartly,
 		fn: func(a []any) any {
-			return decomposed("series_decompose", a, 1, "avg", long(a, 3, 0), func(d *decomposition) any {
+			return decomposed("series_decompose", a, 1, 4, "avg", long(a, 3, 0), func(d *decomposition) any {
 				return Dyn{map[string]any{"baseline": realsDyn(d.baseline, nil).V, "seasonal": realsDyn(d.seasonal, nil).V,
 					"trend": realsDyn(d.trend, nil).V, "residual": realsDyn(d.residual, d.valid).V}}
 			})
@@ -307,7 +311,7 @@ func seriesFuncs(def func(string, *fnDef)) {
 	def("series_decompose_forecast", &fnDef{min: 2, max: 5, args: []Type{TDynamic, TLong, TLong, TString, TReal}, ret: TDynamic,
 		partly: decomposePartly,
 		fn: func(a []any) any {
-			return decomposed("series_decompose_forecast", a, 2, "linefit", long(a, 1, 0), func(d *decomposition) any {
+			return decomposed("series_decompose_forecast", a, 2, 4, "linefit", long(a, 1, 0), func(d *decomposition) any {
 				return realsDyn(d.baseline, nil)
 			})
 		}})
@@ -358,7 +362,7 @@ func seriesFuncs(def func(string, *fnDef)) {
 		outputs: outs("ad_flag", TDynamic, "ad_score", TDynamic, "baseline", TDynamic),
 		partly:  decomposePartly + "; the scores' percentiles are interpolated linearly between ranks (Kusto's interpolation is not documented)",
 		fn: func(a []any) any {
-			return decomposed("series_decompose_anomalies", a, 2, "avg", long(a, 4, 0), func(d *decomposition) any {
+			return decomposed("series_decompose_anomalies", a, 2, 6, "avg", long(a, 4, 0), func(d *decomposition) any {
 				threshold := 1.5
 				if len(a) > 1 && a[1] != nil {
 					threshold, _ = toReal(a[1])
@@ -386,9 +390,6 @@ func seriesFuncs(def func(string, *fnDef)) {
 				return Dyn{map[string]any{"ad_flag": longsDyn(flag), "ad_score": realsDyn(score, nil).V, "baseline": realsDyn(d.baseline, nil).V}}
 			})
 		}})
-	for _, n := range []string{"series_periods_detect", "series_periods_validate"} {
-		unsupportedFuncs[n] = true
-	}
 }
 
 var json0 any = toJSONValue(0.0)
@@ -592,8 +593,8 @@ type decomposition struct {
 
 // decomposed decomposes as decomposeArgs does and answers out(d): an argument error is
 // the answer, and a value that is no series null.
-func decomposed(name string, a []any, at int, trend string, test int64, out func(d *decomposition) any) any {
-	d, err := decomposeArgs(name, a, at, trend, test)
+func decomposed(name string, a []any, at, thresholdAt int, trend string, test int64, out func(d *decomposition) any) any {
+	d, err := decomposeArgs(name, a, at, thresholdAt, trend, test)
 	if err != nil {
 		return err
 	}
@@ -604,15 +605,27 @@ func decomposed(name string, a []any, at int, trend string, test int64, out func
 }
 
 // decomposeArgs reads series_decompose's arguments from a[0] and a[at:] (seasonality,
-// trend) and decomposes the series, leaving its last test points out of the learning.
-func decomposeArgs(name string, a []any, at int, trend string, test int64) (*decomposition, error) {
+// trend) and a[thresholdAt] (Seasonality_threshold) and decomposes the series, leaving
+// its last test points out of the learning. A negative seasonality (-1, the default)
+// is the period series_periods_detect finds in the learning points with a score of at
+// least the threshold (0.6 by default), none when no period reaches it.
+func decomposeArgs(name string, a []any, at, thresholdAt int, trend string, test int64) (*decomposition, error) {
 	xs, valid, ok := nums(a[0])
 	if !ok {
 		return nil, nil
 	}
+	if test < 0 {
+		return nil, fmt.Errorf("%s(): the test points are not negative", name)
+	}
+	n := len(xs)
+	learn := max(0, n-int(test))
 	period := long(a, at, -1)
 	if period < 0 {
-		return nil, unsupportedError(name + "() with a period detected by Kusto (seasonality -1, the default: give the period, or 0 for none)")
+		threshold := autoSeasonalityThreshold
+		if len(a) > thresholdAt && a[thresholdAt] != nil {
+			threshold, _ = toReal(a[thresholdAt])
+		}
+		period = autoPeriod(xs[:learn], valid[:learn], threshold)
 	}
 	if len(a) > at+1 && a[at+1] != nil {
 		trend = strings.ToLower(a[at+1].(string))
@@ -620,11 +633,6 @@ func decomposeArgs(name string, a []any, at int, trend string, test int64) (*dec
 	if trend != "avg" && trend != "linefit" && trend != "none" {
 		return nil, fmt.Errorf("%s(): trend is avg, linefit or none, not %q", name, trend)
 	}
-	if test < 0 {
-		return nil, fmt.Errorf("%s(): the test points are not negative", name)
-	}
-	n := len(xs)
-	learn := max(0, n-int(test))
 	d := &decomposition{seasonal: seasonal(xs, valid, learn, period), valid: valid,
 		trend: make([]float64, n), baseline: make([]float64, n), residual: make([]float64, n)}
 	rest := make([]float64, n)

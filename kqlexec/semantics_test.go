@@ -166,7 +166,7 @@ func TestSemantics_Errors(t *testing.T) {
 		{"UnknownColumn", "print a=1\n| where b > 1", qeval.CodeQuery, `unknown name "b"`, 2, 9},
 		{"UnknownTable", "Nope | count", qeval.CodeQuery, `unknown table "Nope"`, 1, 1},
 		{"UnsupportedOperator", "print a=1 | evaluate autocluster()", qeval.CodeUnsupported, "unsupported: evaluate autocluster", 1, 13},
-		{"UnsupportedFunction", "print series_periods_detect(dynamic([1, 2]), 0, 5, 1)", qeval.CodeUnsupported, "unsupported: series_periods_detect()", 1, 7},
+		{"UnsupportedFunction", "print cursor_current()", qeval.CodeUnsupported, "unsupported: cursor_current()", 1, 7},
 		{"UnsupportedAtRunTime", `print geo_polygon_buffer(dynamic({"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}), 10)`, qeval.CodeUnsupported, "unsupported: geo_polygon_buffer() of valid input", 0, 0},
 		{"LookbackWithoutId", "let L = datatable(user:long)[1];\ndatatable(id:long, Day:datetime)[1, datetime(2020-01-02)] | evaluate new_activity_metrics(id, Day, datetime(2020-01-02), datetime(2020-01-03), 1d, L)",
 			qeval.CodeQuery, "the Lookback table has no column id", 2, 148},
