@@ -79,7 +79,7 @@ var offline = map[string]string{
 	"extent_id":                             "extent metadata exists only on a cluster",
 	"extent_tags":                           "extent metadata exists only on a cluster",
 	"estimate_data_size":                    "the cluster's storage sizes: no local answer",
-	"geo_info_from_ip_address":              "needs the cluster's IP geolocation data",
+	"geo_info_from_ip_address":              "needs IP geolocation data, which the local engine does not bundle",
 	"externaldata":                          "reads external storage: never run on generated queries",
 	"python":                                "runs code in a sandbox on the cluster",
 	"r":                                     "runs code in a sandbox on the cluster",
@@ -101,6 +101,21 @@ var offline = map[string]string{
 	"query parameters":                      "parameters are bound by the client that sends the query",
 	"sample":                                "its rows are random: no reproducible answer",
 	"sample-distinct":                       "its values are random: no reproducible answer",
+}
+
+// undefined gives the reason for a function whose result the reference does not
+// define well enough to compute: a local answer could only be a guess.
+var undefined = map[string]string{
+	"hash_combine": "the reference does not say how the hashes are combined",
+	"hash_many":    "the reference does not say how the hashes are combined",
+}
+
+// unsupportedReason is why the engine refuses a known function, or "".
+func unsupportedReason(name string) string {
+	if r, ok := offline[name]; ok {
+		return r
+	}
+	return undefined[name]
 }
 
 // partial says what a supported name does not cover.
@@ -146,7 +161,7 @@ var partial = map[string]string{
 }
 
 func functionSupport(name string) (Status, string) {
-	if r, ok := offline[name]; ok {
+	if r := unsupportedReason(name); r != "" {
 		return Unsupported, r
 	}
 	alias := name

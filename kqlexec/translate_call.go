@@ -48,6 +48,9 @@ func (t *translator) call(c *kql.Call, sc *scope) (expr, error) {
 	}
 	def, ok := funcs()[name]
 	if !ok {
+		if r := unsupportedReason(name); r != "" {
+			return expr{}, t.unsupported(c, name+"(): "+r)
+		}
 		if isUnsupported(name) {
 			return expr{}, t.unsupported(c, name+"()")
 		}
