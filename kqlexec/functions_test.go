@@ -212,7 +212,7 @@ let T = datatable(UserId: string, Timestamp: datetime)
 ];
 T
 | evaluate sliding_window_counts(UserId, Timestamp, start, end, lookbackWindow, bin)`,
-			"Timestamp,Count,Dcount", []string{"2017-08-01T00:00:00Z|5|3", "2017-08-02T00:00:00Z|8|5", "2017-08-03T00:00:00Z|13|5",
+			"Timestamp,Count,dcount", []string{"2017-08-01T00:00:00Z|5|3", "2017-08-02T00:00:00Z|8|5", "2017-08-03T00:00:00Z|13|5",
 				"2017-08-04T00:00:00Z|9|5", "2017-08-05T00:00:00Z|7|5", "2017-08-06T00:00:00Z|2|2", "2017-08-07T00:00:00Z|1|1"}},
 		{"datetime_spaced_and_short", `print a = datetime(2017 - 08 - 01 10:30), b = datetime(2017-8-1)`, "a,b", []string{"2017-08-01T10:30:00Z|2017-08-01T00:00:00Z"}},
 		{"facet_counts", `datatable(k:string, v:long)["a", 1, "b", 5, "a", 3] | facet by k, v | sort by k asc`, "k,count_k", []string{"a|2", "b|1"}},

@@ -89,6 +89,11 @@ func TestPages_Semantics(t *testing.T) {
 			| evaluate new_activity_metrics(id, Day, datetime(2020-01-02), datetime(2020-01-03), 1d, L)
 			| project f = format_datetime(from_Day, "MM-dd"), t = format_datetime(to_Day, "MM-dd"), dcount_new_values, dcount_retained_values, retention_rate`,
 			"f,t,dcount_new_values,dcount_retained_values,retention_rate", []string{"01-02|01-02|1|1|1", "01-02|01-03|2|1|1", "01-03|01-03|2|2|1"}},
+		// sliding-window-counts-plugin.md: a LookbackWindow that is not a multiple of Bin
+		// is rounded down to one: 2.5d of 1d bins is the bin and the one before it
+		{"sliding_window_counts_lookback_rounded", `datatable(u:string, t:datetime)["a", datetime(2020-01-01), "b", datetime(2020-01-02), "c", datetime(2020-01-03)]
+			| evaluate sliding_window_counts(u, t, datetime(2020-01-01), datetime(2020-01-03), 2.5d, 1d) | project d = dayofmonth(t), Count, dcount | order by d asc`,
+			"d,Count,dcount", []string{"1|1|1", "2|2|2", "3|2|2"}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

@@ -683,7 +683,9 @@ func (t *translator) newActivityMetrics(in *rel, o *kql.EvaluateOp, e *env) (*re
 
 // slidingWindowCounts is evaluate sliding_window_counts(Id, Time, Start, End,
 // Lookback, Bin [, dims…]): for each bin from Start to End (and dimensions), the rows
-// and distinct ids of the Lookback period ending with the bin, written as KQL.
+// and distinct ids of the Lookback period ending with the bin, written as KQL. The page
+// rounds a Lookback that is not a multiple of Bin down to one, and its example names
+// the columns Count and dcount.
 func (t *translator) slidingWindowCounts(in *rel, o *kql.EvaluateOp, e *env) (*rel, error) {
 	args, id, tl, err := t.activityPrologue(in, o, 6, "sliding_window_counts(IdColumn, TimelineColumn, Start, End, LookbackWindow, Bin [, dims…]) takes 6 arguments or more")
 	if err != nil {
@@ -700,8 +702,8 @@ func (t *translator) slidingWindowCounts(in *rel, o *kql.EvaluateOp, e *env) (*r
 	src := "let B = __input | project __k = 1, __vb = bin_at(" + tl + ", " + bin + ", " + start + "), __id = " + id + joinDims(dims) + ";\n" +
 		"range __b from " + start + " to " + end + " step " + bin + " | extend __k = 1" +
 		" | join kind=inner (B) on __k" +
-		" | where __vb > __b - " + look + " and __vb <= __b" +
-		" | summarize Count = count(), Dcount = dcount(__id) by " + tl + " = __b" + joinDims(dims)
+		" | where __vb > __b - bin(" + look + ", " + bin + ") and __vb <= __b" +
+		" | summarize Count = count(), ['dcount'] = dcount(__id) by " + tl + " = __b" + joinDims(dims)
 	return t.viaKQL(o, in, e, src)
 }
 
