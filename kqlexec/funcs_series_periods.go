@@ -3,6 +3,7 @@ package kqlexec
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"slices"
 )
 
@@ -72,7 +73,7 @@ const (
 	maxNumPeriods = 1 << 12
 	// directACFMax is the longest series whose autocorrelation is summed directly;
 	// longer ones go through the Fourier transform (O(n log n)).
-	directACFMax = 4096
+	directACFMax = 1024
 	// autoSeasonalityThreshold is series_decompose's default score threshold, and
 	// seasonalThreshold series_seasonal's.
 	autoSeasonalityThreshold = 0.6
@@ -161,7 +162,10 @@ func lagSumsDirect(d []float64, ok []bool, maxLag int) ([]float64, []int) {
 
 // lagSumsFourier is lagSums as the inverse transform of the power spectrum (of the
 // series, and of its marks of numbers for the counts), padded to twice the length so
-// that the lags do not wrap around: O(n log n).
+// that the lags do not wrap around: O(n log n). Both real sequences go through one
+// complex transform (the series as the real part, the marks as the imaginary part),
+// split by the symmetry of a real sequence's transform, X(k) and conj(X(size−k)); the
+// two power spectra, both real, come back through one inverse transform the same way.
 func lagSumsFourier(d []float64, ok []bool, maxLag int) ([]float64, []int) {
 	n := len(d)
 	sums := make([]float64, maxLag+1)
@@ -170,27 +174,26 @@ func lagSumsFourier(d []float64, ok []bool, maxLag int) ([]float64, []int) {
 	for size < 2*n {
 		size <<= 1
 	}
-	auto := func(f func(i int) float64) []complex128 {
-		x := make([]complex128, size)
-		for i := 0; i < n; i++ {
-			x[i] = complex(f(i), 0)
-		}
-		y := fourier(x, false)
-		for i, v := range y {
-			y[i] = complex(real(v)*real(v)+imag(v)*imag(v), 0)
-		}
-		return fourier(y, true)
-	}
-	s := auto(func(i int) float64 { return d[i] })
-	c := auto(func(i int) float64 {
+	x := make([]complex128, size)
+	for i := 0; i < n; i++ {
+		mark := 0.0
 		if ok[i] {
-			return 1
+			mark = 1
 		}
-		return 0
-	})
+		x[i] = complex(d[i], mark)
+	}
+	y := fourier(x, false)
+	p := make([]complex128, size)
+	for k := range y {
+		mirror := cmplx.Conj(y[(size-k)%size])
+		dk := (y[k] + mirror) / 2  // the series' transform
+		mk := (y[k] - mirror) / 2i // the marks' transform
+		p[k] = complex(real(dk)*real(dk)+imag(dk)*imag(dk), real(mk)*real(mk)+imag(mk)*imag(mk))
+	}
+	z := fourier(p, true)
 	for lag := 0; lag <= maxLag; lag++ {
-		sums[lag] = real(s[lag])
-		counts[lag] = int(math.Round(real(c[lag])))
+		sums[lag] = real(z[lag])
+		counts[lag] = int(math.Round(imag(z[lag])))
 	}
 	return sums, counts
 }
