@@ -73,6 +73,25 @@ func TestPages_Semantics(t *testing.T) {
 				self = set_has_element(geo_h3cell_neighbors(c), c), pentagon = array_length(geo_h3cell_neighbors("8009fffffffffff")),
 				bad = isnull(geo_h3cell_neighbors("abc")), empty = isnull(geo_h3cell_neighbors(""))`,
 			"hex,ring,self,pentagon,bad,empty", []string{"6|0|false|5|true|true"}},
+		// geo-union-polygons-array-function.md: the union of the polygons, drawn as S2
+		// draws it (the page's note: S2 geodesics). Own inputs: a square S whose first
+		// vertex lies inside a triangle T; S2's union of an array joins the polygon with
+		// fewer vertices first, so in either array order the ring ends with S's last
+		// piece outside T and starts where T's west edge crosses the equator, (1, 0)
+		{"union_polygons_ring_start", `let S = dynamic({"type":"Polygon","coordinates":[[[2,0],[2,2],[0,2],[0,0],[2,0]]]});
+			let T = dynamic({"type":"Polygon","coordinates":[[[1,-1],[3,0.5],[1,1],[1,-1]]]});
+			let st = geo_union_polygons_array(pack_array(S, T)); let ts = geo_union_polygons_array(pack_array(T, S));
+			print x = round(todouble(st.coordinates[0][0][0]), 9), y = round(todouble(st.coordinates[0][0][1]), 9), n = array_length(st.coordinates[0]), same = tostring(st) == tostring(ts)`,
+			"x,y,n,same", []string{"1|0|8|true"}},
+		// the same page: a union of a union's output with a polygon that shares two of
+		// its edges (three H3 cells around one vertex, joined in two calls): the shared
+		// vertices meet though the first union's were read back from S2, so the outline
+		// has the twelve outer edges and the area of the three cells
+		{"union_polygons_of_union", `let c = geo_point_to_h3cell(20, 10, 5); let nb = geo_h3cell_neighbors(c);
+			let p0 = geo_h3cell_to_polygon(c); let p1 = geo_h3cell_to_polygon(tostring(nb[0])); let p2 = geo_h3cell_to_polygon(tostring(nb[1]));
+			let u = geo_union_polygons_array(pack_array(geo_union_polygons_array(pack_array(p0, p1)), p2));
+			print t = tostring(u.type), n = array_length(u.coordinates[0]), area = round(geo_polygon_area(u) / (geo_polygon_area(p0) + geo_polygon_area(p1) + geo_polygon_area(p2)), 9)`,
+			"t,n,area", []string{"Polygon|13|1"}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},

@@ -13,8 +13,10 @@ import (
 // the other set for a union, inside for an intersection; a piece both boundaries
 // share is kept once when both sets lie on its same side, and dropped when they lie on
 // either side of it). The kept pieces, the first set's in its edge order and then the
-// second's, are chained into loops, so a loop starts where the first kept piece
-// starts, as S2's output does.
+// second's, are chained into loops, and each loop is turned to end with its piece
+// that came last, as S2's builder orders an output loop (the input's last edge stays
+// last); the loops go in the order of their first pieces. Vertices of different sets
+// a rounding apart are first merged into one, as S2 snaps them.
 
 // MaxEdgePairs bounds the edge pairs a geometry operation compares (each pair is a
 // crossing test, and each piece it makes is tested against every edge; ~100 ns each):
@@ -140,6 +142,7 @@ func pointLess(a, b s2.Point) bool {
 // polygons (shell first, then holes), and where an intersection's sets only touch,
 // the points and stretches they share.
 func PolygonBoolean(sets [][][][]LonLat, union bool) (polys [][][]LonLat, points []LonLat, lines [][]LonLat) {
+	sets = mergeVertices(sets)
 	bs := make([]Boundary, len(sets))
 	for i, s := range sets {
 		bs[i] = BoundaryOf(s)
@@ -185,22 +188,25 @@ func PolygonBoolean(sets [][][][]LonLat, union bool) (polys [][][]LonLat, points
 	}
 	ba, bb := bs[0], bs[len(bs)-1]
 	// chain the pieces into loops, each from the first piece not yet used, going on
-	// with the first unused piece that starts where the last one ends
+	// with the first unused piece that starts where the last one ends; then, as S2's
+	// builder does (S2Builder::Graph::CanonicalizeLoopOrder), each loop is turned to
+	// end with its piece that came last in the input (sets, then edges, then pieces
+	// along an edge), and the loops are ordered by their first piece
 	used := make([]bool, len(kept))
 	starts := map[s2.Point][]int{}
 	for i, k := range kept {
 		starts[k.from] = append(starts[k.from], i)
 	}
-	var loops [][]s2.Point
+	var chains [][]int
 	for i := range kept {
 		if used[i] {
 			continue
 		}
-		var l []s2.Point
+		var c []int
 		cur := i
 		for cur >= 0 && !used[cur] {
 			used[cur] = true
-			l = append(l, kept[cur].from)
+			c = append(c, cur)
 			next := -1
 			for _, j := range starts[kept[cur].to] {
 				if !used[j] {
@@ -210,8 +216,22 @@ func PolygonBoolean(sets [][][][]LonLat, union bool) (polys [][][]LonLat, points
 			}
 			cur = next
 		}
-		if len(l) >= 3 {
-			loops = append(loops, l)
+		if len(c) >= 3 {
+			last := 0
+			for k := range c {
+				if c[k] > c[last] {
+					last = k
+				}
+			}
+			turned := append(append(make([]int, 0, len(c)), c[last+1:]...), c[:last+1]...)
+			chains = append(chains, turned)
+		}
+	}
+	sort.SliceStable(chains, func(i, j int) bool { return chains[i][0] < chains[j][0] })
+	loops := make([][]s2.Point, len(chains))
+	for i, c := range chains {
+		for _, k := range c {
+			loops[i] = append(loops[i], kept[k].from)
 		}
 	}
 	// shells (left turn around a small area) and the holes inside them
@@ -275,6 +295,65 @@ func PolygonBoolean(sets [][][][]LonLat, union bool) (polys [][][]LonLat, points
 		}
 	}
 	return polys, points, lines
+}
+
+// mergeVertices gives the vertices of the sets that lie within OnEdge of one another
+// one position, the first one's (as S2's builder snaps them): a ring read back from
+// S2 points (an earlier union's) lands a rounding away from the same vertex of
+// another set, and the pieces that meet there must meet exactly. The sets are copied
+// where a vertex moves.
+func mergeVertices(sets [][][][]LonLat) [][][][]LonLat {
+	const level = 20 // cells of about 10 m: a vertex's twin is in its cell or a neighbor
+	seen := map[s2.CellID][]LonLat{}
+	out := make([][][][]LonLat, len(sets))
+	for i, set := range sets {
+		out[i] = set
+		copied := false
+		for j, poly := range set {
+			for k, ring := range poly {
+				for m, v := range ring {
+					p := v.S2()
+					id := s2.CellIDFromLatLng(s2.LatLngFromPoint(p)).Parent(level)
+					found, at := false, v
+					for _, c := range append([]s2.CellID{id}, id.AllNeighbors(level)...) {
+						for _, w := range seen[c] {
+							if w == v || p.Distance(w.S2()) <= s1.Angle(OnEdge) {
+								found, at = true, w
+								break
+							}
+						}
+						if found {
+							break
+						}
+					}
+					if !found {
+						seen[id] = append(seen[id], v)
+						continue
+					}
+					if at == v {
+						continue
+					}
+					if !copied {
+						out[i] = copyPolys(set)
+						copied = true
+					}
+					out[i][j][k][m] = at
+				}
+			}
+		}
+	}
+	return out
+}
+
+func copyPolys(set [][][]LonLat) [][][]LonLat {
+	c := make([][][]LonLat, len(set))
+	for j, poly := range set {
+		c[j] = make([][]LonLat, len(poly))
+		for k, ring := range poly {
+			c[j][k] = append([]LonLat(nil), ring...)
+		}
+	}
+	return c
 }
 
 // ringOf closes a loop's vertices into a GeoJSON ring.

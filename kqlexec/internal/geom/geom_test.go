@@ -37,3 +37,35 @@ func TestS2RoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestPolygonBooleanMergesNearVertices: two unit squares sharing an edge, the second
+// square's copy of the shared vertices a rounding (1e-13 degrees) off the first's, as
+// when one of them was read back from an earlier union. The union is one square of
+// six vertices (the shared edge gone).
+func TestPolygonBooleanMergesNearVertices(t *testing.T) {
+	const d = 1e-13
+	a := [][][]geom.LonLat{{{{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 0}}}}
+	b := [][][]geom.LonLat{{{{1 + d, 0}, {2, 0}, {2, 1}, {1 - d, 1}, {1 + d, 0}}}}
+	u, _, _ := geom.PolygonBoolean([][][][]geom.LonLat{a, b}, true)
+	if len(u) != 1 || len(u[0]) != 1 || len(u[0][0]) != 7 {
+		t.Fatalf("union = %v, want one ring of six vertices", u)
+	}
+}
+
+// TestPolygonBooleanRingOrder: S2's builder ends an output loop with its edge that
+// came last in the input (S2Builder::Graph::CanonicalizeLoopOrder). A square
+// whose first vertex (2, 0) lies inside a triangle, the triangle first: the square's
+// last edge, (0, 0)→(2, 0), is cut where the triangle's west edge (x = 1) crosses it,
+// so the ring ends with (0, 0)→(1, 0) and starts at (1, 0).
+func TestPolygonBooleanRingOrder(t *testing.T) {
+	tri := [][][]geom.LonLat{{{{1, -1}, {3, 0.5}, {1, 1}, {1, -1}}}}
+	sq := [][][]geom.LonLat{{{{2, 0}, {2, 2}, {0, 2}, {0, 0}, {2, 0}}}}
+	u, _, _ := geom.PolygonBoolean([][][][]geom.LonLat{tri, sq}, true)
+	if len(u) != 1 || len(u[0]) != 1 {
+		t.Fatalf("union = %v, want one ring", u)
+	}
+	r := u[0][0]
+	if len(r) != 8 || math.Abs(r[0][0]-1) > 1e-9 || math.Abs(r[0][1]) > 1e-9 || math.Abs(r[len(r)-2][0]) > 1e-9 || math.Abs(r[len(r)-2][1]) > 1e-9 {
+		t.Errorf("ring = %v, want 7 vertices from (1, 0), the last (0, 0)", r)
+	}
+}
