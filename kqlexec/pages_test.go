@@ -113,6 +113,12 @@ func TestPages_Semantics(t *testing.T) {
 		{"sliding_window_counts_lookback_rounded", `datatable(u:string, t:datetime)["a", datetime(2020-01-01), "b", datetime(2020-01-02), "c", datetime(2020-01-03)]
 			| evaluate sliding_window_counts(u, t, datetime(2020-01-01), datetime(2020-01-03), 2.5d, 1d) | project d = dayofmonth(t), Count, dcount | order by d asc`,
 			"d,Count,dcount", []string{"1|1|1", "2|2|2", "3|2|2"}},
+		// graph-to-table-operator.md: nodes as N, edges as E gives both tables under
+		// those names; the operator's own result is the first item's table
+		{"graph_to_table_both", `let N0 = datatable(name:string, age:long)["a", 30, "b", 40];
+			datatable(s:string, d:string, k:string)["a", "b", "x", "c", "a", "y"] | make-graph s --> d with N0 on name
+			| graph-to-table nodes as N, edges as E with_source_id=S | extend edges = toscalar(E | summarize make_list(strcat(k, "=", tostring(S == hash(s))))) | order by name asc`,
+			"name,age,edges", []string{`a|30|["x=true","y=true"]`, `b|40|["x=true","y=true"]`, `c|null|["x=true","y=true"]`}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

@@ -212,12 +212,32 @@ func (t *translator) graphMarkComponents(in *rel, o *kql.SimpleOp) (*rel, error)
 // properties, or the edges with theirs. with_node_id, with_source_id and
 // with_target_id put id columns first: Kusto's node id is hash() of the node's key
 // (xxhash64; the reference's graph-to-table example gives these ids for its five
-// people). The form returning both tables is not translated.
-func (t *translator) graphToTable(in *rel, o *kql.GraphToTableOp) (*rel, error) {
-	if len(o.Items) != 1 {
-		return nil, t.unsupported(o, "graph-to-table with nodes and edges (two tables)")
+// people). An item's as Name binds the table to Name for the statements after it (the
+// page's form with both tables, nodes as N, edges as E, then N and E); the operator's
+// own result is its first item's table.
+func (t *translator) graphToTable(in *rel, o *kql.GraphToTableOp, e *env) (*rel, error) {
+	var first *rel
+	for _, it := range o.Items {
+		r, err := t.graphToTableItem(in, it)
+		if err != nil {
+			return nil, err
+		}
+		if it.As != nil {
+			r = r.named(it.As.Name)
+			e.binds[it.As.Name] = &binding{rel: r}
+		}
+		if first == nil {
+			first = r
+		}
 	}
-	it := o.Items[0]
+	if first == nil {
+		return nil, t.errAt(o, "graph-to-table exports nodes or edges: name one")
+	}
+	return first, nil
+}
+
+// graphToTableItem is one table of graph-to-table: the nodes or the edges.
+func (t *translator) graphToTableItem(in *rel, it *kql.GraphToTableItem) (*rel, error) {
 	kind := strings.ToLower(it.Kind)
 	known := map[string][]string{"nodes": {"with_node_id"}, "edges": {"with_source_id", "with_target_id"}}
 	ids := map[string]string{}

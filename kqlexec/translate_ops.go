@@ -27,7 +27,7 @@ func (t *translator) op(in *rel, op kql.Operator, e *env) (*rel, error) {
 	if in.graph != nil {
 		switch o := op.(type) {
 		case *kql.GraphToTableOp:
-			return t.graphToTable(in, o)
+			return t.graphToTable(in, o, e)
 		case *kql.SimpleOp:
 			if o.Name == "graph-mark-components" {
 				return t.graphMarkComponents(in, o)
