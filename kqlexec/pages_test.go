@@ -92,6 +92,12 @@ func TestPages_Semantics(t *testing.T) {
 			let u = geo_union_polygons_array(pack_array(geo_union_polygons_array(pack_array(p0, p1)), p2));
 			print t = tostring(u.type), n = array_length(u.coordinates[0]), area = round(geo_polygon_area(u) / (geo_polygon_area(p0) + geo_polygon_area(p1) + geo_polygon_area(p2)), 9)`,
 			"t,n,area", []string{"Polygon|13|1"}},
+		// named-expressions.md: a name bound to toscalar() of a non-deterministic scalar
+		// is calculated once, however often it is used; two toscalar() calls are two
+		// calculations (rand() draws reals: equal draws have odds of about 2^-53)
+		{"named_toscalar_once", `let y = () {toscalar(rand())}; let f = (n:long) {toscalar(rand(n) + rand())};
+			print same = y == y, twice = y - y, fsame = f(1000) == f(1000), other = toscalar(rand()) != toscalar(rand())`,
+			"same,twice,fsame,other", []string{"true|0|true|true"}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},

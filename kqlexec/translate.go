@@ -75,6 +75,16 @@ type translator struct {
 	// part names the hidden column that groups the rows of an mv-apply subquery:
 	// aggregation, sorting and limits then work per group ("" outside mv-apply).
 	part string
+	// once holds the value of each scalar toscalar() computed, by its call and its
+	// translation: a function whose body is toscalar(rand()) gives one value however
+	// often it is called (named-expressions.md)
+	once map[onceKey]expr
+}
+
+// onceKey names a toscalar() of a scalar: the call in the script and its SQL.
+type onceKey struct {
+	call *kql.Call
+	sql  string
 }
 
 // env is a lexical scope of let bindings.

@@ -340,9 +340,18 @@ func spToscalar(t *translator, c *kql.Call, sc *scope) (expr, error) {
 	if err != nil || x.isLit {
 		return x, err
 	}
+	key := onceKey{c, x.sql}
+	if v, ok := t.once[key]; ok {
+		return v, nil
+	}
 	r := t.stage([]column{{"toscalar", x.t}}, "SELECT "+x.sql+", 0")
 	t.materialize(r)
-	return expr{sql: "(SELECT c0 FROM " + r.from + ")", t: x.t}, nil
+	v := expr{sql: "(SELECT c0 FROM " + r.from + ")", t: x.t}
+	if t.once == nil {
+		t.once = map[onceKey]expr{}
+	}
+	t.once[key] = v
+	return v, nil
 }
 
 func spConvert(to Type) specialFunc {
