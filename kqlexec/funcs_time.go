@@ -4,7 +4,9 @@ package kqlexec
 
 import (
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // datetime_utc_to_local needs the zone database on every machine
 )
@@ -288,8 +290,8 @@ func timeFuncs(def func(string, *fnDef)) {
 			if !ok {
 				return nil
 			}
-			loc, err := time.LoadLocation(str(a, 1))
-			if err != nil {
+			loc := zoneNamed(str(a, 1))
+			if loc == nil {
 				return nil
 			}
 			frac := Datetime((int64(toDT(a[0]))%tickSecond + tickSecond) % tickSecond)
@@ -298,14 +300,7 @@ func timeFuncs(def func(string, *fnDef)) {
 				l := t.In(loc)
 				return datetimeOf(time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, time.UTC)) + frac
 			}
-			l := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc)
-			if w := l.In(loc); w.Hour() != t.Hour() || w.Day() != t.Day() {
-				// a local time in a daylight-saving gap: .NET uses the offset after it
-				_, off := l.Add(3 * time.Hour).Zone()
-				naive := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
-				return datetimeOf(naive.Add(-time.Duration(off)*time.Second)) + frac
-			}
-			return datetimeOf(l) + frac
+			return datetimeOf(localToUTC(t, loc)) + frac
 		}, TDatetime, TString)
 	}
 	def("datetime_utc_to_local", zone(true))
@@ -319,6 +314,62 @@ func timeFuncs(def func(string, *fnDef)) {
 		}
 		return Dyn{out}
 	}})
+}
+
+// zones caches the locations zoneNamed loaded.
+var zones sync.Map
+
+// zoneNamed returns the time zone of a name datetime_list_timezones lists (the
+// timezone page's list, names as written there), else nil: "Local" and "" are not
+// zones of the list, though Go's LoadLocation takes them.
+func zoneNamed(name string) *time.Location {
+	if z, ok := zones.Load(name); ok {
+		return z.(*time.Location)
+	}
+	if _, found := slices.BinarySearch(timeZones, name); !found {
+		return nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil
+	}
+	zones.Store(name, loc)
+	return loc
+}
+
+// localToUTC reads the wall clock of naive (its fields, whatever its zone) in loc.
+// Where the zone's clock moves, the offset in effect after the move is used: a wall
+// time the clock skipped (spring forward) is read with the later offset (Brussels
+// 02:00 on 2022-03-27 is 00:00 UTC, the datetime_local_to_utc page's example), and a
+// wall time it shows twice (fall back) is read as standard time, the later of the
+// two instants (US/Pacific 01:30 on 2022-11-06 is 09:30 UTC), as .NET's conversion
+// does. Go's time.Date leaves that choice open.
+func localToUTC(naive time.Time, loc *time.Location) time.Time {
+	wall := time.Date(naive.Year(), naive.Month(), naive.Day(), naive.Hour(), naive.Minute(), naive.Second(), naive.Nanosecond(), time.UTC)
+	// the offsets in effect around the wall time (a zone moves its clock at most
+	// once in 36 hours)
+	var offs []int
+	for _, d := range []time.Duration{-36 * time.Hour, 0, 36 * time.Hour} {
+		_, off := wall.Add(d).In(loc).Zone()
+		if !slices.Contains(offs, off) {
+			offs = append(offs, off)
+		}
+	}
+	var best time.Time
+	found := false
+	for _, off := range offs {
+		u := wall.Add(-time.Duration(off) * time.Second)
+		if _, o := u.In(loc).Zone(); o == off && (!found || u.After(best)) {
+			best, found = u, true
+		}
+	}
+	if found {
+		return best
+	}
+	// skipped: the latest candidate instant is past the move; read with its offset
+	latest := wall.Add(-time.Duration(slices.Min(offs)) * time.Second)
+	_, after := latest.In(loc).Zone()
+	return wall.Add(-time.Duration(after) * time.Second)
 }
 
 func toDT(v any) Datetime { d, _ := toDatetime(v); return d }

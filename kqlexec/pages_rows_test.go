@@ -1,0 +1,31 @@
+package kqlexec_test
+
+import "testing"
+
+// TestPages_Rows checks rows of the KQL reference pages' definitions
+// (MicrosoftDocs/dataexplorer-docs, data-explorer/kusto/query/<page>.md) on inputs of
+// our own, with edge cases (nulls, empty arrays, boundaries) worked out from the text.
+func TestPages_Rows(t *testing.T) {
+	e := mustOpen(t, "")
+	checkQueries(t, e, []queryCase{
+		// bag-zip.md: missing values are null, extra values ignored, a key that is not a
+		// string is skipped (its value with it), values that are not an array give null
+		// values, keys that are not an array give a null bag
+		{"bag_zip", `print a = bag_zip(dynamic(['a', 8, 'b']), dynamic([1, '2', 2.5])), b = bag_zip(dynamic(['a', 'b']), dynamic(1)),
+			c = isnull(bag_zip(dynamic('a'), dynamic([1]))), d = bag_zip(dynamic(['a', 'b', 'c']), dynamic([1])), e = bag_zip(dynamic([]), dynamic([1]))`,
+			"a,b,c,d,e", []string{`{"a":1,"b":2.5}|{"a":null,"b":null}|true|{"a":1,"b":null,"c":null}|{}`}},
+		// datetime-local-to-utc-function.md: a local time the clock skips at a DST move
+		// reads with the offset after it (the page's Brussels example); one it shows
+		// twice reads as standard time, in Europe and in the US alike
+		{"local_to_utc_dst", `print gap = datetime_local_to_utc(datetime(2022-03-27 02:30:00.25), 'Europe/Brussels'),
+			fold_eu = datetime_local_to_utc(datetime(2022-10-30 02:30), 'Europe/Brussels'), fold_us = datetime_local_to_utc(datetime(2022-11-06 01:30), 'US/Pacific'),
+			gap_us = datetime_local_to_utc(datetime(2022-03-13 02:30), 'US/Pacific'), back = datetime_utc_to_local(datetime(2022-11-06 09:30), 'US/Pacific')`,
+			"gap,fold_eu,fold_us,gap_us,back", []string{"2022-03-27T00:30:00.25Z|2022-10-30T01:30:00Z|2022-11-06T09:30:00Z|2022-03-13T09:30:00Z|2022-11-06T01:30:00Z"}},
+		// datetime-utc-to-local-function.md: the zone is one of the timezone page's list;
+		// another name ("Local", "") gives null, not the machine's zone or UTC
+		{"utc_to_local_zones", `print a = datetime_utc_to_local(datetime(2022-07-11 22:18:48.4678620), 'Australia/Canberra'),
+			b = isnull(datetime_utc_to_local(datetime(2022-07-11), 'Local')), c = isnull(datetime_utc_to_local(datetime(2022-07-11), '')),
+			d = datetime_utc_to_local(datetime(1960-01-01 00:00:00.5), 'Asia/Kolkata')`,
+			"a,b,c,d", []string{"2022-07-12T08:18:48.467862Z|true|true|1960-01-01T05:30:00.5Z"}},
+	})
+}
