@@ -83,11 +83,14 @@ func geoBooleanFuncs(def func(string, *fnDef)) {
 		}
 		return polygonsJSON(acc)
 	}, TDynamic)
-	// the area is the union's; where a ring starts follows the order of the joins,
-	// and Kusto's order among polygons of as many vertices is its own: the seven H3
-	// cells of the reference's geo_h3cell_neighbors example come back from Kusto
-	// starting at another vertex (conformance case geo-h3cell-neighbors-function-03)
-	union.partly = "rings start where S2's union of the array (fewest vertices first, ties in array order) starts them; Kusto breaks ties among polygons of as many vertices in an undocumented order, so a ring may start at another vertex"
+	// the area is the union's; where a ring starts follows the order of the joins.
+	// The reference pages print the rings drawn here (the union page's examples, the
+	// union of an H3 cell and its neighbors on the geo_h3cell_neighbors page, of an S2
+	// cell and its neighbors on the geo_s2cell_neighbors page), but the Kusto emulator
+	// starts the H3 one at another vertex (conformance case
+	// geo-h3cell-neighbors-function-03): its order among polygons of as many vertices
+	// differs from the pages' and is not documented
+	union.partly = "rings start where S2's union of the array (fewest vertices first, ties in array order) starts them, as the reference pages print them; the Kusto emulator may start a ring of polygons with as many vertices at another vertex"
 	def("geo_union_polygons_array", union)
 }
 

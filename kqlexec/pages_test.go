@@ -98,6 +98,18 @@ func TestPages_Semantics(t *testing.T) {
 		{"named_toscalar_once", `let y = () {toscalar(rand())}; let f = (n:long) {toscalar(rand(n) + rand())};
 			print same = y == y, twice = y - y, fsame = f(1000) == f(1000), other = toscalar(rand()) != toscalar(rand())`,
 			"same,twice,fsame,other", []string{"true|0|true|true"}},
+		// geo-s2cell-neighbors-function.md unions a cell and its neighbors into one
+		// polygon: for a cell of our own, the outline of the three-by-three block keeps
+		// the twelve cell corners on it (S2 keeps the vertices where cells met) and has
+		// the nine cells' area
+		{"union_s2cell_block", `let c = geo_point_to_s2cell(20, 10, 8);
+			print cells = array_concat(pack_array(c), geo_s2cell_neighbors(c))
+			| mv-expand cells to typeof(string)
+			| project p = geo_s2cell_to_polygon(cells)
+			| summarize arr = make_list(p), total = sum(geo_polygon_area(p))
+			| project u = geo_union_polygons_array(arr), total
+			| project t = tostring(u.type), n = array_length(u.coordinates[0]), area = round(geo_polygon_area(u) / total, 9)`,
+			"t,n,area", []string{"Polygon|13|1"}},
 		// hll-if-aggregation-function.md: the hll of the rows where the predicate holds
 		{"hll_if", `datatable(s:string, t:string, k:string)["a", "F", "x", "b", "F", "x", "a", "F", "x", "c", "H", "x", "d", "H", "y"]
 			| summarize h = hll_if(s, t == "F") by k | project k, n = dcount_hll(h) | order by k asc`, "k,n", []string{"x|2", "y|0"}},
