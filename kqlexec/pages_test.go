@@ -137,6 +137,20 @@ func TestPages_Semantics(t *testing.T) {
 			datatable(s:string, d:string, k:string)["a", "b", "x", "c", "a", "y"] | make-graph s --> d with N0 on name
 			| graph-to-table nodes as N, edges as E with_source_id=S | extend edges = toscalar(E | summarize make_list(strcat(k, "=", tostring(S == hash(s))))) | order by name asc`,
 			"name,age,edges", []string{`a|30|["x=true","y=true"]`, `b|40|["x=true","y=true"]`, `c|null|["x=true","y=true"]`}},
+		// sort-operator.md: null and NaN sit together, NaN on the numbers' side: the
+		// page's table of the four orders
+		{"sort_nan_next_to_null", `let T = datatable(x:real)[5.0, real(null), real(-inf), 0.0, real(nan), real(+inf), -5.0];
+			union (T | sort by x asc nulls first | summarize l = make_list(tostring(x)) | extend o = 1),
+				(T | sort by x desc nulls first | summarize l = make_list(tostring(x)) | extend o = 2),
+				(T | sort by x asc nulls last | summarize l = make_list(tostring(x)) | extend o = 3),
+				(T | sort by x desc nulls last | summarize l = make_list(tostring(x)) | extend o = 4),
+				(T | top 2 by x asc | summarize l = make_list(tostring(x)) | extend o = 5)
+			| order by o asc | project l`, "l", []string{`["","NaN","-Infinity","-5","0","5","Infinity"]`, `["","NaN","Infinity","5","0","-5","-Infinity"]`,
+			`["-Infinity","-5","0","5","Infinity","NaN",""]`, `["Infinity","5","0","-5","-Infinity","NaN",""]`, `["","NaN"]`}},
+		// real.md: NaN is a real value; adding it gives NaN, so a sum or an average over
+		// values among which is a NaN is NaN (a null is skipped, as the summarize page says)
+		{"sum_avg_with_nan", `datatable(x:real, k:string)[real(nan), "a", 1.0, "a", 2.0, "b", real(null), "b"]
+			| summarize s = sum(x), a = avg(x), si = sumif(x, x > 0) by k | order by k asc`, "k,s,a,si", []string{"a|NaN|NaN|1", "b|2|2|2"}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

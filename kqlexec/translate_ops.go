@@ -465,6 +465,16 @@ func (t *translator) sort(in *rel, terms []*kql.SortTerm, e *env, limit string) 
 		case "last":
 			nullsFirst = false
 		}
+		if x.t == TReal && !x.isLit {
+			// the sort page: null and NaN always sit together, NaN on the numbers'
+			// side of null (a NaN is the text 'NaN', which SQLite puts after every
+			// number ascending and before them descending)
+			null, nan, num := "0", "1", "2"
+			if !nullsFirst {
+				null, num = "2", "0"
+			}
+			keys = append(keys, "CASE WHEN "+x.sql+" IS NULL THEN "+null+" WHEN typeof("+x.sql+") = 'text' THEN "+nan+" ELSE "+num+" END")
+		}
 		k := x.sql
 		if desc {
 			k += " DESC"
