@@ -70,6 +70,52 @@ func coreFuncs(def func(string, *fnDef)) {
 		}
 		return x / y
 	}})
+	// real arithmetic and comparisons whose operand may be a NaN SQL cannot see (a Go
+	// function's result, see nanConds): IEEE 754, as .NET computes; null gives null
+	realOp := func(f func(x, y float64) any) *fnDef {
+		return &fnDef{min: 2, max: 2, fn: func(a []any) any {
+			x, ok1 := toReal(a[0])
+			y, ok2 := toReal(a[1])
+			if !ok1 || !ok2 || a[0] == nil || a[1] == nil {
+				return nil
+			}
+			return f(x, y)
+		}}
+	}
+	def("op:r+", realOp(func(x, y float64) any { return x + y }))
+	def("op:r-", realOp(func(x, y float64) any { return x - y }))
+	def("op:r*", realOp(func(x, y float64) any { return x * y }))
+	def("op:r<", realOp(func(x, y float64) any { return x < y }))
+	def("op:r<=", realOp(func(x, y float64) any { return x <= y }))
+	def("op:r>", realOp(func(x, y float64) any { return x > y }))
+	def("op:r>=", realOp(func(x, y float64) any { return x >= y }))
+	def("op:rneg", &fnDef{min: 1, max: 1, fn: func(a []any) any {
+		x, ok := toReal(a[0])
+		if !ok || a[0] == nil {
+			return nil
+		}
+		return -x
+	}})
+	// == and != as nullEquality: two nulls give null, one null is unequal
+	realEq := func(ne bool) *fnDef {
+		return &fnDef{min: 2, max: 2, fn: func(a []any) any {
+			if a[0] == nil || a[1] == nil {
+				if a[0] == nil && a[1] == nil {
+					return nil
+				}
+				return ne
+			}
+			x, ok1 := toReal(a[0])
+			y, ok2 := toReal(a[1])
+			if !ok1 || !ok2 {
+				return nil
+			}
+			return (x == y) != ne
+		}}
+	}
+	def("op:r==", realEq(false))
+	def("op:r=", realEq(false))
+	def("op:r!=", realEq(true))
 	def("op:idiv", &fnDef{min: 2, max: 2, fn: func(a []any) any {
 		x, ok1 := toLong(a[0])
 		y, ok2 := toLong(a[1])

@@ -73,15 +73,12 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 		// the sum of no values is 0 (the summarize page's default values)
 		zero := "0"
 		if ty == TReal || ty == TDecimal {
-			zero = "0.0"
+			// a NaN among the values (stored as text, which SQLite's sum reads as 0)
+			// makes the sum NaN, and so do infinities of both signs (SQLite's NaN is
+			// NULL), as .NET adds
+			return expr{sql: "CASE WHEN max(typeof(" + v + ") = 'text') THEN " + quote(nanText) + " ELSE coalesce(sum(" + v + "), CASE WHEN count(" + v + ") = 0 THEN 0.0 ELSE " + quote(nanText) + " END) END", t: ty}, nil
 		}
-		out := "coalesce(sum(" + v + "), " + zero + ")"
-		if ty == TReal {
-			// a NaN (stored as the text 'NaN', which SQLite's sum reads as 0) makes
-			// the sum NaN, as adding it does
-			out = "CASE WHEN max(typeof(" + v + ") = 'text') THEN " + quote(nanText) + " ELSE " + out + " END"
-		}
-		return expr{sql: out, t: ty}, nil
+		return expr{sql: "coalesce(sum(" + v + "), " + zero + ")", t: ty}, nil
 	case "avg", "avgif":
 		if err := need(1+b2i(name == "avgif"), 1+b2i(name == "avgif")); err != nil {
 			return expr{}, err
@@ -95,12 +92,11 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 			return expr{sql: "CAST(avg(" + v + ") AS INTEGER)", t: x.t}, nil
 		}
 		// the average of no values is 0/0, NaN (the summarize page)
-		// and of values with a NaN among them NaN
-		nan := "count(" + v + ") = 0"
-		if x.t == TReal {
-			nan += " OR max(typeof(" + v + ") = 'text')"
+		if x.t == TReal || x.t == TDecimal {
+			// a NaN among the values makes the average NaN, as it does the sum
+			return expr{sql: "CASE WHEN count(" + v + ") = 0 OR max(typeof(" + v + ") = 'text') THEN " + quote(nanText) + " ELSE coalesce(avg(" + v + "), " + quote(nanText) + ") END", t: TReal}, nil
 		}
-		return expr{sql: "CASE WHEN " + nan + " THEN " + quote(nanText) + " ELSE avg(" + v + ") END", t: TReal}, nil
+		return expr{sql: "CASE WHEN count(" + v + ") = 0 THEN " + quote(nanText) + " ELSE avg(" + v + ") END", t: TReal}, nil
 	case "min", "max", "minif", "maxif":
 		iff := strings.HasSuffix(name, "if")
 		if err := need(1+b2i(iff), 1+b2i(iff)); err != nil {

@@ -1,6 +1,7 @@
 package kqlexec
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -80,6 +81,18 @@ func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) 
 	}
 	l, r = unify(l, r)
 	if (op == "==" || op == "!=") && l.t != TString && r.t != TString {
+		if l.t == TReal || l.t == TDecimal {
+			// NaN equals nothing, itself included (IEEE 754, as .NET compares)
+			conds, opaque := nanConds(l, r)
+			if opaque {
+				return call("op:r"+op, TBool, coerce(l, TReal), coerce(r, TReal)), nil
+			}
+			if len(conds) > 0 {
+				eq := nullEquality(op, l, r)
+				eq.sql = "CASE WHEN " + strings.Join(conds, " OR ") + " THEN " + strconv.Itoa(b2i(op == "!=")) + " ELSE " + eq.sql + " END"
+				return eq, nil
+			}
+		}
 		return nullEquality(op, l, r), nil
 	}
 	if op == "==" {
@@ -88,6 +101,9 @@ func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) 
 	sql := "(" + l.sql + " " + op + " " + r.sql + ")"
 	if l.t == TReal || l.t == TDecimal {
 		// NaN is ordered with nothing: every comparison with it is false
+		if _, opaque := nanConds(l, r); opaque {
+			return call("op:r"+op, TBool, coerce(l, TReal), coerce(r, TReal)), nil
+		}
 		sql = nanGuard(sql, "0", l, r)
 	}
 	return expr{sql: sql, t: TBool}, nil
@@ -97,20 +113,41 @@ func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) 
 var colRefRE = lazyregexp.New(`^(?:[a-z]\w*\.)?c\d+$`)
 
 // nanGuard makes sql, an SQL operation on reals, give nan when an operand is a stored
-// NaN (the text 'NaN', which SQLite arithmetic would read as 0). Only operands that
-// are column references are checked: they are read twice, which costs nothing; the
-// NaN a Go function returns inside an expression is not seen by SQL arithmetic.
+// NaN (the text 'NaN', which SQLite arithmetic would read as 0). The operands must not
+// be opaque (see nanConds): a column is read twice, which costs nothing, and an
+// operation already guarded brings its own conditions.
 func nanGuard(sql, nan string, ops ...expr) string {
-	var conds []string
-	for _, x := range ops {
-		if (x.t == TReal || x.t == TDecimal) && !x.isLit && colRefRE.MatchString(x.sql) {
-			conds = append(conds, "typeof("+x.sql+") = 'text'")
-		}
-	}
+	conds, _ := nanConds(ops...)
 	if len(conds) == 0 {
 		return sql
 	}
 	return "CASE WHEN " + strings.Join(conds, " OR ") + " THEN " + nan + " ELSE " + sql + " END"
+}
+
+// nanConds lists the SQL conditions under which a real operand is NaN: a column
+// holding the text 'NaN', or the conditions of a guarded operation on columns.
+// opaque is true when an operand may be NaN in a way no such condition tells: a Go
+// function's result, a NaN constant, a CASE that yields the text; SQL arithmetic
+// would read it as 0, so the operation must go through Go.
+func nanConds(ops ...expr) (conds []string, opaque bool) {
+	for _, x := range ops {
+		if x.t != TReal && x.t != TDecimal {
+			continue
+		}
+		switch {
+		case x.isLit:
+			if f, ok := x.lit.(float64); ok && math.IsNaN(f) {
+				opaque = true
+			}
+		case colRefRE.MatchString(x.sql):
+			conds = append(conds, "typeof("+x.sql+") = 'text'")
+		case x.nan != nil:
+			conds = append(conds, x.nan...)
+		case strings.Contains(x.sql, "kf(") || strings.Contains(x.sql, "kfv(") || strings.Contains(x.sql, quote(nanText)):
+			opaque = true
+		}
+	}
+	return conds, opaque
 }
 
 // nullEquality is Kusto's == and != (its null-values page): a null and a non-null
@@ -150,7 +187,14 @@ func (t *translator) arith(b *kql.Binary, op string, l, r expr) (expr, error) {
 	bin := func(ty Type) (expr, error) {
 		x := expr{sql: "(" + l.sql + " " + op + " " + r.sql + ")", t: ty}
 		if ty == TReal || ty == TDecimal {
-			x.sql = nanGuard(x.sql, quote(nanText), l, r)
+			conds, opaque := nanConds(l, r)
+			if opaque {
+				return call("op:r"+op, ty, coerce(l, TReal), coerce(r, TReal)), nil
+			}
+			if len(conds) > 0 {
+				x.sql = "CASE WHEN " + strings.Join(conds, " OR ") + " THEN " + quote(nanText) + " ELSE " + x.sql + " END"
+				x.nan = conds
+			}
 		}
 		return x, nil
 	}

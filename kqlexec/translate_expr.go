@@ -16,6 +16,9 @@ type expr struct {
 	t     Type
 	lit   any
 	isLit bool
+	// nan, for a real computed by guarded SQL arithmetic on columns, lists the
+	// conditions under which it is NaN (see nanConds).
+	nan []string
 }
 
 // scope is what names mean inside an expression.
@@ -414,6 +417,15 @@ func (t *translator) unary(u *kql.Unary, sc *scope) (expr, error) {
 			return lit(-v, x.t), nil
 		case Timespan:
 			return lit(-v, x.t), nil
+		}
+	}
+	if x.t == TReal || x.t == TDecimal {
+		conds, opaque := nanConds(x)
+		if opaque {
+			return call("op:rneg", x.t, x), nil
+		}
+		if len(conds) > 0 {
+			return expr{sql: "CASE WHEN " + strings.Join(conds, " OR ") + " THEN " + quote(nanText) + " ELSE (-" + x.sql + ") END", t: x.t, nan: conds}, nil
 		}
 	}
 	return expr{sql: "(-" + x.sql + ")", t: x.t}, nil

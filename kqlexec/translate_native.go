@@ -15,7 +15,8 @@ import (
 
 // foldable names the run-time functions cheap enough to compute while translating
 // when every argument is a constant: a fixed, small amount of work, no error.
-var foldable = map[string]bool{"op:span*": true, "op:span/": true, "op:/": true, "op:idiv": true, "op:imod": true, "op:fmod": true, "bin": true}
+var foldable = map[string]bool{"op:span*": true, "op:span/": true, "op:/": true, "op:idiv": true, "op:imod": true, "op:fmod": true, "bin": true,
+	"op:r+": true, "op:r-": true, "op:r*": true, "op:rneg": true, "op:r<": true, "op:r<=": true, "op:r>": true, "op:r>=": true, "op:r==": true, "op:r=": true, "op:r!=": true}
 
 // fold computes a call of a foldable function on constant arguments; ok is false
 // when it cannot (an argument is not a constant, the function fails or panics).
