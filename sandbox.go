@@ -143,3 +143,40 @@ func CloseSandboxes(wait time.Duration) int {
 type Fingerprinter interface {
 	Fingerprint(ctx context.Context, table string, columns []string, ordered bool) (digest string, rows int, err error)
 }
+
+type sandboxReuseKey struct{}
+
+// WithSandboxReuse returns ctx telling a SandboxMaker that its caller can take a reused
+// copy (a ReusedSandbox) where the engine keeps them: a pristine copy from a pool, reset
+// to the source's state when it is closed and goes back. A caller that asks must check
+// Lost after a side and run the side again in a fresh copy (without this context) when
+// it is true. Without it, a maker makes a fresh copy.
+func WithSandboxReuse(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sandboxReuseKey{}, true)
+}
+
+// SandboxReuse reports whether ctx allows a reused copy (WithSandboxReuse).
+func SandboxReuse(ctx context.Context) bool {
+	ok, _ := ctx.Value(sandboxReuseKey{}).(bool)
+	return ok
+}
+
+// ReusedSandbox is a Sandbox taken from a pool of pristine copies of its source, which
+// its statements see as a fresh copy but for what the engine cannot reset.
+type ReusedSandbox interface {
+	Sandbox
+	// Lost reports that what ran may differ from what a fresh copy would have done: a
+	// statement was refused because it would read what the engine cannot reset (for
+	// SQLite, changes() and total_changes(), which count on the connection across
+	// copies), and the statements after it were refused too. The caller then runs the
+	// side again in a fresh copy; the copy itself is not reused.
+	Lost() bool
+}
+
+// StoredDigester is a Sandbox that can digest a table's rows as it stores them, more
+// cheaply than Fingerprint: equal digests hold the same rows (the same row ids, in the
+// same order); digests that differ say nothing, and Fingerprint decides. ok is false
+// when the digest cannot be taken.
+type StoredDigester interface {
+	StoredDigest(ctx context.Context, table string) (digest string, rows int, ok bool)
+}

@@ -43,6 +43,7 @@ var newerFunctions = map[string]bool{
 
 // readPragmas may run when the executor itself asks (trusted), never for a query.
 var readPragmas = map[string]bool{
+	"schema_version":   true,
 	"table_info":       true,
 	"table_xinfo":      true,
 	"foreign_key_list": true,
@@ -52,6 +53,18 @@ var readPragmas = map[string]bool{
 
 // authorize decides one authorizer request for c.
 func (c *conn) authorize(op int, arg1, arg2, arg3 string) int {
+	if c.trusted && c.setup {
+		return sqlite3.SQLITE_OK // qeval's own set-up of a reused copy (pool.go)
+	}
+	if c.mode != nil && c.mode.pooled && !c.trusted {
+		if poolRefuses(op, arg1, arg2) {
+			// the side runs again in a fresh copy, where the statement is allowed
+			c.mode.lost = true
+			c.deny(describeAction(op, arg1, arg2) + " cannot run in a reused copy")
+			return sqlite3.SQLITE_DENY
+		}
+		c.mode.note(op, arg1, arg2)
+	}
 	switch op {
 	case sqlite3.SQLITE_SELECT, sqliteRecursive:
 		return sqlite3.SQLITE_OK
@@ -61,7 +74,10 @@ func (c *conn) authorize(op int, arg1, arg2, arg3 string) int {
 		}
 		return sqlite3.SQLITE_OK
 	case sqlite3.SQLITE_FUNCTION:
-		if strings.EqualFold(arg2, memoryFunc) {
+		if strings.EqualFold(arg2, handleFunc) && c.trusted {
+			return sqlite3.SQLITE_OK
+		}
+		if strings.EqualFold(arg2, memoryFunc) || strings.EqualFold(arg2, handleFunc) {
 			c.deny("function " + arg2 + "() is not allowed")
 			return sqlite3.SQLITE_DENY
 		}
@@ -85,7 +101,7 @@ func (c *conn) authorize(op int, arg1, arg2, arg3 string) int {
 		}
 		return sqlite3.SQLITE_OK
 	case sqlite3.SQLITE_PRAGMA:
-		if c.trusted && readPragmas[strings.ToLower(arg1)] {
+		if c.trusted && (c.setup || readPragmas[strings.ToLower(arg1)]) {
 			return sqlite3.SQLITE_OK
 		}
 	}

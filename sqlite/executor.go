@@ -25,9 +25,10 @@ var _ qeval.SchemaReader = (*Executor)(nil)
 // Executor runs untrusted read-only queries on one SQLite file. It is safe for
 // concurrent use; each query takes one of up to MaxConns pooled connections.
 type Executor struct {
-	path   string
-	limits qeval.Limits
-	db     *sql.DB
+	path    string
+	limits  qeval.Limits
+	db      *sql.DB
+	sandbox *sandboxMode // a sandbox copy's
 }
 
 // Open opens the SQLite database file at path for reading. The file must exist and be
@@ -142,7 +143,7 @@ func OpenWith(path string, limits qeval.Limits, maxConns int, opt Options) (*Exe
 	db := sql.OpenDB(c)
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
-	e := &Executor{path: path, limits: limits, db: db}
+	e := &Executor{path: path, limits: limits, db: db, sandbox: opt.sandbox}
 	// Open one connection now so a broken file is reported by Open, not by the first query.
 	if err := db.PingContext(context.Background()); err != nil {
 		db.Close()
@@ -206,7 +207,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	sc := dc.(*sqlite3.SQLiteConn)
-	cn := &conn{SQLiteConn: sc, official: c.functions.AsOfficial, sandbox: c.functions.sandbox != nil}
+	cn := &conn{SQLiteConn: sc, official: c.functions.AsOfficial, sandbox: c.functions.sandbox != nil, mode: c.functions.sandbox}
 	sc.RegisterAuthorizer(cn.authorize)
 	return cn, nil
 }
@@ -256,9 +257,12 @@ type conn struct {
 	reads    [][2]string
 	// stepsArmed lets the next call of qeval_vm_steps through the authorizer, once.
 	stepsArmed bool
+	// setup lets qeval's own set-up through (a reused copy's reset, pool.go)
+	setup bool
 	// sandbox: the connection is a sandbox copy's, where writes to its own tables are
-	// allowed (sandboxAllows)
+	// allowed (sandboxAllows); mode is the copy's
 	sandbox bool
+	mode    *sandboxMode
 }
 
 // Query runs one read-only statement; see qeval.Executor.
@@ -291,6 +295,10 @@ func (e *Executor) raw(ctx context.Context, stmt string, f func(c *conn) error) 
 	return sc.Raw(func(dc any) error {
 		c := dc.(*conn)
 		c.denied, c.missing = "", ""
+		if m := e.sandbox; m != nil && m.pooled && !m.control && m.lost {
+			// the side runs again in a fresh copy (see pool.go)
+			return errLost
+		}
 		if !c.math && callsMath(stmt) {
 			// registering them costs more than most queries: only when one is called
 			if err := (Options{Funcs: mathFuncs}).register(c.SQLiteConn); err != nil {

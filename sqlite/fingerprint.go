@@ -153,6 +153,7 @@ import "C"
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"strconv"
 	"strings"
@@ -178,6 +179,11 @@ func installFingerprint() error {
 // rows (values compared as stored, an integral float as its integer); the comparison
 // reads the rows only of tables whose digests differ.
 func (s *Sandbox) Fingerprint(ctx context.Context, table string, columns []string, ordered bool) (string, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Executor == nil {
+		return "", 0, errClosed
+	}
 	cols := make([]string, len(columns))
 	for i, c := range columns {
 		cols[i] = quoteIdent(c)
@@ -186,7 +192,7 @@ func (s *Sandbox) Fingerprint(ctx context.Context, table string, columns []strin
 	if ordered {
 		from = "(SELECT * FROM " + quoteIdent(table) + " ORDER BY _rowid_)"
 	}
-	rs, err := s.Query(ctx, "SELECT qeval_fingerprint("+strings.Join(cols, ", ")+") FROM "+from)
+	rs, err := s.Executor.Query(ctx, "SELECT qeval_fingerprint("+strings.Join(cols, ", ")+") FROM "+from)
 	if err != nil {
 		return "", 0, err
 	}
@@ -200,4 +206,41 @@ func (s *Sandbox) Fingerprint(ctx context.Context, table string, columns []strin
 	head, _, _ := strings.Cut(fp, ":")
 	n, err := strconv.ParseUint(head, 16, 64)
 	return fp, int(n), err
+}
+
+// StoredDigest is a digest of a table's rows as the copy stores them, read from its
+// memory without running a statement: the rowids and records in rowid order. Equal
+// digests hold the same rows; digests that differ say nothing (Fingerprint decides). ok
+// is false when it cannot be taken: a copy in a file, a transaction open, a table
+// without rowids, or a temporary table of that name (which a statement would read).
+func (s *Sandbox) StoredDigest(ctx context.Context, table string) (digest string, rows int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Executor == nil || s.file != "" {
+		return "", 0, false
+	}
+	s.ctl(ctx, func(c *conn) error {
+		h, err := s.handleOf(ctx, c)
+		if err != nil {
+			return err
+		}
+		rs, err := c.QueryContext(ctx, "SELECT (SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1), "+
+			"EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = ?1 COLLATE NOCASE)", []driver.NamedValue{{Ordinal: 1, Value: table}})
+		if err != nil {
+			return err
+		}
+		v := make([]driver.Value, 2)
+		err = rs.Next(v)
+		rs.Close()
+		if err != nil {
+			return err
+		}
+		root, _ := v[0].(int64)
+		if shadowed, _ := v[1].(int64); root <= 0 || shadowed != 0 {
+			return nil
+		}
+		digest, rows, ok = storedDigest(h, root)
+		return nil
+	})
+	return digest, rows, ok
 }

@@ -45,17 +45,48 @@ type SandboxOptions struct {
 // Chinook database is copied in a fraction of a millisecond, with no file to remove.
 const DefaultSandboxMemory = 32 << 20
 
-// Sandbox is a disposable copy of a SQLite file; see qeval.Sandbox.
+// Sandbox is a disposable copy of a SQLite file; see qeval.Sandbox. One asked for with
+// qeval.WithSandboxReuse is a qeval.ReusedSandbox (see pool.go).
 type Sandbox struct {
 	*Executor
 	file   string      // "" for a copy in memory
 	anchor driver.Conn // keeps a copy in memory alive until Close
+	mode   *sandboxMode
+	shape  *copyShape // what every copy of this version of the source shares
+	pool   *poolKey   // a reused copy's pool, where Close returns it when it is pristine again
+	mu     sync.Mutex // one call at a time, and none after Close
 }
 
-// sandboxMode is how a sandbox copy's connection is set up.
+// sandboxMode is how a sandbox copy's connection is set up, and its state in a pool.
 type sandboxMode struct {
 	dsn      string // the copy's: a file, or a memory database
 	maxPages int64
+	// pooled: a reused copy (pool.go); lost: a statement was refused for it
+	// (qeval.ReusedSandbox's Lost), and none runs after
+	pooled, lost bool
+	control      bool  // qeval's own statement runs (a savepoint of Cost, a reset)
+	handle       int64 // the connection's C handle, once asked for
+	// the connection's settings a statement may change (PRAGMA), as it opened with them
+	foreignKeys, recursiveTriggers int64
+	settingsRead                   bool
+	// what a statement asked for, as the authorizer saw it: a setting changed, a
+	// temporary object made (it lives on the connection)
+	settingsTouched, tempTouched bool
+}
+
+// note keeps what an authorizer request of a statement in a reused copy changes on its
+// connection (go-sqlite3's statement cache is off: every statement is prepared, so
+// every one is seen).
+func (m *sandboxMode) note(op int, arg1, arg2 string) {
+	switch op {
+	case sqlite3.SQLITE_PRAGMA:
+		switch strings.ToLower(arg1) {
+		case "foreign_keys", "defer_foreign_keys", "recursive_triggers":
+			m.settingsTouched = m.settingsTouched || arg2 != ""
+		}
+	case sqlite3.SQLITE_CREATE_TEMP_TABLE, sqlite3.SQLITE_CREATE_TEMP_INDEX, sqlite3.SQLITE_CREATE_TEMP_VIEW, sqlite3.SQLITE_CREATE_TEMP_TRIGGER:
+		m.tempTouched = true
+	}
 }
 
 // sandboxReason ends the message of a statement refused in a sandbox copy.
@@ -65,11 +96,11 @@ const sandboxReason = "a stateful answer may change only the copy's own tables"
 // opt.Dir) and opens the copy writable. The copy is removed when Close is called, or
 // here when it cannot be made.
 func NewSandbox(ctx context.Context, src string, limits qeval.Limits, opt SandboxOptions) (sb *Sandbox, err error) {
-	if err := checkFile(src); err != nil {
-		return nil, err
-	}
 	st, err := os.Stat(src)
 	if err != nil {
+		if err := checkFile(src); err != nil {
+			return nil, err
+		}
 		return nil, &qeval.Error{Code: qeval.CodeNotFound, Op: "copy database " + src, Message: err.Error(), Err: err}
 	}
 	if err := installFingerprint(); err != nil {
@@ -87,9 +118,27 @@ func NewSandbox(ctx context.Context, src string, limits qeval.Limits, opt Sandbo
 	if inMemory == 0 {
 		inMemory = DefaultSandboxMemory
 	}
+	if err := installHandle(); err != nil {
+		return nil, &qeval.Error{Code: qeval.CodeInternal, Op: "copy database " + src, Message: err.Error(), Err: err}
+	}
+	limits = limits.WithDefaults()
+	reuse := qeval.SandboxReuse(ctx) && st.Size() <= inMemory
+	key := poolKey{src: src, stamp: stampOf(st), growth: growth, limits: limits}
+	if reuse {
+		if sb := copies.take(key); sb != nil {
+			return sb, nil
+		}
+		if sh := shapes.lookup(key); sh != nil && sh.image != nil {
+			return fromImage(ctx, key, sh)
+		}
+	}
+	// (a reused copy's source was checked when its image was made, at the same stamp)
+	if err := checkFile(src); err != nil {
+		return nil, err
+	}
 	name := qeval.SandboxName()
-	sb = &Sandbox{}
-	mode := &sandboxMode{}
+	sb = &Sandbox{mode: &sandboxMode{}}
+	mode := sb.mode
 	if st.Size() <= inMemory {
 		// a memdb database, which lives while a connection to it is open: the backup's
 		// (the anchor) until Close
@@ -114,6 +163,15 @@ func NewSandbox(ctx context.Context, src string, limits qeval.Limits, opt Sandbo
 			Hint: "the sandbox copies go to " + where}
 	}
 	mode.maxPages = (st.Size() + growth + pageSize - 1) / pageSize
+	if sb.shape, err = shapes.get(key, anchor.(*sqlite3.SQLiteConn), reuse); err != nil {
+		return nil, err
+	}
+	if reuse && sb.shape.image != nil {
+		// the backup made the image; reused copies are loaded from it, each into a
+		// memory database of its own connection (see pool.go)
+		sb.Close()
+		return fromImage(ctx, key, sb.shape)
+	}
 	sb.Executor, err = OpenWith(src, limits, 1, Options{sandbox: mode})
 	return sb, err
 }
@@ -252,9 +310,33 @@ func readOnly(ctx context.Context, c *conn, stmt string) bool {
 // File is the copy's file ("" for a copy in memory).
 func (s *Sandbox) File() string { return s.file }
 
+// errClosed is a call on a sandbox after its Close.
+var errClosed = &qeval.Error{Code: qeval.CodeInternal, Message: "the sandbox copy is closed"}
+
+// Query runs exactly one statement in the copy; see qeval.Sandbox.
+func (s *Sandbox) Query(ctx context.Context, stmt string) (*qeval.ResultSet, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Executor == nil {
+		return nil, errClosed
+	}
+	return s.Executor.Query(ctx, stmt)
+}
+
 // Close closes the copy and removes its file (a copy in memory goes with its last
-// connection).
+// connection); a reused copy that can be reset to the pristine copy goes back to its
+// pool instead (pool.go).
 func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pool != nil && s.Executor != nil {
+		key := *s.pool
+		s.pool = nil
+		if c := s.rewind(); c != nil && copies.put(key, c) {
+			s.Executor, s.anchor, s.mode = nil, nil, nil
+			return nil
+		}
+	}
 	var err error
 	if s.Executor != nil {
 		err = s.Executor.Close()
@@ -293,17 +375,38 @@ func (s *Sandbox) Cost(ctx context.Context, stmt string) (float64, error) {
 	case "begin", "commit", "end", "rollback", "savepoint", "release":
 		return 0, nil
 	}
-	if _, err := s.Query(ctx, "SAVEPOINT qeval_cost"); err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Executor == nil {
+		return 0, errClosed
+	}
+	if err := s.control(ctx, "SAVEPOINT qeval_cost"); err != nil {
 		return 0, err
 	}
 	steps, err := s.VMSteps(ctx, stmt)
-	if _, rerr := s.Query(ctx, "ROLLBACK TO qeval_cost"); rerr != nil && err == nil {
+	if rerr := s.control(ctx, "ROLLBACK TO qeval_cost"); rerr != nil && err == nil {
 		err = rerr
 	}
-	if _, rerr := s.Query(ctx, "RELEASE qeval_cost"); rerr != nil && err == nil {
+	if rerr := s.control(ctx, "RELEASE qeval_cost"); rerr != nil && err == nil {
 		err = rerr
 	}
 	return float64(steps), err
+}
+
+// control runs one of qeval's own statements on the copy (a savepoint's), which a
+// reused copy's rules do not refuse.
+func (s *Sandbox) control(ctx context.Context, stmt string) error {
+	err := s.ctl(ctx, func(c *conn) error {
+		c.stmt = stmt
+		if _, err := c.ExecContext(ctx, stmt, nil); err != nil {
+			return c.explain(err)
+		}
+		return nil
+	})
+	if err != nil {
+		return s.classify(ctx, err)
+	}
+	return nil
 }
 
 func leadingWord(stmt string) string {
@@ -341,7 +444,7 @@ func fileStamp(path string) string {
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprint(st.Size(), st.ModTime().UnixNano())
+	return stampOf(st)
 }
 
 func (p *sourcePool) take(src string) (sourceConn, error) {

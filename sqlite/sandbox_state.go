@@ -13,10 +13,29 @@ import (
 // column types are their affinity, as SQLite treats them (INT and INTEGER are one). It
 // reads the catalog in three queries, whatever the number of tables.
 func (s *Sandbox) Tables(ctx context.Context) ([]qeval.TableDefinition, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Executor == nil {
+		return nil, errClosed
+	}
 	var out []qeval.TableDefinition
+	pristine := false
 	err := s.raw(ctx, "", func(c *conn) error {
 		c.trusted = true
 		defer func() { c.trusted = false }()
+		if s.shape != nil {
+			// a copy whose schema is still the pristine one (no change of it has added to
+			// its schema_version) has the definitions read in another such copy
+			v, err := pragmaInt(ctx, c.SQLiteConn, "schema_version")
+			if err != nil {
+				return err
+			}
+			if pristine = v == s.shape.version; pristine {
+				if out = s.shape.cached(); out != nil {
+					return nil
+				}
+			}
+		}
 		const tables = "FROM sqlite_master m JOIN "
 		const where = " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
 		cols, err := queryAll(ctx, c, `SELECT m.name, p.name, p.type, p."notnull", p.pk `+tables+"pragma_table_info(m.name) p"+where+" ORDER BY m.name, p.cid")
@@ -100,6 +119,9 @@ func (s *Sandbox) Tables(ctx context.Context) ([]qeval.TableDefinition, error) {
 			sort.Strings(out[i].Indexes)
 			sort.Strings(out[i].ForeignKeys)
 		}
+		if pristine {
+			s.shape.keep(out)
+		}
 		return nil
 	})
 	if err != nil {
@@ -128,11 +150,16 @@ func affinity(declared string) string {
 // Rows returns a table's rows, in rowid order when ordered (a WITHOUT ROWID table in
 // its primary key's, the order it is stored in).
 func (s *Sandbox) Rows(ctx context.Context, table string, ordered bool) (*qeval.ResultSet, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Executor == nil {
+		return nil, errClosed
+	}
 	q := "SELECT * FROM " + quoteIdent(table)
 	if ordered {
-		if rs, err := s.Query(ctx, q+" ORDER BY _rowid_"); err == nil {
+		if rs, err := s.Executor.Query(ctx, q+" ORDER BY _rowid_"); err == nil {
 			return rs, nil
 		}
 	}
-	return s.Query(ctx, q)
+	return s.Executor.Query(ctx, q)
 }

@@ -88,7 +88,8 @@ func diffTables(ctx context.Context, g, p *sideRun, state *qeval.StateCompare) [
 		key := strings.ToLower(n)
 		d := qeval.TableDiff{Table: displayName(n, g.defs, p.defs), Ordered: ordered}
 		gok, pok := g.present[key], p.present[key]
-		if gok && pok && g.fps[key] != "" && g.fps[key] == p.fps[key] {
+		if gok && pok && (g.stored[key] != "" && g.stored[key] == p.stored[key] ||
+			g.fingerprint(ctx, key) != "" && g.fingerprint(ctx, key) == p.fingerprint(ctx, key)) {
 			d.Equal = true
 			d.GoldRows, d.PredRows = g.counts[key], p.counts[key]
 			out = append(out, d)

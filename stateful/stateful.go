@@ -143,7 +143,10 @@ type sideRun struct {
 	// side ran or, where the copy has digests (fps), when the two sides' differ
 	tables   map[string]*qeval.ResultSet
 	fps      map[string]string
-	counts   map[string]int  // the row counts of fps
+	stored   map[string]string // the digests of the tables as stored (sd), when taken
+	cols     map[string][]string
+	names    map[string]string
+	counts   map[string]int  // the row counts of fps and stored
 	present  map[string]bool // the state's tables the side left
 	ordered  bool
 	defs     []qeval.TableDefinition
@@ -151,6 +154,8 @@ type sideRun struct {
 	costUnit string
 	sb       qeval.Sandbox       // open until the verdict (close)
 	fp       qeval.Fingerprinter // sb's digests, when it has them
+	sd       qeval.StoredDigester
+	reused   qeval.ReusedSandbox // sb, when it is a reused copy
 	budget   int                 // statements left
 }
 
@@ -206,7 +211,9 @@ func statements(dialect string, texts ...string) []string {
 	return out
 }
 
-// run runs one side of a case in a copy of src's first database.
+// run runs one side of a case in a copy of src's first database: a reused copy where
+// the engine keeps them, and again in a fresh copy when the reused one was lost (a
+// statement it cannot run, see qeval.ReusedSandbox).
 func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qeval.Source, opt Options) (r sideRun) {
 	now := opt.Now
 	if now == nil {
@@ -214,6 +221,18 @@ func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qe
 	}
 	start := now()
 	defer func() { r.took = now().Sub(start) }()
+	saved := *pl // the gold's run may decide what is compared; the second run decides again
+	r = runIn(qeval.WithSandboxReuse(ctx), who, c, pl, answer, src, opt)
+	if r.reused == nil || !r.reused.Lost() || ctx.Err() != nil {
+		return r
+	}
+	r.close()
+	*pl = saved
+	return runIn(ctx, who, c, pl, answer, src, opt)
+}
+
+// runIn runs one side of a case in the copy src makes with ctx.
+func runIn(ctx context.Context, who side, c Case, pl *plan, answer string, src *qeval.Source, opt Options) (r sideRun) {
 	made, err := src.Sandbox(ctx, src.Files[0], opt.Limits)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -228,6 +247,8 @@ func run(ctx context.Context, who side, c Case, pl *plan, answer string, src *qe
 	sb := qeval.Track(made)
 	r.sb = sb // the caller closes it, whatever the side's end
 	r.fp, _ = made.(qeval.Fingerprinter)
+	r.sd, _ = made.(qeval.StoredDigester)
+	r.reused, _ = made.(qeval.ReusedSandbox)
 	defer func() {
 		if p := recover(); p != nil {
 			sb.Close() // the caller never sees this side: its copy goes now
@@ -353,6 +374,27 @@ func canceledRun(ctx context.Context, who side) sideRun {
 	return sideRun{outcome: qeval.OutcomeCanceled, err: "canceled before the case finished"}
 }
 
+// digestKey is a table's digest with its columns: two empty tables of other columns
+// differ.
+func digestKey(cols []string, digest string) string {
+	return strings.ToLower(strings.Join(cols, "\x00")) + "\x00" + digest
+}
+
+// fingerprint returns the digest of a table's rows (key lower-case), computing it the
+// first time; "" when the copy has none.
+func (r *sideRun) fingerprint(ctx context.Context, key string) string {
+	if f, ok := r.fps[key]; ok || r.fp == nil || r.names[key] == "" {
+		return f
+	}
+	f, n, err := r.fp.Fingerprint(ctx, r.names[key], r.cols[key], r.ordered)
+	if err != nil {
+		r.fps[key] = ""
+		return ""
+	}
+	r.fps[key], r.counts[key] = digestKey(r.cols[key], f), n
+	return r.fps[key]
+}
+
 // describe reads what the comparison needs of the copy: the tables of compare_state,
 // the definitions of compare_schema (and the keys that pair changed rows).
 func (r *sideRun) describe(ctx context.Context, sb qeval.Sandbox, pl plan) error {
@@ -369,6 +411,7 @@ func (r *sideRun) describe(ctx context.Context, sb qeval.Sandbox, pl plan) error
 		return nil
 	}
 	r.tables, r.fps, r.counts, r.present, r.ordered = map[string]*qeval.ResultSet{}, map[string]string{}, map[string]int{}, map[string]bool{}, state.Ordered
+	r.stored, r.cols, r.names = map[string]string{}, map[string][]string{}, map[string]string{}
 	for _, d := range defs {
 		if !state.All && !slices.ContainsFunc(state.Tables, func(n string) bool { return strings.EqualFold(d.Name, n) }) {
 			continue
@@ -380,9 +423,15 @@ func (r *sideRun) describe(ctx context.Context, sb qeval.Sandbox, pl plan) error
 			for i, c := range d.Columns {
 				cols[i] = c.Name
 			}
-			if f, n, err := r.fp.Fingerprint(ctx, d.Name, cols, state.Ordered); err == nil {
-				// the columns are part of it: two empty tables of other columns differ
-				r.fps[key], r.counts[key] = strings.ToLower(strings.Join(cols, "\x00"))+"\x00"+f, n
+			r.cols[key], r.names[key] = cols, d.Name
+			if r.sd != nil {
+				// the digest of the stored rows first; the other only when two differ
+				if f, n, ok := r.sd.StoredDigest(ctx, d.Name); ok {
+					r.stored[key], r.counts[key] = digestKey(cols, f), n
+					continue
+				}
+			}
+			if r.fingerprint(ctx, key) != "" {
 				continue
 			}
 		}

@@ -247,3 +247,35 @@ type countingClose struct {
 }
 
 func (c countingClose) Close() error { *c.n++; return c.Sandbox.Close() }
+
+// TestMatch_ReusedCopies: the copies come from a pool (qeval.WithSandboxReuse), and
+// nothing one case did reaches the next: not a committed transaction, not a setting;
+// a statement a reused copy refuses runs again in a fresh copy, with its fresh result;
+// rows stored otherwise (other rowids) are still compared as a bag.
+func TestMatch_ReusedCopies(t *testing.T) {
+	src := source(t, shopDB(t))
+	sale := qeval.StatefulSpec{CompareState: &qeval.StateCompare{Tables: []string{"sale"}}}
+	for i := range 3 {
+		v := match(t, src, sale, "BEGIN; DELETE FROM sale; COMMIT; PRAGMA foreign_keys = ON", "DELETE FROM sale WHERE qty > 0", qeval.Limits{})
+		if v.Outcome != qeval.OutcomeMatch {
+			t.Fatalf("round %d: %s %s", i, v.Outcome, v.Error+" "+v.State.String())
+		}
+		v = match(t, src, sale, "UPDATE sale SET qty = qty", "UPDATE sale SET qty = qty + 0", qeval.Limits{})
+		if v.Outcome != qeval.OutcomeMatch || len(v.State.Tables) != 1 || v.State.Tables[0].GoldRows != 2 || v.State.Tables[0].PredRows != 2 {
+			t.Fatalf("round %d: a case after a committed delete: %s %+v", i, v.Outcome, v.State.Tables)
+		}
+		v = match(t, src, qeval.StatefulSpec{Checks: qeval.Statements{"PRAGMA foreign_keys"}}, "DELETE FROM sale WHERE qty = 1", "DELETE FROM sale WHERE qty < 2", qeval.Limits{})
+		if v.Outcome != qeval.OutcomeMatch || v.Gold != nil {
+			t.Fatalf("round %d: foreign_keys after a case that set it: %s %s", i, v.Outcome, v.State.String())
+		}
+	}
+	counts := qeval.StatefulSpec{Checks: qeval.Statements{"SELECT changes(), total_changes()"}}
+	v := match(t, src, counts, "UPDATE item SET stock = 0 WHERE stock > 0", "UPDATE item SET stock = 0 WHERE stock <> 0", qeval.Limits{})
+	if v.Outcome != qeval.OutcomeMatch || len(v.State.Checks) != 1 || !v.State.Checks[0].Equal {
+		t.Fatalf("changes() in a check: %s %s %s", v.Outcome, v.Error, v.State.String())
+	}
+	bag := match(t, src, sale, "INSERT INTO sale VALUES (2, 1), (4, 1)", "INSERT INTO sale VALUES (4, 1), (2, 1)", qeval.Limits{})
+	if bag.Outcome != qeval.OutcomeMatch {
+		t.Fatalf("the same rows inserted in another order, compared as a bag: %s %s", bag.Outcome, bag.State.String())
+	}
+}
