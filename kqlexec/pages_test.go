@@ -151,6 +151,14 @@ func TestPages_Semantics(t *testing.T) {
 		// values among which is a NaN is NaN (a null is skipped, as the summarize page says)
 		{"sum_avg_with_nan", `datatable(x:real, k:string)[real(nan), "a", 1.0, "a", 2.0, "b", real(null), "b"]
 			| summarize s = sum(x), a = avg(x), si = sumif(x, x > 0) by k | order by k asc`, "k,s,a,si", []string{"a|NaN|NaN|1", "b|2|2|2"}},
+		// activity-engagement-plugin.md: the outer window ending with each inner window
+		// (3d: that day and the two before) counts its distinct ids, per dimension; id
+		// 1's days 1 and 2 make one run, day 6 another
+		{"activity_engagement_dims", `datatable(id:long, t:datetime, g:string)[1, datetime(2020-01-01), "x", 1, datetime(2020-01-02), "x", 1, datetime(2020-01-06), "x",
+				2, datetime(2020-01-03), "x", 3, datetime(2020-01-02), "y"]
+			| evaluate activity_engagement(id, t, datetime(2020-01-01), datetime(2020-01-08), 1d, 3d, g)
+			| project d = dayofmonth(t), g, dcount_activities_inner, dcount_activities_outer, activity_ratio | order by d asc, g asc`,
+			"d,g,dcount_activities_inner,dcount_activities_outer,activity_ratio", []string{"1|x|1|1|1", "2|x|1|1|1", "2|y|1|1|1", "3|x|1|2|0.5", "6|x|1|1|1"}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

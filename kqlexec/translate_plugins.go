@@ -764,17 +764,25 @@ func (t *translator) activityEngagement(in *rel, o *kql.EvaluateOp, e *env) (*re
 	if err != nil {
 		return nil, err
 	}
-	src := "let B = __input | project __k = 1, __id = " + id + ", __t = " + tl + joinDims(dims) + ";\n" +
+	d := joinDims(dims)
+	dk := "tostring(pack_array(" + strings.Join(append([]string{"0"}, dims...), ", ") + "))"
+	src := "let B = __input | project __id = " + id + ", __t = " + tl + d + ";\n" +
 		"let S = " + start + ";\n" +
 		"let W = B | extend __vb = bin_at(__t, " + inner + ", S) | where __vb >= S and __vb <= " + end + ";\n" +
-		"let I = W | summarize __inner = dcount(__id) by __b = __vb" + joinDims(dims) + ";\n" +
-		// each id's inner window counts in the outer windows that end at it and after it,
-		// up to Outer later: a row per id, window and outer window (no join of all windows)
-		"let O = W | summarize by __id, __vb" + joinDims(dims) +
-		" | mv-expand __b = range(__vb, __vb + " + outer + " - 1tick, " + inner + ") to typeof(datetime) limit 1000000" +
-		" | where __b <= " + end + " | summarize __outer = dcount(__id) by __b" + joinDims(dims) + ";\n" +
-		"I | join kind=inner O on " + strings.Join(append([]string{"__b"}, dims...), ", ") +
-		" | project " + tl + " = __b, dcount_activities_inner = __inner, dcount_activities_outer = __outer, activity_ratio = todouble(__inner) / __outer" + joinDims(dims) +
+		"let I = W | summarize __inner = dcount(__id) by __b = __vb" + d + ";\n" +
+		// an id seen in inner window vb counts in the outer windows b with vb <= b <
+		// vb + Outer: each id's windows, in order, make runs whose spans overlap; a
+		// run adds the id from its first window to the first window past its last
+		// window + Outer, so a running sum of those steps, read at each inner window,
+		// is the outer count (no row per id and outer window)
+		"let D = W | summarize by __id, __vb" + d + " | extend __dk = " + dk + " | sort by __dk asc, __id asc, __vb asc" +
+		" | extend __new = iff(__dk != prev(__dk) or __id != prev(__id) or __vb >= prev(__vb) + " + outer + ", 1, 0) | extend __run = row_cumsum(__new);\n" +
+		"let R = D | summarize __s = min(__vb), __l = max(__vb) by __run, __dk" + d + ";\n" +
+		"let E = union (R | project __b = __s, __d = 1, __dk" + d + "), (R | project __b = bin_at(__l + " + outer + " - 1tick, " + inner + ", S) + " + inner + ", __d = -1, __dk" + d + ")" +
+		" | summarize __d = sum(__d) by __b, __dk" + d + ";\n" +
+		"union (E | extend __i = 0), (I | extend __dk = " + dk + ", __d = 0, __i = 1)" +
+		" | sort by __dk asc, __b asc, __i asc | extend __outer = row_cumsum(__d, __dk != prev(__dk)) | where __i == 1" +
+		" | project " + tl + " = __b, dcount_activities_inner = __inner, dcount_activities_outer = __outer, activity_ratio = todouble(__inner) / __outer" + d +
 		" | sort by " + tl + " asc"
 	return t.viaKQL(o, in, e, src)
 }
