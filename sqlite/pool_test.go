@@ -69,7 +69,7 @@ func pristine(tb testing.TB, sb *sqlite.Sandbox) {
 // the next copy taken from the pool is the source as it is, and the copies are reused.
 func TestSandbox_ReusedCopiesStartPristine(t *testing.T) {
 	src := buildDB(t, t.TempDir(), sandboxSchema, "INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 20)")
-	opt, limits := sqlite.SandboxOptions{MaxGrowthBytes: 64 << 10}, qeval.Limits{Timeout: 200 * time.Millisecond}
+	opt, limits := sqlite.SandboxOptions{MaxGrowthBytes: 64 << 10}, qeval.Limits{Timeout: time.Second}
 	sides := map[string][]string{
 		"writes and DDL": {"UPDATE t SET n = n + 1", "INSERT INTO t VALUES (3, 'c', 30)", "DELETE FROM t WHERE id = 1",
 			"CREATE TABLE u AS SELECT * FROM t", "CREATE UNIQUE INDEX t_name ON t(name)", "ALTER TABLE t ADD COLUMN m INT"},
