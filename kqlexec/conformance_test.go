@@ -44,12 +44,15 @@ type oracleCase struct {
 	ID  string `json:"id"`
 	KQL string `json:"kql"`
 	// Now is the time the engine ran the case, when the case records it.
-	Now      string `json:"now"`
-	Expected *struct {
-		Columns     []string          `json:"columns"`
-		ColumnTypes []string          `json:"column_types"`
-		Rows        []json.RawMessage `json:"rows"`
-	} `json:"expected"`
+	Now      string        `json:"now"`
+	Expected *oracleAnswer `json:"expected"`
+}
+
+// oracleAnswer is the real engine's answer to a case.
+type oracleAnswer struct {
+	Columns     []string          `json:"columns"`
+	ColumnTypes []string          `json:"column_types"`
+	Rows        []json.RawMessage `json:"rows"`
 }
 
 func loadOracle(tb testing.TB) []oracleCase {
@@ -153,9 +156,11 @@ var oracleRan = [2]time.Time{time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC), time.D
 
 // runAtCaseClock reruns a case that reads the clock at the time the engine ran it.
 // The cases do not record that time; a case may carry it ("now", RFC 3339), else
-// the instants its answer shows within oracleRan are tried (a range ending at
-// now(), print now(), a bin of now() ...), at most 64 of them. It returns "" when
-// one of them matches, else the cause found at the test's own clock.
+// the instants its answer shows are tried (a range ending at now(), print now(), a
+// bin of now() ...), and each of them moved by a timespan the query writes or the
+// answer shows (now(-2d), now() - timespanValue), those that fall within oracleRan,
+// at most 64 of them. It returns "" when one of them matches, else the cause found
+// at the test's own clock.
 func runAtCaseClock(t *testing.T, c oracleCase, cause string) string {
 	var clocks []time.Time
 	if c.Now != "" {
@@ -163,9 +168,16 @@ func runAtCaseClock(t *testing.T, c oracleCase, cause string) string {
 			clocks = append(clocks, at)
 		}
 	} else {
+		spans := append([]time.Duration{0}, spansIn(c.KQL, c.Expected)...)
+		seen := map[time.Time]bool{}
 		for _, at := range instantsIn(c.Expected.Rows, 64) {
-			if !at.Before(oracleRan[0]) && at.Before(oracleRan[1]) {
-				clocks = append(clocks, at)
+			for _, d := range spans {
+				for _, clock := range []time.Time{at.Add(d), at.Add(-d)} {
+					if !seen[clock] && len(clocks) < 64 && !clock.Before(oracleRan[0]) && clock.Before(oracleRan[1]) {
+						seen[clock] = true
+						clocks = append(clocks, clock)
+					}
+				}
 			}
 		}
 	}
@@ -181,6 +193,62 @@ func runAtCaseClock(t *testing.T, c oracleCase, cause string) string {
 		}
 	}
 	return cause
+}
+
+// spanLitRE finds the timespan literals of a query (2d, 60s, 4.534h, 10ms).
+var spanLitRE = regexp.MustCompile(`\b(\d+(?:\.\d+)?)(d|h|m|s|ms)\b`)
+
+// spanCellRE reads a timespan as the engine writes it: [-][d.]hh:mm:ss[.fffffff].
+var spanCellRE = regexp.MustCompile(`^(-)?(?:(\d+)\.)?(\d{2}):(\d{2}):(\d{2})(\.\d+)?$`)
+
+// spansIn lists the distinct timespans a query writes as literals and its answer
+// shows in its timespan columns, at most 16.
+func spansIn(q string, e *oracleAnswer) []time.Duration {
+	var out []time.Duration
+	seen := map[time.Duration]bool{}
+	add := func(d time.Duration) {
+		if d != 0 && !seen[d] && len(out) < 16 {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	units := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second, "ms": time.Millisecond}
+	for _, m := range spanLitRE.FindAllStringSubmatch(q, -1) {
+		if f, err := strconv.ParseFloat(m[1], 64); err == nil {
+			add(time.Duration(f * float64(units[m[2]])))
+		}
+	}
+	for _, raw := range e.Rows {
+		var row []any
+		if json.Unmarshal(raw, &row) != nil {
+			continue
+		}
+		for i, v := range row {
+			s, ok := v.(string)
+			if !ok || i >= len(e.ColumnTypes) || e.ColumnTypes[i] != "TimeSpan" {
+				continue
+			}
+			m := spanCellRE.FindStringSubmatch(s)
+			if m == nil {
+				continue
+			}
+			days, _ := strconv.Atoi(m[2])
+			h, _ := strconv.Atoi(m[3])
+			mi, _ := strconv.Atoi(m[4])
+			sec, _ := strconv.Atoi(m[5])
+			frac := 0.0
+			if m[6] != "" {
+				frac, _ = strconv.ParseFloat("0"+m[6], 64)
+			}
+			d := time.Duration(days)*24*time.Hour + time.Duration(h)*time.Hour + time.Duration(mi)*time.Minute +
+				time.Duration(sec)*time.Second + time.Duration(frac*float64(time.Second))
+			if m[1] == "-" {
+				d = -d
+			}
+			add(d)
+		}
+	}
+	return out
 }
 
 // instantsIn lists the distinct datetimes written in rows (in cells and inside
@@ -529,4 +597,34 @@ func jsonEqual(a, b any, tol float64) bool {
 		return true
 	}
 	return false
+}
+
+// TestConformance_ClockMovedBySpans checks that runAtCaseClock finds the clock of a
+// case whose answer shows only instants a timespan away from it (now(-2d), now()
+// minus a timespan column): a wrong clock fails, the found one matches.
+func TestConformance_ClockMovedBySpans(t *testing.T) {
+	caseOf := func(q string, cols, types []string, rows ...string) oracleCase {
+		c := oracleCase{ID: "clock", KQL: q}
+		c.Expected = &oracleAnswer{Columns: cols, ColumnTypes: types}
+		for _, r := range rows {
+			c.Expected.Rows = append(c.Expected.Rows, json.RawMessage(r))
+		}
+		return c
+	}
+	cases := []oracleCase{
+		caseOf("print now(-2d)", []string{"print_0"}, []string{"DateTime"}, `["2026-07-31T10:11:12.1234567Z"]`),
+		caseOf(`datatable(label: string, span: timespan)["minute", 60s, "day", 1d] | extend ago = now() - span`,
+			[]string{"label", "span", "ago"}, []string{"String", "TimeSpan", "DateTime"},
+			`["minute", "00:01:00", "2026-08-02T10:10:12Z"]`, `["day", "1.00:00:00", "2026-08-01T10:11:12Z"]`),
+	}
+	for _, c := range cases {
+		if got := runAtCaseClock(t, c, "rows differ"); got != "" {
+			t.Errorf("%s: no clock found (%s)", c.KQL, got)
+		}
+	}
+	// an answer no clock in the recorded days explains stays failing
+	bad := caseOf("print now(-2d)", []string{"print_0"}, []string{"DateTime"}, `["2026-07-20T10:11:12Z"]`)
+	if got := runAtCaseClock(t, bad, "rows differ"); got != "rows differ" {
+		t.Errorf("a clock outside the recorded days was used: %q", got)
+	}
 }
