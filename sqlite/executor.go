@@ -202,6 +202,12 @@ type connector struct {
 func (c *connector) Driver() driver.Driver { return c.drv }
 
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	if m := c.functions.sandbox; m != nil && m.oneConn {
+		if m.connected {
+			return nil, &qeval.Error{Code: qeval.CodeInternal, Message: "the reused sandbox copy's connection was lost"}
+		}
+		m.connected = true
+	}
 	dc, err := c.drv.Open(c.dsn)
 	if err != nil {
 		return nil, err
@@ -259,6 +265,8 @@ type conn struct {
 	stepsArmed bool
 	// setup lets qeval's own set-up through (a reused copy's reset, pool.go)
 	setup bool
+	// handle is the connection's C handle, once asked for (pool.go)
+	handle int64
 	// sandbox: the connection is a sandbox copy's, where writes to its own tables are
 	// allowed (sandboxAllows); mode is the copy's
 	sandbox bool

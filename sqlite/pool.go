@@ -188,7 +188,7 @@ func (p *copyPool) closeIdle() {
 // memory database shared by name only by copying it).
 func fromImage(ctx context.Context, k poolKey, sh *copyShape) (*Sandbox, error) {
 	mode := &sandboxMode{dsn: "file:/" + qeval.SandboxName() + "?vfs=memdb&_mutex=no",
-		maxPages: (int64(len(sh.image)) + k.growth + sh.pageSize - 1) / sh.pageSize, pooled: true}
+		maxPages: (int64(len(sh.image)) + k.growth + sh.pageSize - 1) / sh.pageSize, pooled: true, oneConn: true}
 	ex, err := OpenWith(k.src, k.limits, 1, Options{sandbox: mode})
 	if err != nil {
 		return nil, err
@@ -213,16 +213,16 @@ func (s *Sandbox) ctl(ctx context.Context, f func(c *conn) error) error {
 	})
 }
 
-// handleOf is the connection's C handle (c trusted), asked for once.
+// handleOf is the connection's C handle (c trusted), asked for once per connection.
 func (s *Sandbox) handleOf(ctx context.Context, c *conn) (int64, error) {
-	if s.mode.handle == 0 {
+	if c.handle == 0 {
 		h, err := connHandle(ctx, c.SQLiteConn)
 		if err != nil {
 			return 0, err
 		}
-		s.mode.handle = h
+		c.handle = h
 	}
-	return s.mode.handle, nil
+	return c.handle, nil
 }
 
 // readSettings reads the connection's settings a statement may change, once, before

@@ -64,8 +64,10 @@ type sandboxMode struct {
 	// pooled: a reused copy (pool.go); lost: a statement was refused for it
 	// (qeval.ReusedSandbox's Lost), and none runs after
 	pooled, lost bool
-	control      bool  // qeval's own statement runs (a savepoint of Cost, a reset)
-	handle       int64 // the connection's C handle, once asked for
+	control      bool // qeval's own statement runs (a savepoint of Cost, a reset)
+	// oneConn: the copy lives in its connection (a reused copy): a second connection
+	// would open an empty database, so it is refused
+	oneConn, connected bool
 	// the connection's settings a statement may change (PRAGMA), as it opened with them
 	foreignKeys, recursiveTriggers int64
 	settingsRead                   bool
