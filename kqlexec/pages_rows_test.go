@@ -1,6 +1,12 @@
 package kqlexec_test
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/qeval/qeval"
+)
 
 // TestPages_Rows checks rows of the KQL reference pages' definitions
 // (MicrosoftDocs/dataexplorer-docs, data-explorer/kusto/query/<page>.md) on inputs of
@@ -42,5 +48,25 @@ func TestPages_Rows(t *testing.T) {
 		{"nan_sum_avg", `datatable(g:string, x:real)["a", 1.0, "a", real(nan), "a", real(null), "b", real(+inf), "b", real(-inf), "c", 2.0, "c", real(null), "d", real(null)]
 			| summarize s = sum(x), m = avg(x), si = sumif(x, x != 1.0) by g | order by g asc`,
 			"g,s,m,si", []string{"a|NaN|NaN|NaN", "b|NaN|NaN|NaN", "c|2|2|2", "d|0|NaN|0"}},
+		// union-operator.md: isfuzzy=true leaves out the legs whose table does not
+		// resolve, named or inside a subquery
+		{"union_isfuzzy", `let A = datatable(x:long)[1, 2]; union isfuzzy=true withsource=S A, NoSuch, (NoSuch2 | where x > 0), (A | where x > 1) | order by x asc`,
+			"S,x", []string{"A|1", "A|2", "A|2"}},
 	})
+}
+
+// TestPages_UnionFuzzyErrors checks union-operator.md's limits of isfuzzy=true: when
+// no table resolves the query fails, and a leg's failure past resolution (an unknown
+// column) is not suppressed.
+func TestPages_UnionFuzzyErrors(t *testing.T) {
+	e := mustOpen(t, "")
+	for q, want := range map[string]string{
+		`union isfuzzy=true NoSuch1, (NoSuch2 | where x > 0)`:                        "none of its tables could be resolved",
+		`let A = datatable(x:long)[1]; union isfuzzy=true A, (A | where nosuch > 0)`: "nosuch",
+	} {
+		_, err := e.Query(context.Background(), q)
+		if err == nil || !strings.Contains(qeval.ErrorMessage(err), want) || qeval.ErrorCode(err) != qeval.CodeQuery {
+			t.Errorf("%s: error %v, want a query error naming %q", q, err, want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qeval/qeval"
 	"github.com/qeval/qeval/kql"
 )
 
@@ -244,16 +245,25 @@ func (t *translator) union(in *rel, o *kql.UnionOp, e *env) (*rel, error) {
 		}
 		tables = append(tables, x)
 	}
+	fuzzy := false
+	if fz, ok := o.Param("isfuzzy").(*kql.Literal); ok && fz.Value == "true" {
+		fuzzy = true
+	}
 	for _, x := range tables {
 		r, err := t.tabular(x, e)
 		if err != nil {
-			if fz, ok := o.Param("isfuzzy").(*kql.Literal); ok && fz.Value == "true" {
+			// isfuzzy (the union page) leaves out the legs whose table does not
+			// resolve; other failures of a leg are not suppressed
+			if fuzzy && strings.HasPrefix(qeval.ErrorMessage(err), "unknown table") {
 				continue
 			}
 			return nil, err
 		}
 		inputs = append(inputs, r)
 		names = append(names, r.name)
+	}
+	if len(inputs) == 0 {
+		return nil, t.errAt(o, "union: none of its tables could be resolved")
 	}
 	kind := "outer"
 	if k, ok := o.Param("kind").(*kql.Ident); ok {
