@@ -224,8 +224,13 @@ func (s *Sandbox) StoredDigest(ctx context.Context, table string) (digest string
 		if err != nil {
 			return err
 		}
-		rs, err := c.QueryContext(ctx, "SELECT (SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1), "+
-			"EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = ?1 COLLATE NOCASE)", []driver.NamedValue{{Ordinal: 1, Value: table}})
+		q := "SELECT (SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1), 0"
+		if !s.mode.pooled || s.mode.tempTouched {
+			// (a reused copy knows it made no temporary object: the authorizer saw none)
+			q = "SELECT (SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1), " +
+				"EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = ?1 COLLATE NOCASE)"
+		}
+		rs, err := c.QueryContext(ctx, q, []driver.NamedValue{{Ordinal: 1, Value: table}})
 		if err != nil {
 			return err
 		}
