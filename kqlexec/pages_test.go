@@ -159,6 +159,11 @@ func TestPages_Semantics(t *testing.T) {
 			| evaluate activity_engagement(id, t, datetime(2020-01-01), datetime(2020-01-08), 1d, 3d, g)
 			| project d = dayofmonth(t), g, dcount_activities_inner, dcount_activities_outer, activity_ratio | order by d asc, g asc`,
 			"d,g,dcount_activities_inner,dcount_activities_outer,activity_ratio", []string{"1|x|1|1|1", "2|x|1|1|1", "2|y|1|1|1", "3|x|1|2|0.5", "6|x|1|1|1"}},
+		// parse-operator.md: an extended column is converted to its columnType; a
+		// dynamic one as todynamic() converts text (JSON becomes its value, other text a
+		// string), so its properties can be read
+		{"parse_dynamic_column", `datatable(s:string)["a={\"k\":1};", "a=xyz;", "a=[1,2];"] | parse s with "a=" b:dynamic ";"
+			| project t = gettype(b), k = tostring(b.k), n = array_length(b)`, "t,k,n", []string{"dictionary|1|null", "string||null", "array||2"}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

@@ -224,6 +224,14 @@ func parseRow1(pattern, codes, mode, s string) parsed {
 			vals[i] = text
 			continue
 		}
+		if ty == TDynamic {
+			// converted as todynamic() converts a string: JSON text becomes its
+			// value, other text a string
+			if strings.TrimSpace(text) != "" {
+				vals[i] = Dyn{parseJSON(text)}
+			}
+			continue
+		}
 		v := decode(encode(text, ty), ty)
 		if v == nil && mode == "s" {
 			return parsed{}
