@@ -164,6 +164,11 @@ func TestPages_Semantics(t *testing.T) {
 		// string), so its properties can be read
 		{"parse_dynamic_column", `datatable(s:string)["a={\"k\":1};", "a=xyz;", "a=[1,2];"] | parse s with "a=" b:dynamic ";"
 			| project t = gettype(b), k = tostring(b.k), n = array_length(b)`, "t,k,n", []string{"dictionary|1|null", "string||null", "array||2"}},
+		// gettype-function.md: the run-time type of the value: an int is "int" (as
+		// parse_json('1') is) and a decimal "decimal", a long "long"
+		{"gettype_int_decimal", `datatable(i:int, d:decimal, l:long)[1, 2.5, 3, int(null), decimal(null), long(null)]
+			| project a = gettype(i), b = gettype(d), c = gettype(l), e = gettype(toint(7)), f = gettype(parse_version("1.2"))`,
+			"a,b,c,e,f", []string{"int|decimal|long|int|decimal", "null|null|null|int|decimal"}},
 		// graph-to-table-operator.md: a node only the edges name keeps its key
 		{"graph_node_from_edges_keeps_key", `let N = datatable(name:string, age:long)["a", 30];
 			datatable(s:string, d:string)["a", "b"] | make-graph s --> d with N on name | graph-to-table nodes | order by name asc`,

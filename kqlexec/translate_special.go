@@ -99,6 +99,8 @@ func lookupSpecial(name string) (specialFunc, bool) {
 		return spBagPackColumns, true
 	case "tohex":
 		return spToHex, true
+	case "gettype":
+		return spGetType, true
 	case "current_database":
 		return standIn(StandInDatabase), true
 	case "current_principal":
@@ -543,4 +545,19 @@ func spToHex(t *translator, c *kql.Call, sc *scope) (expr, error) {
 		args = append(args, coerce(a[1], TLong))
 	}
 	return call(name, TString, args...), nil
+}
+
+// spGetType is gettype(): the run-time type of the value, which the Go function reads
+// from the decoded value; an int and a decimal decode as a long and a real, so their
+// names come from the argument's type (a null stays "null").
+func spGetType(t *translator, c *kql.Call, sc *scope) (expr, error) {
+	a, err := t.argN(c, sc, 1, 1)
+	if err != nil {
+		return expr{}, err
+	}
+	x := call("gettype", TString, a[0])
+	if name, ok := map[Type]string{TInt: "int", TDecimal: "decimal"}[a[0].t]; ok {
+		x.sql = "CASE WHEN " + a[0].sql + " IS NULL THEN " + x.sql + " ELSE " + quote(name) + " END"
+	}
+	return x, nil
 }
