@@ -180,7 +180,7 @@ func miscFuncs(def func(string, *fnDef)) {
 		}
 		var n float64
 		for _, x := range xs {
-			if f, ok := toReal(Dyn{x}); ok && f <= v {
+			if f, ok := digestKey(x); ok && f <= v {
 				n++
 			}
 		}

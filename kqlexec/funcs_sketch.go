@@ -22,7 +22,7 @@ func digestValues(v any) ([]float64, []any, bool) {
 	}
 	ps := make([]pair, 0, len(xs))
 	for _, x := range xs {
-		if f, ok := toReal(Dyn{x}); ok {
+		if f, ok := digestKey(x); ok {
 			ps = append(ps, pair{f, x})
 		}
 	}
@@ -32,6 +32,22 @@ func digestValues(v any) ([]float64, []any, bool) {
 		vals[i], raws[i] = p.f, p.raw
 	}
 	return vals, raws, true
+}
+
+// digestKey is where a digest's value sorts: a number itself, a datetime or timespan
+// (kept in the digest as its text, tdigest of a datetime or timespan column) its
+// ticks, so their percentiles and ranks come out as for numbers.
+func digestKey(x any) (float64, bool) {
+	if s, ok := x.(string); ok {
+		if ts, ok := parseTimespan(s); ok {
+			return float64(ts), true
+		}
+		if dt, ok := parseDatetime(s); ok {
+			return float64(dt), true
+		}
+		return 0, false
+	}
+	return toReal(Dyn{x})
 }
 
 // rankIndex is the index of the p-th percentile (0..100) of n sorted values, by

@@ -48,6 +48,19 @@ func TestPages_Rows(t *testing.T) {
 		{"nan_sum_avg", `datatable(g:string, x:real)["a", 1.0, "a", real(nan), "a", real(null), "b", real(+inf), "b", real(-inf), "c", 2.0, "c", real(null), "d", real(null)]
 			| summarize s = sum(x), m = avg(x), si = sumif(x, x != 1.0) by g | order by g asc`,
 			"g,s,m,si", []string{"a|NaN|NaN|NaN", "b|NaN|NaN|NaN", "c|2|2|2", "d|0|NaN|0"}},
+		// percentile-tdigest-function.md (its second example: digests of a number and of a
+		// datetime column in one column): a digest of datetimes or timespans answers
+		// percentiles of their own type, dynamic without a type literal; rank_tdigest and
+		// percentrank_tdigest order them alike (were null and 0)
+		{"tdigest_datetimes", `datatable(t:datetime, s:timespan)[datetime(2020-01-01), 1h, datetime(2020-01-05), 2h, datetime(2020-01-03), 3h]
+			| summarize d = tdigest(t), e = tdigest(s)
+			| project p = percentile_tdigest(d, 100, typeof(datetime)), q = percentile_tdigest(e, 50, typeof(timespan)), dyn = todatetime(percentile_tdigest(d, 50)),
+				r = rank_tdigest(d, datetime(2020-01-03)), pr = percentrank_tdigest(e, 2h)`,
+			"p,q,dyn,r,pr", []string{"2020-01-05T00:00:00Z|02:00:00|2020-01-03T00:00:00Z|2|66.66666666666667"}},
+		{"tdigest_mixed_types", `datatable(a:long, g:string)[1, "x", 5, "x"] | summarize d = tdigest(a) by g
+			| union (datatable(t:datetime, g:string)[datetime(2020-01-01), "y", datetime(2020-01-05), "y"] | summarize d = tdigest(t) by g)
+			| project g, p = tostring(percentile_tdigest(d, 100)) | order by g asc`,
+			"g,p", []string{"x|5", "y|2020-01-05T00:00:00.0000000Z"}},
 		// union-operator.md: isfuzzy=true leaves out the legs whose table does not
 		// resolve, named or inside a subquery
 		{"union_isfuzzy", `let A = datatable(x:long)[1, 2]; union isfuzzy=true withsource=S A, NoSuch, (NoSuch2 | where x > 0), (A | where x > 1) | order by x asc`,
