@@ -155,6 +155,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,9 +209,13 @@ func (s *Sandbox) Fingerprint(ctx context.Context, table string, columns []strin
 	return fp, int(n), err
 }
 
+// definitionSeed hashes tables' definitions into stored digests (within one process,
+// where the digests are compared).
+var definitionSeed = maphash.MakeSeed()
+
 // StoredDigest is a digest of a table's rows as the copy stores them, read from its
-// memory without running a statement: the rowids and records in rowid order. Equal
-// digests hold the same rows; digests that differ say nothing (Fingerprint decides). ok
+// memory without running a statement: the rowids and records in rowid order, and the
+// table's definition (CREATE TABLE as it is now). Equal digests hold the same rows; digests that differ say nothing (Fingerprint decides). ok
 // is false when it cannot be taken: a copy in a file, a transaction open, a table
 // without rowids, or a temporary table of that name (which a statement would read).
 func (s *Sandbox) StoredDigest(ctx context.Context, table string) (digest string, rows int, ok bool) {
@@ -224,27 +229,32 @@ func (s *Sandbox) StoredDigest(ctx context.Context, table string) (digest string
 		if err != nil {
 			return err
 		}
-		q := "SELECT (SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1), 0"
+		// the table's definition is part of the digest: the same records read otherwise
+		// under another (a column added with another default, a generated column)
+		q := "SELECT rootpage, sql, 0 FROM main.sqlite_master WHERE type = 'table' AND name = ?1"
 		if !s.mode.pooled || s.mode.tempTouched {
 			// (a reused copy knows it made no temporary object: the authorizer saw none)
-			q = "SELECT (SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1), " +
-				"EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = ?1 COLLATE NOCASE)"
+			q = "SELECT rootpage, sql, EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = ?1 COLLATE NOCASE) " +
+				"FROM main.sqlite_master WHERE type = 'table' AND name = ?1"
 		}
 		rs, err := c.QueryContext(ctx, q, []driver.NamedValue{{Ordinal: 1, Value: table}})
 		if err != nil {
 			return err
 		}
-		v := make([]driver.Value, 2)
+		v := make([]driver.Value, 3)
 		err = rs.Next(v)
 		rs.Close()
 		if err != nil {
-			return err
+			return err // io.EOF: no such table
 		}
 		root, _ := v[0].(int64)
-		if shadowed, _ := v[1].(int64); root <= 0 || shadowed != 0 {
+		def, _ := v[1].(string)
+		if shadowed, _ := v[2].(int64); root <= 0 || def == "" || shadowed != 0 {
 			return nil
 		}
-		digest, rows, ok = storedDigest(h, root)
+		if digest, rows, ok = storedDigest(h, root); ok {
+			digest += ":" + fmt.Sprintf("%016x", maphash.String(definitionSeed, def))
+		}
 		return nil
 	})
 	return digest, rows, ok

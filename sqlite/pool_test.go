@@ -226,6 +226,13 @@ func TestSandbox_StoredDigest(t *testing.T) {
 	if !oka || !okb || da != db || na != 3 || nb != 3 {
 		t.Fatalf("equal tables: %s %d %v, %s %d %v", da, na, oka, db, nb, okb)
 	}
+	// the same records under another definition
+	mustRun(t, a, "ALTER TABLE t ADD COLUMN c INT DEFAULT 1")
+	mustRun(t, b, "ALTER TABLE t ADD COLUMN c INT DEFAULT 2")
+	da, _, oka = a.StoredDigest(ctx, "t")
+	if d, _, ok := b.StoredDigest(ctx, "t"); !ok || !oka || d == da {
+		t.Errorf("columns added with other defaults: %s %v, %s %v; want two digests", da, oka, d, ok)
+	}
 	// a byte of the overflow pages of the long row
 	mustRun(t, b, "UPDATE t SET name = substr(name, 1, 5000) || 'y' || substr(name, 5002) WHERE id = 3")
 	if d, _, ok := b.StoredDigest(ctx, "t"); !ok || d == da {

@@ -279,3 +279,14 @@ func TestMatch_ReusedCopies(t *testing.T) {
 		t.Fatalf("the same rows inserted in another order, compared as a bag: %s %s", bag.Outcome, bag.State.String())
 	}
 }
+
+// TestMatch_SameRecordsOtherDefinition: two copies that store the same records under
+// definitions that read them otherwise (a column added with another default) differ.
+func TestMatch_SameRecordsOtherDefinition(t *testing.T) {
+	src := source(t, shopDB(t))
+	sale := qeval.StatefulSpec{CompareState: &qeval.StateCompare{Tables: []string{"sale"}}}
+	v := match(t, src, sale, "ALTER TABLE sale ADD COLUMN note INT DEFAULT 1", "ALTER TABLE sale ADD COLUMN note INT DEFAULT 2", qeval.Limits{})
+	if v.Outcome != qeval.OutcomeMismatch {
+		t.Fatalf("columns added with other defaults: %s %s", v.Outcome, v.State.String())
+	}
+}
