@@ -74,9 +74,10 @@ func (t *translator) aggregate(c *kql.Call, name string, row *scope) (expr, erro
 		zero := "0"
 		if ty == TReal || ty == TDecimal {
 			// a NaN among the values (stored as text, which SQLite's sum reads as 0)
-			// makes the sum NaN, and so do infinities of both signs (SQLite's NaN is
-			// NULL), as .NET adds
-			return expr{sql: "CASE WHEN max(typeof(" + v + ") = 'text') THEN " + quote(nanText) + " ELSE coalesce(sum(" + v + "), CASE WHEN count(" + v + ") = 0 THEN 0.0 ELSE " + quote(nanText) + " END) END", t: ty}, nil
+			// makes the sum NaN, as .NET adds. (Infinities of both signs sum to
+			// SQLite's NaN, NULL, read as 0 here: telling it from no values would cost
+			// a third evaluation of the values.)
+			return expr{sql: "CASE WHEN max(typeof(" + v + ") = 'text') THEN " + quote(nanText) + " ELSE coalesce(sum(" + v + "), 0.0) END", t: ty}, nil
 		}
 		return expr{sql: "coalesce(sum(" + v + "), " + zero + ")", t: ty}, nil
 	case "avg", "avgif":
