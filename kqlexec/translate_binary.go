@@ -81,8 +81,11 @@ func (t *translator) compare(b *kql.Binary, op string, l, r expr) (expr, error) 
 	}
 	l, r = unify(l, r)
 	if (op == "==" || op == "!=") && l.t != TString && r.t != TString {
-		if l.t == TReal || l.t == TDecimal {
-			// NaN equals nothing, itself included (IEEE 754, as .NET compares)
+		if (l.t == TReal || l.t == TDecimal) && !(l.isLit && !isNaNLit(l)) && !(r.isLit && !isNaNLit(r)) {
+			// NaN equals nothing, itself included (IEEE 754, as .NET compares). The
+			// stored text 'NaN' is already unequal to a number, so only a comparison
+			// of two values that may both be NaN needs the guard (it reads a computed
+			// column twice)
 			conds, opaque := nanConds(l, r)
 			if opaque {
 				return call("op:r"+op, TBool, coerce(l, TReal), coerce(r, TReal)), nil
@@ -122,6 +125,12 @@ func nanGuard(sql, nan string, ops ...expr) string {
 		return sql
 	}
 	return "CASE WHEN " + strings.Join(conds, " OR ") + " THEN " + nan + " ELSE " + sql + " END"
+}
+
+// isNaNLit reports whether x is the constant NaN.
+func isNaNLit(x expr) bool {
+	f, ok := x.lit.(float64)
+	return x.isLit && ok && math.IsNaN(f)
 }
 
 // nanConds lists the SQL conditions under which a real operand is NaN: a column
