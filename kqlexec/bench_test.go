@@ -95,3 +95,18 @@ func BenchmarkActivityEngagement_Monthly(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkJoin_ComputedKey joins two 1,000-row ranges on a key each side computes
+// (x % 10, 100,000 pairs): both sides are computed once; SQLite, left to inline a
+// side, computed it again for every row of the other (6.7 s before, 0.12 s after,
+// here).
+func BenchmarkJoin_ComputedKey(b *testing.B) {
+	e := mustOpen(b, "")
+	q := `range x from 1 to 1000 step 1 | extend k = x % 10 | join kind=inner (range y from 1 to 1000 step 1 | extend k = y % 10) on k | count`
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := e.Query(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
