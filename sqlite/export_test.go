@@ -15,3 +15,15 @@ func CloseIdleCopies() { copies.closeIdle() }
 
 // MaxIdleCopies is the pool's bound per source.
 const MaxIdleCopies = maxIdleCopies
+
+// Images is how many images of source versions are kept, and their bytes.
+func Images() (n int, bytes int64) {
+	shapes.mu.Lock()
+	defer shapes.mu.Unlock()
+	for _, sh := range shapes.m {
+		if sh.image != nil {
+			n++
+		}
+	}
+	return n, shapes.imageBytes
+}

@@ -401,12 +401,22 @@ func (sc *shapeCache) get(k poolKey, conn *sqlite3.SQLiteConn, withImage bool) (
 	if old := sc.m[id]; old != nil && (old.image != nil || sh.image == nil) {
 		return old, nil
 	}
+	for old, o := range sc.m {
+		if old[0] == k.src && old[1] != k.stamp {
+			// another version of the file: its image serves no copy any more
+			sc.imageBytes -= int64(len(o.image))
+			delete(sc.m, old)
+		}
+	}
 	if len(sc.m) >= maxShapes || sc.imageBytes+int64(len(sh.image)) > maxImageBytes {
 		clear(sc.m)
 		sc.imageBytes = 0
 	}
 	if int64(len(sh.image)) > maxImageBytes {
 		sh.image = nil
+	}
+	if old := sc.m[id]; old != nil {
+		sc.imageBytes -= int64(len(old.image))
 	}
 	sc.m[id] = sh
 	sc.imageBytes += int64(len(sh.image))

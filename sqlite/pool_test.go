@@ -154,10 +154,15 @@ func TestSandbox_ReusedCopyOfAChangedSource(t *testing.T) {
 	if err := os.Chtimes(src, time.Now(), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
+	images, _ := sqlite.Images()
 	next := reused(t, src, sqlite.SandboxOptions{}, qeval.Limits{})
 	defer next.Close()
 	if got := value(t, next, "SELECT n FROM t WHERE id = 1"); got != qeval.Int(99) {
 		t.Errorf("a copy of the changed source reads n = %v, want 99", got)
+	}
+	// the old version's image went with it
+	if n, _ := sqlite.Images(); n != images {
+		t.Errorf("%d images kept after the source changed, %d before", n, images)
 	}
 }
 
