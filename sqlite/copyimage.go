@@ -1,8 +1,7 @@
 package sqlite
 
 /*
-#include <stdint.h>
-#include <string.h>
+#include "qeval_hash.h"
 
 typedef struct sqlite3 sqlite3;
 typedef struct sqlite3_context sqlite3_context;
@@ -92,27 +91,6 @@ static int qeval_varint(const unsigned char *p, const unsigned char *end, uint64
 	return 0;
 }
 
-static inline uint64_t qeval_ci_round(uint64_t h, uint64_t w) {
-	h ^= w * 0xc2b2ae3d27d4eb4fULL;
-	h = (h << 31) | (h >> 33);
-	return h * 0x9e3779b185ebca87ULL;
-}
-
-static uint64_t qeval_ci_bytes(uint64_t h, const unsigned char *p, uint64_t n) {
-	uint64_t w;
-	while (n >= 8) {
-		memcpy(&w, p, 8);
-		h = qeval_ci_round(h, w);
-		p += 8;
-		n -= 8;
-	}
-	w = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		w |= (uint64_t)p[i] << (8 * i);
-	}
-	return qeval_ci_round(h, w);
-}
-
 typedef struct {
 	const unsigned char *a;
 	uint64_t pages, pageSize, usable, visited;
@@ -151,8 +129,8 @@ static int qeval_leaf_cell(qeval_walk *w, const unsigned char *page, const unsig
 	if (cell + local > end) {
 		return -1;
 	}
-	w->h = qeval_ci_round(qeval_ci_round(w->h, rowid), size);
-	w->h = qeval_ci_bytes(w->h, cell, local);
+	w->h = qeval_round(qeval_round(w->h, rowid), size);
+	w->h = qeval_bytes(w->h, cell, local);
 	uint64_t left = size - local;
 	if (left == 0) {
 		return 0;
@@ -167,7 +145,7 @@ static int qeval_leaf_cell(qeval_walk *w, const unsigned char *page, const unsig
 			return -1;
 		}
 		uint64_t n = left < u - 4 ? left : u - 4;
-		w->h = qeval_ci_bytes(w->h, ov + 4, n);
+		w->h = qeval_bytes(w->h, ov + 4, n);
 		left -= n;
 		next = qeval_get(ov, 4);
 	}
@@ -243,12 +221,12 @@ static int qeval_stored_digest(sqlite3_int64 h, sqlite3_int64 root, uint64_t *ou
 		return -1;
 	}
 	w.pages = (uint64_t)sz / w.pageSize;
-	w.h = qeval_ci_round(0x736f6d6570736575ULL, w.usable);
+	w.h = qeval_round(0x736f6d6570736575ULL, w.usable);
 	if (root < 1 || qeval_walk_page(&w, (uint64_t)root, 0) != 0) {
 		return -1;
 	}
 	out[0] = w.n;
-	out[1] = qeval_ci_round(w.h, w.n);
+	out[1] = qeval_round(w.h, w.n);
 	return 0;
 }
 */

@@ -1,8 +1,7 @@
 package sqlite
 
 /*
-#include <stdint.h>
-#include <string.h>
+#include "qeval_hash.h"
 
 typedef struct sqlite3 sqlite3;
 typedef struct sqlite3_context sqlite3_context;
@@ -35,37 +34,6 @@ extern void sqlite3_result_text(sqlite3_context *, const char *, int, void (*)(v
 typedef struct {
 	uint64_t n, sum1, sum2, ord;
 } qeval_fp;
-
-// qeval_round folds one 64-bit word into the running hash h: a bijection of h for each
-// word (multiply, rotate, multiply by odd constants, as xxHash's round), eight bytes at
-// a time where a byte-wise hash took eight multiplications.
-static inline uint64_t qeval_round(uint64_t h, uint64_t w) {
-	h ^= w * 0xc2b2ae3d27d4eb4fULL;
-	h = (h << 31) | (h >> 33);
-	return h * 0x9e3779b185ebca87ULL;
-}
-
-// qeval_bytes folds n bytes into h, eight at a time (little-endian); the last word is
-// zero-padded (the caller folded the length in first, so padding cannot make two values
-// one).
-static uint64_t qeval_bytes(uint64_t h, const unsigned char *p, int n) {
-	uint64_t w;
-	while (n >= 8) {
-		memcpy(&w, p, 8);
-		h = qeval_round(h, w);
-		p += 8;
-		n -= 8;
-	}
-	if (n > 0) {
-		// in registers: bytes stored one by one and read back as a word stall the load
-		w = 0;
-		for (int i = 0; i < n; i++) {
-			w |= (uint64_t)p[i] << (8 * i);
-		}
-		h = qeval_round(h, w);
-	}
-	return h;
-}
 
 static uint64_t qeval_final(uint64_t z) {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
