@@ -187,6 +187,7 @@ func (p *copyPool) closeIdle() {
 // database of the connection's own (whose pages StoredDigest reads: SQLite serializes a
 // memory database shared by name only by copying it).
 func fromImage(ctx context.Context, k poolKey, sh *copyShape) (*Sandbox, error) {
+	keepCopyBuffers()
 	mode := &sandboxMode{dsn: "file:/" + qeval.SandboxName() + "?vfs=memdb&_mutex=no",
 		maxPages: (int64(len(sh.image)) + k.growth + sh.pageSize - 1) / sh.pageSize, pooled: true, oneConn: true}
 	ex, err := OpenWith(k.src, k.limits, 1, Options{sandbox: mode})
