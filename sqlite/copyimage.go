@@ -1,28 +1,17 @@
 package sqlite
 
 /*
+#include "qeval_sqlite.h"
 #include "qeval_hash.h"
 
-typedef struct sqlite3 sqlite3;
-typedef struct sqlite3_context sqlite3_context;
-typedef struct sqlite3_value sqlite3_value;
-typedef int64_t sqlite3_int64;
 typedef uint64_t sqlite3_uint64;
 
-extern int sqlite3_auto_extension(void (*)(void));
-extern int sqlite3_create_function_v2(sqlite3 *, const char *, int, int, void *,
-	void (*)(sqlite3_context *, int, sqlite3_value **),
-	void (*)(sqlite3_context *, int, sqlite3_value **),
-	void (*)(sqlite3_context *), void (*)(void *));
-extern sqlite3 *sqlite3_context_db_handle(sqlite3_context *);
-extern void sqlite3_result_int64(sqlite3_context *, sqlite3_int64);
 extern void *sqlite3_malloc64(sqlite3_uint64);
 extern int sqlite3_deserialize(sqlite3 *, const char *, unsigned char *, sqlite3_int64, sqlite3_int64, unsigned);
 extern unsigned char *sqlite3_serialize(sqlite3 *, const char *, sqlite3_int64 *, unsigned);
 extern void sqlite3_set_last_insert_rowid(sqlite3 *, sqlite3_int64);
 extern int sqlite3_get_autocommit(sqlite3 *);
 
-#define QEVAL_CI_UTF8 1
 #define QEVAL_CI_DESERIALIZE_FREEONCLOSE 1
 #define QEVAL_CI_DESERIALIZE_RESIZEABLE 2
 #define QEVAL_CI_SERIALIZE_NOCOPY 1
@@ -34,7 +23,7 @@ static void qeval_sandbox_handle(sqlite3_context *ctx, int argc, sqlite3_value *
 }
 
 static int qeval_handle_init(sqlite3 *db, char **err, const void *api) {
-	return sqlite3_create_function_v2(db, "qeval_sandbox_handle", 0, QEVAL_CI_UTF8, 0, qeval_sandbox_handle, 0, 0, 0);
+	return sqlite3_create_function_v2(db, "qeval_sandbox_handle", 0, QEVAL_SQLITE_UTF8, 0, qeval_sandbox_handle, 0, 0, 0);
 }
 
 static int qeval_install_handle(void) {
@@ -237,7 +226,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"strconv"
-	"sync"
 	"unsafe"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -246,17 +234,11 @@ import (
 // handleFunc is qeval_sandbox_handle: statements may not call it (see the authorizer).
 const handleFunc = "qeval_sandbox_handle"
 
-var handleOnce sync.Once
-var handleErr error
+var handleExt = &autoExtension{name: handleFunc, install: func() C.int { return C.qeval_install_handle() }}
 
-func installHandle() error {
-	handleOnce.Do(func() {
-		if rc := C.qeval_install_handle(); rc != 0 {
-			handleErr = fmt.Errorf("install %s: sqlite error %d", handleFunc, int(rc))
-		}
-	})
-	return handleErr
-}
+// installHandle registers qeval_sandbox_handle on every SQLite connection opened from
+// now on.
+func installHandle() error { return handleExt.load() }
 
 // connHandle is the C handle of a sandbox connection (c trusted).
 func connHandle(ctx context.Context, c *sqlite3.SQLiteConn) (int64, error) {

@@ -1,31 +1,20 @@
 package sqlite
 
 /*
+#include "qeval_sqlite.h"
 #include "qeval_hash.h"
 
-typedef struct sqlite3 sqlite3;
-typedef struct sqlite3_context sqlite3_context;
-typedef struct sqlite3_value sqlite3_value;
-typedef int64_t sqlite3_int64;
-
-extern int sqlite3_auto_extension(void (*)(void));
-extern int sqlite3_create_function_v2(sqlite3 *, const char *, int, int, void *,
-	void (*)(sqlite3_context *, int, sqlite3_value **),
-	void (*)(sqlite3_context *, int, sqlite3_value **),
-	void (*)(sqlite3_context *), void (*)(void *));
 extern void *sqlite3_aggregate_context(sqlite3_context *, int);
 extern int sqlite3_value_type(sqlite3_value *);
 extern sqlite3_int64 sqlite3_value_int64(sqlite3_value *);
 extern double sqlite3_value_double(sqlite3_value *);
 extern const void *sqlite3_value_blob(sqlite3_value *);
-extern int sqlite3_value_bytes(sqlite3_value *);
 extern void sqlite3_result_text(sqlite3_context *, const char *, int, void (*)(void *));
 
 #define QEVAL_FP_INTEGER 1
 #define QEVAL_FP_FLOAT 2
 #define QEVAL_FP_TEXT 3
 #define QEVAL_FP_BLOB 4
-#define QEVAL_FP_UTF8 1
 #define QEVAL_FP_TRANSIENT ((void (*)(void *))-1)
 
 // The state of qeval_fingerprint: the row count, two sums of two independent row hashes
@@ -110,7 +99,7 @@ static void qeval_fp_final(sqlite3_context *ctx) {
 }
 
 static int qeval_fp_init(sqlite3 *db, char **err, const void *api) {
-	return sqlite3_create_function_v2(db, "qeval_fingerprint", -1, QEVAL_FP_UTF8, 0, 0, qeval_fp_step, qeval_fp_final, 0);
+	return sqlite3_create_function_v2(db, "qeval_fingerprint", -1, QEVAL_SQLITE_UTF8, 0, 0, qeval_fp_step, qeval_fp_final, 0);
 }
 
 static int qeval_install_fingerprint(void) {
@@ -126,22 +115,13 @@ import (
 	"hash/maphash"
 	"strconv"
 	"strings"
-	"sync"
 )
 
-var fingerprintOnce sync.Once
-var fingerprintErr error
+var fingerprintExt = &autoExtension{name: "qeval_fingerprint", install: func() C.int { return C.qeval_install_fingerprint() }}
 
 // installFingerprint registers qeval_fingerprint on every SQLite connection opened from
-// now on (as installVMSteps does for its function).
-func installFingerprint() error {
-	fingerprintOnce.Do(func() {
-		if rc := C.qeval_install_fingerprint(); rc != 0 {
-			fingerprintErr = fmt.Errorf("install qeval_fingerprint: sqlite error %d", int(rc))
-		}
-	})
-	return fingerprintErr
-}
+// now on.
+func installFingerprint() error { return fingerprintExt.load() }
 
 // Fingerprint is a digest of a table's rows, computed in SQLite without fetching them:
 // as a bag, or in rowid order when ordered. Two tables with equal digests hold the same

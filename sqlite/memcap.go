@@ -1,26 +1,11 @@
 package sqlite
 
 /*
-#include <stdint.h>
+#include "qeval_sqlite.h"
 
-// The SQLite library mattn/go-sqlite3 compiles into the program; the entry points of
-// its public C API this file uses.
-typedef struct sqlite3 sqlite3;
-typedef struct sqlite3_context sqlite3_context;
-typedef struct sqlite3_value sqlite3_value;
-typedef int64_t sqlite3_int64;
-
-extern int sqlite3_auto_extension(void (*)(void));
-extern int sqlite3_create_function_v2(sqlite3 *, const char *, int, int, void *,
-	void (*)(sqlite3_context *, int, sqlite3_value **),
-	void (*)(sqlite3_context *, int, sqlite3_value **),
-	void (*)(sqlite3_context *), void (*)(void *));
-extern sqlite3 *sqlite3_context_db_handle(sqlite3_context *);
+// The entry points of SQLite's public C API this file uses besides qeval_sqlite.h's.
 extern void sqlite3_progress_handler(sqlite3 *, int, int (*)(void *), void *);
 extern sqlite3_int64 sqlite3_memory_used(void);
-extern void sqlite3_result_int64(sqlite3_context *, sqlite3_int64);
-
-#define QEVAL_SQLITE_UTF8 1
 
 // How many virtual-machine instructions run between two looks at the memory: one look
 // costs a mutex and a read; a single instruction allocates at most one value, which
@@ -58,7 +43,6 @@ static int qeval_install_sandbox_memory(void) {
 import "C"
 
 import (
-	"fmt"
 	"sync"
 )
 
@@ -77,19 +61,11 @@ import (
 // not call it (see the authorizer).
 const memoryFunc = "qeval_sandbox_memory"
 
-var memOnce sync.Once
-var memErr error
+var memoryExt = &autoExtension{name: memoryFunc, install: func() C.int { return C.qeval_install_sandbox_memory() }}
 
-// installMemoryCap registers qeval_sandbox_memory on every SQLite connection the program
-// opens from now on (sqlite3_auto_extension, as installVMSteps does).
-func installMemoryCap() error {
-	memOnce.Do(func() {
-		if rc := C.qeval_install_sandbox_memory(); rc != 0 {
-			memErr = fmt.Errorf("install %s: sqlite error %d", memoryFunc, int(rc))
-		}
-	})
-	return memErr
-}
+// installMemoryCap registers qeval_sandbox_memory on every SQLite connection opened from
+// now on.
+func installMemoryCap() error { return memoryExt.load() }
 
 var capMu sync.Mutex
 var memoryCap int64

@@ -1,32 +1,19 @@
 package sqlite
 
 /*
-#include <stdint.h>
+#include "qeval_sqlite.h"
 #include <stdlib.h>
 
-// The SQLite library is the one mattn/go-sqlite3 compiles into the program; these are
-// the few entry points of its public C API this file uses.
-typedef struct sqlite3 sqlite3;
+// The entry points of SQLite's public C API this file uses besides qeval_sqlite.h's.
 typedef struct sqlite3_stmt sqlite3_stmt;
-typedef struct sqlite3_context sqlite3_context;
-typedef struct sqlite3_value sqlite3_value;
-typedef int64_t sqlite3_int64;
 
-extern int sqlite3_auto_extension(void (*)(void));
-extern int sqlite3_create_function_v2(sqlite3 *, const char *, int, int, void *,
-	void (*)(sqlite3_context *, int, sqlite3_value **),
-	void (*)(sqlite3_context *, int, sqlite3_value **),
-	void (*)(sqlite3_context *), void (*)(void *));
-extern sqlite3 *sqlite3_context_db_handle(sqlite3_context *);
 extern const unsigned char *sqlite3_value_text(sqlite3_value *);
-extern int sqlite3_value_bytes(sqlite3_value *);
 extern int sqlite3_prepare_v2(sqlite3 *, const char *, int, sqlite3_stmt **, const char **);
 extern int sqlite3_step(sqlite3_stmt *);
 extern int sqlite3_stmt_status(sqlite3_stmt *, int, int);
 extern int sqlite3_finalize(sqlite3_stmt *);
 extern const char *sqlite3_errmsg(sqlite3 *);
 extern int sqlite3_extended_errcode(sqlite3 *);
-extern void sqlite3_result_int64(sqlite3_context *, sqlite3_int64);
 extern void sqlite3_result_error(sqlite3_context *, const char *, int);
 extern void sqlite3_result_error_code(sqlite3_context *, int);
 
@@ -34,7 +21,6 @@ extern void sqlite3_result_error_code(sqlite3_context *, int);
 #define QEVAL_SQLITE_ERROR 1
 #define QEVAL_SQLITE_ROW 100
 #define QEVAL_SQLITE_DONE 101
-#define QEVAL_SQLITE_UTF8 1
 #define QEVAL_STMTSTATUS_VM_STEP 4
 
 // qeval_vm_steps(sql) prepares sql on the calling connection (so the connection's
@@ -96,20 +82,31 @@ import (
 // not call it.
 const vmStepsFunc = "qeval_vm_steps"
 
-var installOnce sync.Once
-var installErr error
+// autoExtension is one of qeval's SQL functions, registered on every SQLite connection
+// the program opens from the first load on, through SQLite's auto-extension mechanism
+// (sqlite3_auto_extension): the one public way to reach a connection's C handle, which
+// the driver keeps to itself.
+type autoExtension struct {
+	name    string
+	install func() C.int // the C function that calls sqlite3_auto_extension
+	once    sync.Once
+	err     error
+}
 
-// installVMSteps registers qeval_vm_steps on every SQLite connection the program opens
-// from now on, through SQLite's auto-extension mechanism (sqlite3_auto_extension): the
-// one public way to reach a connection's C handle, which the driver keeps to itself.
-func installVMSteps() error {
-	installOnce.Do(func() {
-		if rc := C.qeval_install_vm_steps(); rc != 0 {
-			installErr = fmt.Errorf("install %s: sqlite error %d", vmStepsFunc, int(rc))
+// load registers the function once; later calls return the first one's error.
+func (a *autoExtension) load() error {
+	a.once.Do(func() {
+		if rc := a.install(); rc != 0 {
+			a.err = fmt.Errorf("install %s: sqlite error %d", a.name, int(rc))
 		}
 	})
-	return installErr
+	return a.err
 }
+
+var vmStepsExt = &autoExtension{name: vmStepsFunc, install: func() C.int { return C.qeval_install_vm_steps() }}
+
+// installVMSteps registers qeval_vm_steps on every SQLite connection opened from now on.
+func installVMSteps() error { return vmStepsExt.load() }
 
 // VMSteps runs query to completion, discarding its rows, and returns the number of
 // virtual-machine steps SQLite took (sqlite3_stmt_status with
