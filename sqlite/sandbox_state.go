@@ -10,8 +10,7 @@ import (
 )
 
 // Tables describes the copy's tables (sqlite_master's, not SQLite's own), by name:
-// column types are their affinity, as SQLite treats them (INT and INTEGER are one). It
-// reads the catalog in three queries, whatever the number of tables.
+// column types are their affinity, as SQLite treats them (INT and INTEGER are one).
 func (s *Sandbox) Tables(ctx context.Context) ([]qeval.TableDefinition, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -36,85 +35,11 @@ func (s *Sandbox) Tables(ctx context.Context) ([]qeval.TableDefinition, error) {
 				}
 			}
 		}
-		const tables = "FROM sqlite_master m JOIN "
-		const where = " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-		cols, err := queryAll(ctx, c, `SELECT m.name, p.name, p.type, p."notnull", p.pk `+tables+"pragma_table_info(m.name) p"+where+" ORDER BY m.name, p.cid")
+		defs, err := readDefinitions(ctx, c)
 		if err != nil {
 			return err
 		}
-		at := map[string]int{}
-		pks := map[int]map[int64]string{}
-		for _, r := range cols {
-			name, _ := r[0].(string)
-			i, ok := at[name]
-			if !ok {
-				i = len(out)
-				at[name] = i
-				out = append(out, qeval.TableDefinition{Name: name})
-				pks[i] = map[int64]string{}
-			}
-			cname, _ := r[1].(string)
-			typ, _ := r[2].(string)
-			notNull, _ := r[3].(int64)
-			out[i].Columns = append(out[i].Columns, qeval.ColumnState{Name: cname, Type: affinity(typ), NotNull: notNull != 0})
-			if k, _ := r[4].(int64); k > 0 {
-				pks[i][k] = cname
-			}
-		}
-		for i, pk := range pks {
-			for k := int64(1); k <= int64(len(pk)); k++ {
-				out[i].PrimaryKey = append(out[i].PrimaryKey, pk[k])
-			}
-		}
-		idx, err := queryAll(ctx, c, `SELECT m.name, l.name, l."unique", l.origin, coalesce(i.name, '<expression>') `+tables+
-			"pragma_index_list(m.name) l JOIN pragma_index_info(l.name) i"+where+" AND l.origin <> 'pk' ORDER BY m.name, l.name, i.seqno")
-		if err != nil {
-			return err
-		}
-		indexes := map[[2]string][]string{}
-		unique := map[[2]string]bool{}
-		var order [][2]string
-		for _, r := range idx {
-			k := [2]string{fmt.Sprint(r[0]), fmt.Sprint(r[1])}
-			if _, seen := indexes[k]; !seen {
-				order = append(order, k)
-			}
-			indexes[k] = append(indexes[k], fmt.Sprint(r[4]))
-			u, _ := r[2].(int64)
-			unique[k] = u != 0
-		}
-		for _, k := range order {
-			desc := "(" + strings.Join(indexes[k], ", ") + ")"
-			if unique[k] {
-				desc = "unique " + desc
-			}
-			if i, ok := at[k[0]]; ok {
-				out[i].Indexes = append(out[i].Indexes, desc)
-			}
-		}
-		fks, err := queryAll(ctx, c, `SELECT m.name, f.id, f."table", f."from", f."to" `+tables+"pragma_foreign_key_list(m.name) f"+where+" ORDER BY m.name, f.id, f.seq")
-		if err != nil {
-			return err
-		}
-		type fk struct{ ref, from, to []string }
-		byKey := map[string]*fk{}
-		var fkOrder []string
-		for _, r := range fks {
-			k := fmt.Sprint(r[0], "\x00", r[1])
-			f, ok := byKey[k]
-			if !ok {
-				f = &fk{ref: []string{fmt.Sprint(r[0]), fmt.Sprint(r[2])}}
-				byKey[k] = f
-				fkOrder = append(fkOrder, k)
-			}
-			f.from, f.to = append(f.from, fmt.Sprint(r[3])), append(f.to, fmt.Sprint(r[4]))
-		}
-		for _, k := range fkOrder {
-			f := byKey[k]
-			if i, ok := at[f.ref[0]]; ok {
-				out[i].ForeignKeys = append(out[i].ForeignKeys, fmt.Sprintf("(%s) references %s (%s)", strings.Join(f.from, ", "), f.ref[1], strings.Join(f.to, ", ")))
-			}
-		}
+		out = defs
 		for i := range out {
 			sort.Strings(out[i].Indexes)
 			sort.Strings(out[i].ForeignKeys)
@@ -128,6 +53,120 @@ func (s *Sandbox) Tables(ctx context.Context) ([]qeval.TableDefinition, error) {
 		return nil, s.classify(ctx, err)
 	}
 	return out, nil
+}
+
+// The catalog queries of Tables: each joins sqlite_master's tables (not SQLite's own)
+// with one table-valued pragma.
+const (
+	catalogTables = "FROM sqlite_master m JOIN "
+	catalogWhere  = " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+)
+
+// readDefinitions reads the tables' columns, primary keys, indexes and foreign keys in
+// three queries, whatever the number of tables.
+func readDefinitions(ctx context.Context, c *conn) ([]qeval.TableDefinition, error) {
+	out, at, err := readColumns(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := readIndexes(ctx, c, out, at); err != nil {
+		return nil, err
+	}
+	return out, readForeignKeys(ctx, c, out, at)
+}
+
+// readColumns reads each table's columns and primary key; at is each table's index in
+// the result, by name.
+func readColumns(ctx context.Context, c *conn) ([]qeval.TableDefinition, map[string]int, error) {
+	var out []qeval.TableDefinition
+	cols, err := queryAll(ctx, c, `SELECT m.name, p.name, p.type, p."notnull", p.pk `+catalogTables+"pragma_table_info(m.name) p"+catalogWhere+" ORDER BY m.name, p.cid")
+	if err != nil {
+		return nil, nil, err
+	}
+	at := map[string]int{}
+	pks := map[int]map[int64]string{}
+	for _, r := range cols {
+		name, _ := r[0].(string)
+		i, ok := at[name]
+		if !ok {
+			i = len(out)
+			at[name] = i
+			out = append(out, qeval.TableDefinition{Name: name})
+			pks[i] = map[int64]string{}
+		}
+		cname, _ := r[1].(string)
+		typ, _ := r[2].(string)
+		notNull, _ := r[3].(int64)
+		out[i].Columns = append(out[i].Columns, qeval.ColumnState{Name: cname, Type: affinity(typ), NotNull: notNull != 0})
+		if k, _ := r[4].(int64); k > 0 {
+			pks[i][k] = cname
+		}
+	}
+	for i, pk := range pks {
+		for k := int64(1); k <= int64(len(pk)); k++ {
+			out[i].PrimaryKey = append(out[i].PrimaryKey, pk[k])
+		}
+	}
+	return out, at, nil
+}
+
+// readIndexes adds each table's indexes (not its primary key's) to out.
+func readIndexes(ctx context.Context, c *conn, out []qeval.TableDefinition, at map[string]int) error {
+	idx, err := queryAll(ctx, c, `SELECT m.name, l.name, l."unique", l.origin, coalesce(i.name, '<expression>') `+catalogTables+
+		"pragma_index_list(m.name) l JOIN pragma_index_info(l.name) i"+catalogWhere+" AND l.origin <> 'pk' ORDER BY m.name, l.name, i.seqno")
+	if err != nil {
+		return err
+	}
+	indexes := map[[2]string][]string{}
+	unique := map[[2]string]bool{}
+	var order [][2]string
+	for _, r := range idx {
+		k := [2]string{fmt.Sprint(r[0]), fmt.Sprint(r[1])}
+		if _, seen := indexes[k]; !seen {
+			order = append(order, k)
+		}
+		indexes[k] = append(indexes[k], fmt.Sprint(r[4]))
+		u, _ := r[2].(int64)
+		unique[k] = u != 0
+	}
+	for _, k := range order {
+		desc := "(" + strings.Join(indexes[k], ", ") + ")"
+		if unique[k] {
+			desc = "unique " + desc
+		}
+		if i, ok := at[k[0]]; ok {
+			out[i].Indexes = append(out[i].Indexes, desc)
+		}
+	}
+	return nil
+}
+
+// readForeignKeys adds each table's foreign keys to out.
+func readForeignKeys(ctx context.Context, c *conn, out []qeval.TableDefinition, at map[string]int) error {
+	fks, err := queryAll(ctx, c, `SELECT m.name, f.id, f."table", f."from", f."to" `+catalogTables+"pragma_foreign_key_list(m.name) f"+catalogWhere+" ORDER BY m.name, f.id, f.seq")
+	if err != nil {
+		return err
+	}
+	type fk struct{ ref, from, to []string }
+	byKey := map[string]*fk{}
+	var order []string
+	for _, r := range fks {
+		k := fmt.Sprint(r[0], "\x00", r[1])
+		f, ok := byKey[k]
+		if !ok {
+			f = &fk{ref: []string{fmt.Sprint(r[0]), fmt.Sprint(r[2])}}
+			byKey[k] = f
+			order = append(order, k)
+		}
+		f.from, f.to = append(f.from, fmt.Sprint(r[3])), append(f.to, fmt.Sprint(r[4]))
+	}
+	for _, k := range order {
+		f := byKey[k]
+		if i, ok := at[f.ref[0]]; ok {
+			out[i].ForeignKeys = append(out[i].ForeignKeys, fmt.Sprintf("(%s) references %s (%s)", strings.Join(f.from, ", "), f.ref[1], strings.Join(f.to, ", ")))
+		}
+	}
+	return nil
 }
 
 // affinity is the type affinity SQLite gives a declared column type (its rules, in
