@@ -72,6 +72,9 @@ func parse(q string) (*rq.SelectStatement, error) {
 	return s, nil
 }
 
+// prove encodes both queries over one model with up to r.Bound rows per table and
+// decides whether a database of it tells them apart under r.Rule. A construct outside
+// the model panics with unsupported (see fail), which Prove recovers.
 func prove(ctx context.Context, z *z3.Context, r verify.ProveRequest, gs, ps *rq.SelectStatement) verify.Proof {
 	if r.Bound < 1 {
 		fail("a bound below 1")
@@ -87,18 +90,7 @@ func prove(ctx context.Context, z *z3.Context, r verify.ProveRequest, gs, ps *rq
 	p := e.query(ps, nil)
 	ordered := r.Ordered
 	if ordered && (g.pos == nil || p.pos == nil) {
-		// Spider compares in order when the gold says ORDER BY anywhere. Where the
-		// results differ as bags they differ as lists, and one row has no order; the
-		// model knows no other order of rows, so equal bags of several rows make the
-		// pair unsupported
-		var several []z3.Term
-		for i := range g.rows {
-			for j := i + 1; j < len(g.rows); j++ {
-				several = append(several, z.And(g.rows[i].exists, g.rows[j].exists))
-			}
-		}
-		e.obligations = append(e.obligations, obligation{"rows compared in order (the gold says ORDER BY), but a query's outer SELECT has no ORDER BY and can return several rows equal to the other's",
-			z.And(z.Or(several...), e.equal(g, p, false)).Not()})
+		e.requireRowOrder(g, p)
 		ordered = false
 	}
 	assume := e.assumptions
@@ -119,11 +111,40 @@ func prove(ctx context.Context, z *z3.Context, r verify.ProveRequest, gs, ps *rq
 	for _, a := range assume {
 		s.Assert(a)
 	}
-	// the obligations, each kind at once: a database breaking one makes the pair
-	// unsupported
+	if pr, broken := checkObligations(ctx, z, s, e.obligations); broken {
+		return pr
+	}
+	if e.sameRowsProved(ctx, s, r.Rule, g, p, ordered) {
+		return verify.Proof{Equivalent: true, Note: "assumes " + note}
+	}
+	return decide(ctx, s, m, eq, note)
+}
+
+// requireRowOrder adds the obligation that the results are not equal bags of several
+// rows, for a pair compared in order where a query's outer SELECT has no ORDER BY.
+// Spider compares in order when the gold says ORDER BY anywhere. Where the results
+// differ as bags they differ as lists, and one row has no order; the model knows no
+// other order of rows, so equal bags of several rows make the pair unsupported.
+func (e *enc) requireRowOrder(g, p *relation) {
+	z := e.m.ctx
+	var several []z3.Term
+	for i := range g.rows {
+		for j := i + 1; j < len(g.rows); j++ {
+			several = append(several, z.And(g.rows[i].exists, g.rows[j].exists))
+		}
+	}
+	e.obligations = append(e.obligations, obligation{"rows compared in order (the gold says ORDER BY), but a query's outer SELECT has no ORDER BY and can return several rows equal to the other's",
+		z.And(z.Or(several...), e.equal(g, p, false)).Not()})
+}
+
+// checkObligations asks the solver for a database that breaks the obligations, each
+// kind at once, in the order the kinds first arose: a database breaking one makes the
+// pair unsupported, named by that kind, and a solver that gives up ends the check
+// with an Error. done is false when every obligation holds.
+func checkObligations(ctx context.Context, z *z3.Context, s *z3.Solver, obligations []obligation) (pr verify.Proof, done bool) {
 	byWhat := map[string][]z3.Term{}
 	var order []string
-	for _, o := range e.obligations {
+	for _, o := range obligations {
 		if _, ok := byWhat[o.what]; !ok {
 			order = append(order, o.what)
 		}
@@ -136,36 +157,51 @@ func prove(ctx context.Context, z *z3.Context, r verify.ProveRequest, gs, ps *rq
 		s.Pop()
 		switch {
 		case err != nil:
-			return verify.Proof{Error: err.Error()}
+			return verify.Proof{Error: err.Error()}, true
 		case res == z3.Sat:
-			return verify.Proof{Unsupported: what}
+			return verify.Proof{Unsupported: what}, true
 		}
 	}
-	// a quick proof first: the same rows in the same places (the queries differ in
-	// spelling, aliases, the order of conditions)
-	if len(g.cols) == len(p.cols) {
-		orders := perms(len(g.cols))
-		if r.Rule == verify.RuleSet {
-			orders = orders[:0]
-			orders = append(orders, identity(len(g.cols)))
+	return verify.Proof{}, false
+}
+
+// sameRowsProved is the quick proof tried before the full one: it reports whether the
+// solver proves that both results have the same rows in the same places (see
+// sameRows) for some column order of fitting kinds — the columns' own order under
+// RuleSet. It holds when the queries differ only in spelling, aliases, the order of
+// conditions; false (a solver error included) leaves the pair to decide.
+func (e *enc) sameRowsProved(ctx context.Context, s *z3.Solver, rule string, g, p *relation, ordered bool) bool {
+	if len(g.cols) != len(p.cols) {
+		return false
+	}
+	orders := perms(len(g.cols))
+	if rule == verify.RuleSet {
+		orders = orders[:0]
+		orders = append(orders, identity(len(g.cols)))
+	}
+	for _, perm := range orders {
+		if !kindsFit(g, p, perm) {
+			continue
 		}
-		for _, perm := range orders {
-			if !kindsFit(g, p, perm) {
-				continue
-			}
-			same := e.sameRows(g, p, ordered, perm)
-			if same == nil {
-				break
-			}
-			s.Push()
-			s.Assert(same.Not())
-			res, err := s.Check(ctx)
-			s.Pop()
-			if err == nil && res == z3.Unsat {
-				return verify.Proof{Equivalent: true, Note: "assumes " + note}
-			}
+		same := e.sameRows(g, p, ordered, perm)
+		if same == nil {
+			break
+		}
+		s.Push()
+		s.Assert(same.Not())
+		res, err := s.Check(ctx)
+		s.Pop()
+		if err == nil && res == z3.Unsat {
+			return true
 		}
 	}
+	return false
+}
+
+// decide asks the solver for a database on which the results are not equal (eq):
+// none proves the pair equivalent, assuming note; one makes them differ, with the
+// rows of that database.
+func decide(ctx context.Context, s *z3.Solver, m *model, eq z3.Term, note string) verify.Proof {
 	s.Assert(eq.Not())
 	res, err := s.Check(ctx)
 	switch {
