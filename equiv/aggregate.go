@@ -22,8 +22,6 @@ func (e *enc) call(x *rq.Call, en *env) val {
 		fail("%s() outside a grouped SELECT", name)
 	}
 	g := en.group
-	m := e.m
-	ctx := m.ctx
 	if name == "group_concat" {
 		fail("group_concat()")
 	}
@@ -31,19 +29,33 @@ func (e *enc) call(x *rq.Call, en *env) val {
 		if name != "count" {
 			fail("%s(*)", name)
 		}
-		var ones []z3.Term
-		for _, mem := range g.member {
-			ones = append(ones, mem.Ite(m.ione, m.izero))
-		}
-		return val{null: ctx.False(), v: ctx.Sum(m.izero, ones...).ToReal(), kind: kNum, isInt: true}
+		return e.countStar(g)
 	}
-	// the argument, row by row, and which rows count: members with a value (the first
-	// of equal values under DISTINCT)
-	args := make([]val, len(g.in.rows))
+	args, counts := e.countedArgs(x, en)
+	return e.aggregate(name, args, counts)
+}
+
+// countStar is COUNT(*): the number of the group's members.
+func (e *enc) countStar(g *group) val {
+	m := e.m
+	var ones []z3.Term
+	for _, mem := range g.member {
+		ones = append(ones, mem.Ite(m.ione, m.izero))
+	}
+	return val{null: m.ctx.False(), v: m.ctx.Sum(m.izero, ones...).ToReal(), kind: kNum, isInt: true}
+}
+
+// countedArgs evaluates an aggregate's argument on each row of the group's input and
+// says, row by row, whether the row counts: a member with a value (the first of equal
+// values under DISTINCT).
+func (e *enc) countedArgs(x *rq.Call, en *env) (args []val, counts []z3.Term) {
+	g := en.group
+	ctx := e.m.ctx
+	args = make([]val, len(g.in.rows))
 	for j, r := range g.in.rows {
 		args[j] = e.expr(x.Args[0], &env{cols: g.in.cols, vals: r.vals, parent: en.parent, aliases: en.aliases})
 	}
-	counts := make([]z3.Term, len(args))
+	counts = make([]z3.Term, len(args))
 	for j, a := range args {
 		c := []z3.Term{g.member[j], a.null.Not()}
 		if x.Distinct.IsValid() {
@@ -53,6 +65,14 @@ func (e *enc) call(x *rq.Call, en *env) val {
 		}
 		counts[j] = ctx.And(c...)
 	}
+	return args, counts
+}
+
+// aggregate is the aggregate function name (COUNT, SUM, TOTAL, AVG, MIN or MAX) of the
+// values args over the rows that counts says count.
+func (e *enc) aggregate(name string, args []val, counts []z3.Term) val {
+	m := e.m
+	ctx := m.ctx
 	var ones, terms []z3.Term
 	for j, c := range counts {
 		ones = append(ones, c.Ite(m.ione, m.izero))
@@ -89,20 +109,28 @@ func (e *enc) call(x *rq.Call, en *env) val {
 	case "avg":
 		return val{null: none, v: none.Ite(m.zero, ctx.Sum(m.zero, terms...).Div(n.ToReal())), kind: kNum}
 	case "min", "max":
-		// a fresh value that is one of the counted values and below (above) all of them
-		v := ctx.Real(name)
-		var is []z3.Term
-		for j, c := range counts {
-			is = append(is, ctx.And(c, v.Eq(args[j].v)))
-			if name == "min" {
-				m.facts = append(m.facts, c.Implies(v.Le(args[j].v)))
-			} else {
-				m.facts = append(m.facts, c.Implies(v.Ge(args[j].v)))
-			}
-		}
-		m.facts = append(m.facts, none.Not().Implies(ctx.Or(is...)))
-		return val{null: none, v: v, kind: k, isInt: isInt}
+		return e.extremum(name, args, counts, none, k, isInt)
 	}
 	fail("%s()", name)
 	return val{}
+}
+
+// extremum is MIN or MAX (name) of the counted values: a fresh value that is one of
+// them and below (above) all of them, NULL when none counts. Its constraints go to the
+// model's facts; k and isInt are the result's kind.
+func (e *enc) extremum(name string, args []val, counts []z3.Term, none z3.Term, k kind, isInt bool) val {
+	m := e.m
+	ctx := m.ctx
+	v := ctx.Real(name)
+	var is []z3.Term
+	for j, c := range counts {
+		is = append(is, ctx.And(c, v.Eq(args[j].v)))
+		if name == "min" {
+			m.facts = append(m.facts, c.Implies(v.Le(args[j].v)))
+		} else {
+			m.facts = append(m.facts, c.Implies(v.Ge(args[j].v)))
+		}
+	}
+	m.facts = append(m.facts, none.Not().Implies(ctx.Or(is...)))
+	return val{null: none, v: v, kind: k, isInt: isInt}
 }
