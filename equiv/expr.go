@@ -241,8 +241,6 @@ func (e *enc) arith(x *rq.BinaryExpr, en *env) val {
 
 // cond evaluates a condition in three-valued logic.
 func (e *enc) cond(x rq.Expr, en *env) pred {
-	m := e.m
-	ctx := m.ctx
 	switch x := x.(type) {
 	case *rq.ParenExpr:
 		return e.cond(x.X, en)
@@ -258,66 +256,89 @@ func (e *enc) cond(x rq.Expr, en *env) pred {
 		}
 		return pred{a.null, a.null.Not()}
 	case *rq.Exists:
-		sub := e.subquery(x.Select, en)
-		var any []z3.Term
-		for _, r := range sub.rows {
-			any = append(any, r.exists)
-		}
-		t := ctx.Or(any...)
-		if x.Not.IsValid() {
-			return pred{t.Not(), t}
-		}
-		return pred{t, t.Not()}
+		return e.existsCond(x, en)
 	case *rq.BinaryExpr:
-		switch x.Op {
-		case rq.AND:
-			a, b := e.cond(x.X, en), e.cond(x.Y, en)
-			return pred{ctx.And(a.t, b.t), ctx.Or(a.f, b.f)}
-		case rq.OR:
-			a, b := e.cond(x.X, en), e.cond(x.Y, en)
-			return pred{ctx.Or(a.t, b.t), ctx.And(a.f, b.f)}
-		case rq.EQ, rq.NE, rq.LT, rq.LE, rq.GT, rq.GE:
-			return e.compare(x.Op, e.expr(x.X, en), e.expr(x.Y, en))
-		case rq.IS, rq.ISNOT:
-			a, b := e.expr(x.X, en), e.expr(x.Y, en)
-			same := e.nullSafeEq(a, b)
-			if x.Op == rq.ISNOT {
-				return pred{same.Not(), same}
-			}
-			return pred{same, same.Not()}
-		case rq.ISNULL, rq.NOTNULL:
-			a := e.expr(x.X, en)
-			if x.Op == rq.NOTNULL {
-				return pred{a.null.Not(), a.null}
-			}
-			return pred{a.null, a.null.Not()}
-		case rq.BETWEEN, rq.NOTBETWEEN:
-			r, ok := x.Y.(*rq.Range)
-			if !ok {
-				fail("BETWEEN without a range")
-			}
-			a := e.expr(x.X, en)
-			lo, hi := e.compare(rq.GE, a, e.expr(r.X, en)), e.compare(rq.LE, a, e.expr(r.Y, en))
-			p := pred{ctx.And(lo.t, hi.t), ctx.Or(lo.f, hi.f)}
-			if x.Op == rq.NOTBETWEEN {
-				return pred{p.f, p.t}
-			}
-			return p
-		case rq.IN, rq.NOTIN:
-			p := e.in(x, en)
-			if x.Op == rq.NOTIN {
-				return pred{p.f, p.t}
-			}
-			return p
-		case rq.LIKE, rq.NOTLIKE:
-			p := e.like(x, en)
-			if x.Op == rq.NOTLIKE {
-				return pred{p.f, p.t}
-			}
+		if p, ok := e.binaryCond(x, en); ok {
 			return p
 		}
 	}
-	// any other value as a condition: true when not NULL and not 0
+	return e.valueCond(x, en)
+}
+
+// existsCond evaluates EXISTS (or NOT EXISTS) of a subquery: true when one of its
+// rows is present, never NULL.
+func (e *enc) existsCond(x *rq.Exists, en *env) pred {
+	sub := e.subquery(x.Select, en)
+	var any []z3.Term
+	for _, r := range sub.rows {
+		any = append(any, r.exists)
+	}
+	t := e.m.ctx.Or(any...)
+	if x.Not.IsValid() {
+		return pred{t.Not(), t}
+	}
+	return pred{t, t.Not()}
+}
+
+// binaryCond evaluates a binary operator that makes a condition: AND, OR, the
+// comparisons, IS, ISNULL, BETWEEN, IN and LIKE, and their negations. ok is false for
+// any other operator, whose value cond then takes as the condition.
+func (e *enc) binaryCond(x *rq.BinaryExpr, en *env) (p pred, ok bool) {
+	ctx := e.m.ctx
+	switch x.Op {
+	case rq.AND:
+		a, b := e.cond(x.X, en), e.cond(x.Y, en)
+		return pred{ctx.And(a.t, b.t), ctx.Or(a.f, b.f)}, true
+	case rq.OR:
+		a, b := e.cond(x.X, en), e.cond(x.Y, en)
+		return pred{ctx.Or(a.t, b.t), ctx.And(a.f, b.f)}, true
+	case rq.EQ, rq.NE, rq.LT, rq.LE, rq.GT, rq.GE:
+		return e.compare(x.Op, e.expr(x.X, en), e.expr(x.Y, en)), true
+	case rq.IS, rq.ISNOT:
+		a, b := e.expr(x.X, en), e.expr(x.Y, en)
+		same := e.nullSafeEq(a, b)
+		if x.Op == rq.ISNOT {
+			return pred{same.Not(), same}, true
+		}
+		return pred{same, same.Not()}, true
+	case rq.ISNULL, rq.NOTNULL:
+		a := e.expr(x.X, en)
+		if x.Op == rq.NOTNULL {
+			return pred{a.null.Not(), a.null}, true
+		}
+		return pred{a.null, a.null.Not()}, true
+	case rq.BETWEEN, rq.NOTBETWEEN:
+		r, ok := x.Y.(*rq.Range)
+		if !ok {
+			fail("BETWEEN without a range")
+		}
+		a := e.expr(x.X, en)
+		lo, hi := e.compare(rq.GE, a, e.expr(r.X, en)), e.compare(rq.LE, a, e.expr(r.Y, en))
+		p := pred{ctx.And(lo.t, hi.t), ctx.Or(lo.f, hi.f)}
+		if x.Op == rq.NOTBETWEEN {
+			return pred{p.f, p.t}, true
+		}
+		return p, true
+	case rq.IN, rq.NOTIN:
+		p := e.in(x, en)
+		if x.Op == rq.NOTIN {
+			return pred{p.f, p.t}, true
+		}
+		return p, true
+	case rq.LIKE, rq.NOTLIKE:
+		p := e.like(x, en)
+		if x.Op == rq.NOTLIKE {
+			return pred{p.f, p.t}, true
+		}
+		return p, true
+	}
+	return pred{}, false
+}
+
+// valueCond takes any other value as a condition: true when not NULL and not 0.
+func (e *enc) valueCond(x rq.Expr, en *env) pred {
+	m := e.m
+	ctx := m.ctx
 	v := e.expr(x, en)
 	if v.kind == kText {
 		fail("a text as a condition")
