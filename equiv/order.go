@@ -13,8 +13,7 @@ import (
 // fresh number that breaks its ties, so that a proof holds for whichever order SQLite
 // takes; a LIMIT without ORDER BY keeps the rows of such a free order.
 func (e *enc) limit(s *rq.SelectStatement, rel *relation, keys [][]val) *relation {
-	m := e.m
-	ctx := m.ctx
+	ctx := e.m.ctx
 	if len(s.OrderingTerms) == 0 {
 		if s.LimitExpr == nil && s.OffsetExpr == nil {
 			return rel
@@ -27,7 +26,6 @@ func (e *enc) limit(s *rq.SelectStatement, rel *relation, keys [][]val) *relatio
 	for i, t := range s.OrderingTerms {
 		dirs[i] = t.Desc.IsValid()
 	}
-	n := len(rel.rows)
 	less := func(a, b int) z3.Term { // row a sorts before row b
 		var alts []z3.Term
 		var eqs []z3.Term
@@ -46,8 +44,23 @@ func (e *enc) limit(s *rq.SelectStatement, rel *relation, keys [][]val) *relatio
 		}
 		return ctx.And(eqs...)
 	}
-	// tie-breaks: the gold's tied rows keep the model's order (the ties that matter are
-	// left out below); the prediction's follow free numbers, then the model's order
+	pos := e.positions(rel, less, keyEq)
+	out := window(ctx, s, rel, pos)
+	if e.inGold {
+		e.goldTies(s, rel, out, keyEq)
+	}
+	return out
+}
+
+// positions numbers the rows in sort order: each row's position is the number of
+// present rows before it, by less, or tied with it by keyEq and placed before it by
+// the tie-break. The gold's tied rows keep the model's order (the ties that matter
+// are left out by goldTies); the prediction's follow free numbers, then the model's
+// order.
+func (e *enc) positions(rel *relation, less, keyEq func(a, b int) z3.Term) []z3.Term {
+	m := e.m
+	ctx := m.ctx
+	n := len(rel.rows)
 	var tb []z3.Term
 	if !e.inGold {
 		for range rel.rows {
@@ -75,6 +88,12 @@ func (e *enc) limit(s *rq.SelectStatement, rel *relation, keys [][]val) *relatio
 		}
 		pos[i] = ctx.Sum(m.izero, before...)
 	}
+	return pos
+}
+
+// window keeps the rows that the statement's LIMIT and OFFSET select by their
+// positions pos, and numbers the rows kept from 0.
+func window(ctx *z3.Context, s *rq.SelectStatement, rel *relation, pos []z3.Term) *relation {
 	lim, off := int64(-1), int64(0)
 	if s.LimitExpr != nil {
 		lim = constInt(s.LimitExpr, "LIMIT")
@@ -90,9 +109,6 @@ func (e *enc) limit(s *rq.SelectStatement, rel *relation, keys [][]val) *relatio
 		}
 		out.rows = append(out.rows, row{exists: ctx.And(keep...), vals: r.vals, key: r.key})
 		out.pos = append(out.pos, pos[i].Sub(ctx.IntVal(off)))
-	}
-	if e.inGold {
-		e.goldTies(s, rel, out, keyEq)
 	}
 	return out
 }
