@@ -47,31 +47,9 @@ var errNoHeader = errors.New("no header row")
 // and is skipped. It returns fn's first error, or errNoHeader.
 func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
 	recs := &csvRecords{r: bufio.NewReaderSize(in, 64<<10), max: MaxCaseBytes}
-	var header []string
-	for header == nil {
-		n := len(p.list)
-		rec, _, err := recs.read(p)
-		if err != nil {
-			p.add(1, "", "no header row: %v", err)
-			return errNoHeader
-		}
-		if len(p.list) > n {
-			return errNoHeader // the row that should be the header is a problem
-		}
-		header = rec
-	}
-	col := map[string]int{}
-	var goldCols []int // every expected_query column, in order
-	for i, h := range header {
-		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if !csvColumns[h] {
-			p.add(1, "", "unknown column %q (known: %s)", h, sortedKeys(csvColumns))
-			continue
-		}
-		col[h] = i
-		if h == "expected_query" {
-			goldCols = append(goldCols, i)
-		}
+	h, err := readCSVHeader(recs, p)
+	if err != nil {
+		return err
 	}
 	for {
 		rec, line, err := recs.read(p)
@@ -84,57 +62,101 @@ func eachCSV(in io.Reader, p *problems, fn func(c qeval.Case) error) error {
 		if rec == nil {
 			continue // a row with a problem, or a blank line
 		}
-		get := func(name string) string {
-			if i, ok := col[name]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		c := qeval.Case{Line: line, ID: get("id"), Question: get("question"),
-			ExpectedTables: list(get("expected_tables")), ExpectedColumns: list(get("expected_columns")),
-			Tags: list(get("tags")), Database: get("database")}
-		var golds []string
-		for _, i := range goldCols {
-			if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
-				golds = append(golds, strings.TrimSpace(rec[i]))
-			}
-		}
-		if len(golds) > 0 {
-			setGolds(&c, golds)
-		}
-		boolCell := func(name string) *bool {
-			v := get(name)
-			if v == "" {
-				return nil
-			}
-			b, err := strconv.ParseBool(strings.ToLower(v))
-			if err != nil {
-				p.add(line, c.ID, "column %s: %q is not true or false", name, v)
-				return nil
-			}
-			return &b
-		}
-		c.ShouldPass = boolCell("should_pass")
-		if g := get("generated_query"); g != "" {
-			c.GeneratedQuery = &g
-		}
-		if v := get("confidence"); v != "" {
-			conf, ok := qeval.ParseConfidence(v)
-			if !ok {
-				p.add(line, c.ID, "confidence %q must be high, medium, low or a number in [0,1]", v)
-			} else {
-				c.Confidence = &conf
-			}
-		}
-		sv, iv, errs := boolCell("safety_valid"), boolCell("is_valid"), list(get("validator_errors"))
-		if sv != nil || iv != nil || len(errs) > 0 {
-			c.Validator = &qeval.ValidatorFlags{SafetyValid: sv, IsValid: iv, Errors: errs}
-		}
-		csvStateful(&c, get, boolCell, line, p)
-		if err := fn(c); err != nil {
+		if err := fn(h.csvCase(rec, line, p)); err != nil {
 			return err
 		}
 	}
+}
+
+// csvHeader says where a CSV suite's known columns are, as its header row names them.
+type csvHeader struct {
+	col      map[string]int // a known column's position, by its lowercase name
+	goldCols []int          // every expected_query column, in order
+}
+
+// readCSVHeader reads a CSV suite's header row, skipping blank lines before it. An
+// unknown column is a problem and is left out; a header row that is missing or cannot
+// be read is a problem too, and the error is then errNoHeader.
+func readCSVHeader(recs *csvRecords, p *problems) (csvHeader, error) {
+	var header []string
+	for header == nil {
+		n := len(p.list)
+		rec, _, err := recs.read(p)
+		if err != nil {
+			p.add(1, "", "no header row: %v", err)
+			return csvHeader{}, errNoHeader
+		}
+		if len(p.list) > n {
+			return csvHeader{}, errNoHeader // the row that should be the header is a problem
+		}
+		header = rec
+	}
+	h := csvHeader{col: map[string]int{}}
+	for i, name := range header {
+		name = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(name, "\ufeff")))
+		if !csvColumns[name] {
+			p.add(1, "", "unknown column %q (known: %s)", name, sortedKeys(csvColumns))
+			continue
+		}
+		h.col[name] = i
+		if name == "expected_query" {
+			h.goldCols = append(h.goldCols, i)
+		}
+	}
+	return h, nil
+}
+
+// csvCase reads the case on one row of a CSV suite, the row that starts on line. A cell
+// that cannot be read is a problem and is left out of the case.
+func (h csvHeader) csvCase(rec []string, line int, p *problems) qeval.Case {
+	get := func(name string) string {
+		if i, ok := h.col[name]; ok && i < len(rec) {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	c := qeval.Case{Line: line, ID: get("id"), Question: get("question"),
+		ExpectedTables: list(get("expected_tables")), ExpectedColumns: list(get("expected_columns")),
+		Tags: list(get("tags")), Database: get("database")}
+	var golds []string
+	for _, i := range h.goldCols {
+		if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
+			golds = append(golds, strings.TrimSpace(rec[i]))
+		}
+	}
+	if len(golds) > 0 {
+		setGolds(&c, golds)
+	}
+	boolCell := func(name string) *bool {
+		v := get(name)
+		if v == "" {
+			return nil
+		}
+		b, err := strconv.ParseBool(strings.ToLower(v))
+		if err != nil {
+			p.add(line, c.ID, "column %s: %q is not true or false", name, v)
+			return nil
+		}
+		return &b
+	}
+	c.ShouldPass = boolCell("should_pass")
+	if g := get("generated_query"); g != "" {
+		c.GeneratedQuery = &g
+	}
+	if v := get("confidence"); v != "" {
+		conf, ok := qeval.ParseConfidence(v)
+		if !ok {
+			p.add(line, c.ID, "confidence %q must be high, medium, low or a number in [0,1]", v)
+		} else {
+			c.Confidence = &conf
+		}
+	}
+	sv, iv, errs := boolCell("safety_valid"), boolCell("is_valid"), list(get("validator_errors"))
+	if sv != nil || iv != nil || len(errs) > 0 {
+		c.Validator = &qeval.ValidatorFlags{SafetyValid: sv, IsValid: iv, Errors: errs}
+	}
+	csvStateful(&c, get, boolCell, line, p)
+	return c
 }
 
 // csvStateful reads the stateful columns of a row into c.
