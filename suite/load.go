@@ -229,48 +229,56 @@ func parseDocument(data []byte, p *problems) *qeval.Suite {
 		return s
 	}
 	for i, cn := range cases.Content {
-		c := qeval.Case{Line: cn.Line}
-		id := ""
-		if idn := child(cn, "id"); idn != nil {
-			id = idn.Value
-		}
 		if cn.Kind != yaml.MappingNode {
 			p.add(cn.Line, "", "case %d is not a mapping", i+1)
 			continue
 		}
-		checkKeys(cn, caseKeys, "case", id, p)
-		checkKeys(child(cn, "validator"), validatorKeys, "validator", id, p)
-		checkKeys(child(cn, "malloy_model"), malloyKeys, "malloy_model", id, p)
-		var golds []string
-		if gn := child(cn, "expected_query"); gn != nil && gn.Kind == yaml.SequenceNode {
-			// several golds: read here, the rest of the case as usual
-			var ok bool
-			if golds, ok = yamlGolds(gn, id, p); !ok {
-				golds = nil
-				p.badGolds(cn.Line)
-			}
-			cn = withoutKey(cn, "expected_query")
-		}
-		var st qeval.Case
-		for _, key := range statefulFields {
-			if n := child(cn, key); n != nil && !(n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
-				if err := decodeStateful(&st, key, n.Decode); err != nil {
-					statefulProblem(p, n.Line, id, key, err)
-				}
-				cn = withoutKey(cn, key)
-			}
-		}
-		if err := cn.Decode(&c); err != nil {
-			addDecodeError(p, id, err)
-		}
-		keepStateful(&c, st)
-		if len(golds) > 0 {
-			setGolds(&c, golds)
-		}
-		c.Line = cn.Line
-		s.Cases = append(s.Cases, c)
+		s.Cases = append(s.Cases, documentCase(cn, p))
 	}
 	return s
+}
+
+// documentCase reads one case of a YAML or JSON suite from its mapping node cn. Its
+// keys are checked; a list of golds and the stateful fields are read on their own, and
+// the rest is decoded as usual. A problem is added to p, and the case keeps what could
+// be read.
+func documentCase(cn *yaml.Node, p *problems) qeval.Case {
+	c := qeval.Case{Line: cn.Line}
+	id := ""
+	if idn := child(cn, "id"); idn != nil {
+		id = idn.Value
+	}
+	checkKeys(cn, caseKeys, "case", id, p)
+	checkKeys(child(cn, "validator"), validatorKeys, "validator", id, p)
+	checkKeys(child(cn, "malloy_model"), malloyKeys, "malloy_model", id, p)
+	var golds []string
+	if gn := child(cn, "expected_query"); gn != nil && gn.Kind == yaml.SequenceNode {
+		// several golds: read here, the rest of the case as usual
+		var ok bool
+		if golds, ok = yamlGolds(gn, id, p); !ok {
+			golds = nil
+			p.badGolds(cn.Line)
+		}
+		cn = withoutKey(cn, "expected_query")
+	}
+	var st qeval.Case
+	for _, key := range statefulFields {
+		if n := child(cn, key); n != nil && !(n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+			if err := decodeStateful(&st, key, n.Decode); err != nil {
+				statefulProblem(p, n.Line, id, key, err)
+			}
+			cn = withoutKey(cn, key)
+		}
+	}
+	if err := cn.Decode(&c); err != nil {
+		addDecodeError(p, id, err)
+	}
+	keepStateful(&c, st)
+	if len(golds) > 0 {
+		setGolds(&c, golds)
+	}
+	c.Line = cn.Line
+	return c
 }
 
 func addDecodeError(p *problems, id string, err error) {
