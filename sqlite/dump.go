@@ -176,87 +176,107 @@ func declaredType(decl string) string {
 // decideType sets c.Type from its declared type and the values the column holds.
 func decideType(ctx context.Context, db *sql.DB, table string, c *qeval.ColumnDef) error {
 	col, tbl := quoteIdent(c.Name), quoteIdent(table)
-	kinds := map[string]int{}
-	rows, err := db.QueryContext(ctx, "SELECT typeof("+col+"), count(*) FROM "+tbl+" GROUP BY 1")
+	kinds, err := readValueKinds(ctx, db, col, tbl)
 	if err != nil {
 		return err
+	}
+	count := func(where string) int {
+		var n int
+		db.QueryRowContext(ctx, "SELECT count(*) FROM "+tbl+" WHERE "+col+" IS NOT NULL AND "+where).Scan(&n)
+		return n
+	}
+	t := declaredType(c.Declared)
+	switch t {
+	case qeval.TypeInteger:
+		if !kinds.only("integer") {
+			t = kinds.byValues()
+		}
+	case qeval.TypeDouble:
+		if !kinds.only("integer", "real") {
+			t = kinds.byValues()
+		}
+	case qeval.TypeDecimal:
+		m := decimalDecl.FindStringSubmatch(c.Declared)
+		c.Precision, _ = strconv.Atoi(m[1])
+		c.Scale, _ = strconv.Atoi(m[2])
+		if c.Precision < 1 || c.Precision > 38 || c.Scale > c.Precision || !kinds.only("integer", "real") {
+			t = kinds.byValues()
+		}
+	case qeval.TypeBoolean:
+		if !kinds.only("integer") || count(col+" NOT IN (0, 1)") > 0 {
+			t = kinds.byValues()
+		}
+	case qeval.TypeDate:
+		if !kinds.only("text") || count("NOT ("+col+" GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND date("+col+") = "+col+")") > 0 {
+			t = kinds.byValues()
+		}
+	case qeval.TypeTimestamp:
+		if !kinds.only("text") || count("NOT ("+col+" GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' AND datetime("+col+") IS NOT NULL AND length("+col+") IN (10, 19, 23, 26))") > 0 {
+			t = kinds.byValues()
+		}
+	case qeval.TypeText:
+		if !kinds.only("text") {
+			t = qeval.TypeText // numbers in a text column are copied as their text
+		}
+	case qeval.TypeBlob:
+		if !kinds.only("blob") {
+			t = kinds.byValues()
+		}
+	case "":
+		t = kinds.byValues()
+	}
+	c.Type = t
+	return nil
+}
+
+// valueKinds counts a column's values by their storage class, as typeof names it
+// ("null", "integer", "real", "text" or "blob").
+type valueKinds map[string]int
+
+// readValueKinds counts the values of column col (quoted) of table tbl (quoted) by
+// their storage class.
+func readValueKinds(ctx context.Context, db *sql.DB, col, tbl string) (valueKinds, error) {
+	kinds := valueKinds{}
+	rows, err := db.QueryContext(ctx, "SELECT typeof("+col+"), count(*) FROM "+tbl+" GROUP BY 1")
+	if err != nil {
+		return nil, err
 	}
 	for rows.Next() {
 		var k string
 		var n int
 		if err := rows.Scan(&k, &n); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		kinds[k] = n
 	}
 	rows.Close()
-	count := func(where string) int {
-		var n int
-		db.QueryRowContext(ctx, "SELECT count(*) FROM "+tbl+" WHERE "+col+" IS NOT NULL AND "+where).Scan(&n)
-		return n
+	return kinds, nil
+}
+
+// only reports whether every value that is not NULL has one of the storage classes ks.
+func (kinds valueKinds) only(ks ...string) bool {
+	for k := range kinds {
+		if k != "null" && !contains(ks, k) {
+			return false
+		}
 	}
-	only := func(ks ...string) bool {
-		for k := range kinds {
-			if k != "null" && !contains(ks, k) {
-				return false
-			}
-		}
-		return true
+	return true
+}
+
+// byValues is the portable type the values call for, whatever the column is declared:
+// integer if all are integers, double if all are numbers, blob if all are blobs, and
+// text otherwise.
+func (kinds valueKinds) byValues() string {
+	switch {
+	case kinds.only("integer"):
+		return qeval.TypeInteger
+	case kinds.only("integer", "real"):
+		return qeval.TypeDouble
+	case kinds.only("blob"):
+		return qeval.TypeBlob
 	}
-	byValues := func() string {
-		switch {
-		case only("integer"):
-			return qeval.TypeInteger
-		case only("integer", "real"):
-			return qeval.TypeDouble
-		case only("blob"):
-			return qeval.TypeBlob
-		}
-		return qeval.TypeText
-	}
-	t := declaredType(c.Declared)
-	switch t {
-	case qeval.TypeInteger:
-		if !only("integer") {
-			t = byValues()
-		}
-	case qeval.TypeDouble:
-		if !only("integer", "real") {
-			t = byValues()
-		}
-	case qeval.TypeDecimal:
-		m := decimalDecl.FindStringSubmatch(c.Declared)
-		c.Precision, _ = strconv.Atoi(m[1])
-		c.Scale, _ = strconv.Atoi(m[2])
-		if c.Precision < 1 || c.Precision > 38 || c.Scale > c.Precision || !only("integer", "real") {
-			t = byValues()
-		}
-	case qeval.TypeBoolean:
-		if !only("integer") || count(col+" NOT IN (0, 1)") > 0 {
-			t = byValues()
-		}
-	case qeval.TypeDate:
-		if !only("text") || count("NOT ("+col+" GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND date("+col+") = "+col+")") > 0 {
-			t = byValues()
-		}
-	case qeval.TypeTimestamp:
-		if !only("text") || count("NOT ("+col+" GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' AND datetime("+col+") IS NOT NULL AND length("+col+") IN (10, 19, 23, 26))") > 0 {
-			t = byValues()
-		}
-	case qeval.TypeText:
-		if !only("text") {
-			t = qeval.TypeText // numbers in a text column are copied as their text
-		}
-	case qeval.TypeBlob:
-		if !only("blob") {
-			t = byValues()
-		}
-	case "":
-		t = byValues()
-	}
-	c.Type = t
-	return nil
+	return qeval.TypeText
 }
 
 func contains(ss []string, s string) bool {
