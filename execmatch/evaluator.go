@@ -338,20 +338,10 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		v.Outcome, v.Error = qeval.OutcomePredError, qeval.ErrorMessage(err)
 		return v
 	}
-	goldSrc, predSrc, err := e.sources(ctx, it.Database)
-	if err != nil {
-		v.Outcome, v.Error = qeval.OutcomeGoldError, qeval.ErrorMessage(err)
+	goldSrc, predSrc, failed, msg := e.itemSources(ctx, it)
+	if failed != "" {
+		v.Outcome, v.Error = failed, msg
 		return v
-	}
-	if it.PredDatabase != "" && it.PredDatabase != it.Database {
-		if predSrc, err = e.opt.Catalog.Resolve(ctx, it.PredDatabase, e.dialect()); err != nil {
-			v.Outcome, v.Error = qeval.OutcomePredError, "open the prediction database "+it.PredDatabase+": "+qeval.ErrorMessage(err)
-			return v
-		}
-		if len(predSrc.Files) != len(goldSrc.Files) {
-			v.Outcome, v.Error = qeval.OutcomeGoldError, fmt.Sprintf("the prediction database %s has %d databases and the gold's %d", predSrc.Display, len(predSrc.Files), len(goldSrc.Files))
-			return v
-		}
 	}
 	files := goldSrc.Files
 	// on a test suite that holds its original database (compared first), the verdict
@@ -369,89 +359,15 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		v.Candidates = 1 + len(more)
 		v.CandidateCapHit = total > e.opt.MaxCandidates
 	}
-	golds := make([]*qeval.ResultSet, len(files))
-	cachedGolds := 0
+	golds := goldResults{rs: make([]*qeval.ResultSet, len(files))}
 	h := &held{e: e, open: map[execKey]*opened{}}
 	defer h.letGo()
+	m := itemMatch{e: e, goldSrc: goldSrc, predSrc: predSrc, gold: gold, ordered: ordered, originalMatch: &originalMatch}
 	var first *qeval.Verdict
 	for ci, cand := range candidates {
-		cv := v
-		pass := true
-		for fi, file := range files {
-			cv.Database = file
-			ex, ident, err := h.executor(goldSrc, fi)
-			if err != nil {
-				return goldFailure(cv, err)
-			}
-			pex := ex
-			if predSrc != goldSrc {
-				if pex, _, err = h.executor(predSrc, fi); err != nil {
-					cv.Outcome, cv.Error = qeval.OutcomePredError, "open the prediction database: "+qeval.ErrorMessage(err)
-					cv.Gold, cv.Pred = nil, nil
-					return e.trim(cv)
-				}
-			}
-			var goldKey string
-			if golds[fi] == nil && e.gold != nil {
-				if k, err := e.gold.key(goldSrc, file, ident, e.mode.ID(), gold); err == nil {
-					goldKey = k
-					if rs, ok := e.gold.get(ctx, k); ok {
-						golds[fi] = rs
-						cachedGolds++
-					}
-				}
-			}
-			if golds[fi] == nil {
-				start := e.now()
-				rs, err := ex.Query(ctx, gold)
-				v.GoldTime += e.now().Sub(start)
-				cv.GoldTime = v.GoldTime
-				if err != nil {
-					if qeval.IsCanceled(err) || ctx.Err() != nil {
-						return canceled(cv, err)
-					}
-					return goldFailure(cv, err)
-				}
-				golds[fi] = rs
-				if goldKey != "" && unchanged(goldSrc, fi, ident) { // the result is of the version the key names
-					e.gold.put(ctx, goldKey, rs)
-				}
-			}
-			cv.GoldCached = cachedGolds == fi+1 // every gold result so far came from the cache
-			start := e.now()
-			rs, err := pex.Query(ctx, cand)
-			v.PredTime += e.now().Sub(start)
-			cv.PredTime = v.PredTime
-			cv.Gold = golds[fi]
-			if err != nil {
-				if ctx.Err() != nil {
-					return canceled(cv, err)
-				}
-				cv.Pred = nil
-				cv.Outcome, cv.Error = predFailure(err)
-				pass = false
-				break
-			}
-			cv.Pred = rs
-			g := golds[fi]
-			if goldSrc.Engine != predSrc.Engine {
-				g, rs = compare.Portable(g), compare.Portable(rs)
-			}
-			if !e.mode.Equal(g, rs, ordered) {
-				cv.Outcome = qeval.OutcomeMismatch
-				if ci == 0 && !e.opt.NoExplanations {
-					x := compare.Explain(e.mode, g, rs, ordered)
-					if len(files) > 1 {
-						x.Database = filepath.Base(file) // the file of the suite, not where it lives
-					}
-					cv.Explanation = &x
-				}
-				pass = false
-				break
-			}
-			if fi == 0 {
-				originalMatch = true
-			}
+		cv, pass, final := m.judge(ctx, h, &golds, &v, ci, cand)
+		if final {
+			return cv
 		}
 		if original {
 			cv.OriginalMatch = &originalMatch
@@ -472,6 +388,148 @@ func (e *Evaluator) Match(ctx context.Context, it qeval.Item) qeval.Verdict {
 		out.OriginalMatch = &originalMatch // another candidate may have matched there
 	}
 	return e.trim(out)
+}
+
+// itemSources resolves the sources an item's queries run on: the gold's from its
+// Database, the prediction's from its PredDatabase when that names another one. When
+// one cannot be resolved it returns the outcome and the message the item fails with.
+func (e *Evaluator) itemSources(ctx context.Context, it qeval.Item) (goldSrc, predSrc *qeval.Source, failed qeval.Outcome, msg string) {
+	goldSrc, predSrc, err := e.sources(ctx, it.Database)
+	if err != nil {
+		return nil, nil, qeval.OutcomeGoldError, qeval.ErrorMessage(err)
+	}
+	if it.PredDatabase != "" && it.PredDatabase != it.Database {
+		if predSrc, err = e.opt.Catalog.Resolve(ctx, it.PredDatabase, e.dialect()); err != nil {
+			return nil, nil, qeval.OutcomePredError, "open the prediction database " + it.PredDatabase + ": " + qeval.ErrorMessage(err)
+		}
+		if len(predSrc.Files) != len(goldSrc.Files) {
+			return nil, nil, qeval.OutcomeGoldError, fmt.Sprintf("the prediction database %s has %d databases and the gold's %d", predSrc.Display, len(predSrc.Files), len(goldSrc.Files))
+		}
+	}
+	return goldSrc, predSrc, "", ""
+}
+
+// itemMatch is one item being judged: where its queries run and how they compare.
+// The databases the item holds and its gold results are passed beside it rather than
+// kept in it: the compiler would move them to the heap with it, since its Evaluator
+// and sources escape.
+type itemMatch struct {
+	e                *Evaluator
+	goldSrc, predSrc *qeval.Source
+	gold             string
+	ordered          bool
+	originalMatch    *bool // whether a candidate matched on the suite's original database
+}
+
+// goldResults are an item's gold results, one for each file of its gold source,
+// fetched once for all its candidates.
+type goldResults struct {
+	rs     []*qeval.ResultSet
+	cached int // how many came from the gold cache
+}
+
+// judge runs candidate ci on each file of the suite in turn, against the gold result
+// there, until one differs or fails. It starts from the item's verdict v and adds the
+// time its queries take to v's. It returns the candidate's verdict, whether it matched
+// on every file, and whether that verdict ends the item at once (a gold query failed,
+// a database did not open, or the item was canceled).
+func (m *itemMatch) judge(ctx context.Context, h *held, golds *goldResults, v *qeval.Verdict, ci int, cand string) (cv qeval.Verdict, pass, final bool) {
+	e := m.e
+	cv = *v
+	for fi, file := range m.goldSrc.Files {
+		cv.Database = file
+		ex, ident, err := h.executor(m.goldSrc, fi)
+		if err != nil {
+			return goldFailure(cv, err), false, true
+		}
+		pex := ex
+		if m.predSrc != m.goldSrc {
+			if pex, _, err = h.executor(m.predSrc, fi); err != nil {
+				cv.Outcome, cv.Error = qeval.OutcomePredError, "open the prediction database: "+qeval.ErrorMessage(err)
+				cv.Gold, cv.Pred = nil, nil
+				return e.trim(cv), false, true
+			}
+		}
+		if golds.rs[fi] == nil {
+			if err := m.fetchGold(ctx, golds, v, &cv, ex, fi, ident); err != nil {
+				if qeval.IsCanceled(err) || ctx.Err() != nil {
+					return canceled(cv, err), false, true
+				}
+				return goldFailure(cv, err), false, true
+			}
+		}
+		cv.GoldCached = golds.cached == fi+1 // every gold result so far came from the cache
+		start := e.now()
+		rs, err := pex.Query(ctx, cand)
+		v.PredTime += e.now().Sub(start)
+		cv.PredTime = v.PredTime
+		cv.Gold = golds.rs[fi]
+		if err != nil {
+			if ctx.Err() != nil {
+				return canceled(cv, err), false, true
+			}
+			cv.Pred = nil
+			cv.Outcome, cv.Error = predFailure(err)
+			return cv, false, false
+		}
+		cv.Pred = rs
+		g := golds.rs[fi]
+		if m.goldSrc.Engine != m.predSrc.Engine {
+			g, rs = compare.Portable(g), compare.Portable(rs)
+		}
+		if !e.mode.Equal(g, rs, m.ordered) {
+			cv.Outcome = qeval.OutcomeMismatch
+			if ci == 0 && !e.opt.NoExplanations {
+				cv.Explanation = m.explain(g, rs, file)
+			}
+			return cv, false, false
+		}
+		if fi == 0 {
+			*m.originalMatch = true
+		}
+	}
+	return cv, true, false
+}
+
+// fetchGold sets the gold result on file fi from the gold cache when it holds it, or
+// else by running the gold query on ex, whose time it adds to the item's verdict v and
+// sets on the candidate's cv. It keeps a result it ran in the cache when the file is
+// still the version ident. It returns the gold query's error.
+func (m *itemMatch) fetchGold(ctx context.Context, golds *goldResults, v, cv *qeval.Verdict, ex qeval.Executor, fi int, ident fileID) error {
+	e := m.e
+	var goldKey string
+	if e.gold != nil {
+		if k, err := e.gold.key(m.goldSrc, m.goldSrc.Files[fi], ident, e.mode.ID(), m.gold); err == nil {
+			goldKey = k
+			if rs, ok := e.gold.get(ctx, k); ok {
+				golds.rs[fi] = rs
+				golds.cached++
+				return nil
+			}
+		}
+	}
+	start := e.now()
+	rs, err := ex.Query(ctx, m.gold)
+	v.GoldTime += e.now().Sub(start)
+	cv.GoldTime = v.GoldTime
+	if err != nil {
+		return err
+	}
+	golds.rs[fi] = rs
+	if goldKey != "" && unchanged(m.goldSrc, fi, ident) { // the result is of the version the key names
+		e.gold.put(ctx, goldKey, rs)
+	}
+	return nil
+}
+
+// explain says how a candidate's result differs from the gold one on a file; on a
+// test suite it names the file.
+func (m *itemMatch) explain(gold, pred *qeval.ResultSet, file string) *qeval.Explanation {
+	x := compare.Explain(m.e.mode, gold, pred, m.ordered)
+	if len(m.goldSrc.Files) > 1 {
+		x.Database = filepath.Base(file) // the file of the suite, not where it lives
+	}
+	return &x
 }
 
 func (e *Evaluator) trim(v qeval.Verdict) qeval.Verdict {
