@@ -89,66 +89,79 @@ func Score(ctx context.Context, c Case, cfg Config) CaseScore {
 		}
 	}
 	out.Composite = Combine(out.Metrics, cfg.weights())
+	out.Status, out.Reason = caseStatus(ctx, &c, &cfg, out.Executed, out.Composite.Total)
+	out.Reason = executionNotes(out.Reason, out.Status, out.Metrics, v)
+	return out
+}
+
+// caseStatus decides the status a case earns, PASS, FAIL, ERROR or UNSCORABLE, from its
+// execution verdict (c.Execution), whether the generated query ran to a verdict, and
+// its total score (nil when no component could be computed). The reason says why the
+// case did not pass ("" when it did).
+func caseStatus(ctx context.Context, c *Case, cfg *Config, executed bool, total *float64) (status, reason string) {
+	v := c.Execution
 	threshold := cfg.threshold()
-	total := out.Composite.Total
 	switch {
 	case v != nil && v.Outcome == qeval.OutcomeGoldError:
-		out.Status, out.Reason = qeval.StatusError, v.Error
+		return qeval.StatusError, v.Error
 	case v != nil && v.Outcome == qeval.OutcomeSetupError:
-		out.Status, out.Reason = qeval.StatusError, "the case's setup failed, so it cannot be judged (not the model's failure): "+v.Error
+		return qeval.StatusError, "the case's setup failed, so it cannot be judged (not the model's failure): " + v.Error
 	case v != nil && v.Outcome == qeval.OutcomeUnscorable && strings.HasPrefix(v.Error, "gold query: "):
-		out.Status, out.Reason = qeval.StatusUnscorable, "the expected query cannot be run by this engine, so the case cannot be scored: "+v.Error
+		return qeval.StatusUnscorable, "the expected query cannot be run by this engine, so the case cannot be scored: " + v.Error
 	case v != nil && v.Outcome == qeval.OutcomeUnscorable:
-		out.Status, out.Reason = qeval.StatusUnscorable, "the case cannot be scored here: "+v.Error
+		return qeval.StatusUnscorable, "the case cannot be scored here: " + v.Error
 	case ctx.Err() != nil:
-		out.Status, out.Reason = qeval.StatusError, "the case ran past its deadline"
-	case !out.Executed && (v != nil && v.Outcome != qeval.OutcomeUnsupported || v == nil && c.ExecutionSkipped != ""):
-		out.Status = qeval.StatusFail
+		return qeval.StatusError, "the case ran past its deadline"
+	case !executed && (v != nil && v.Outcome != qeval.OutcomeUnsupported || v == nil && c.ExecutionSkipped != ""):
 		if v != nil {
-			out.Reason = fmt.Sprintf("the generated query did not execute (%s): %s", v.Outcome, v.Error)
-		} else {
-			reason := c.ExecutionSkipped
-			if reason == "" {
-				reason = "no database configured for this case"
-			}
-			out.Reason = "not executed: " + reason
+			return qeval.StatusFail, fmt.Sprintf("the generated query did not execute (%s): %s", v.Outcome, v.Error)
 		}
+		reason := c.ExecutionSkipped
+		if reason == "" {
+			reason = "no database configured for this case"
+		}
+		return qeval.StatusFail, "not executed: " + reason
 	case cfg.ExecutionOnly && v != nil && v.Match:
-		out.Status = qeval.StatusPass
+		return qeval.StatusPass, ""
 	case cfg.ExecutionOnly && v != nil && v.State != nil:
-		out.Status, out.Reason = qeval.StatusFail, "the state after the generated answer differs from the gold's"
+		return qeval.StatusFail, "the state after the generated answer differs from the gold's"
 	case cfg.ExecutionOnly:
-		out.Status, out.Reason = qeval.StatusFail, "the results do not match (pass_requires: [execution])"
+		return qeval.StatusFail, "the results do not match (pass_requires: [execution])"
 	case total == nil:
-		out.Status, out.Reason = qeval.StatusFail, "no score component could be computed"
+		return qeval.StatusFail, "no score component could be computed"
 	case Passes(*total, threshold) && cfg.RequireExecutionMatch && (v == nil || !v.Match):
-		out.Status = qeval.StatusFail
-		out.Reason = fmt.Sprintf("total score %.1f%% reaches the threshold, but the results do not match (pass_requires: execution)", 100**total)
+		return qeval.StatusFail, fmt.Sprintf("total score %.1f%% reaches the threshold, but the results do not match (pass_requires: execution)", 100**total)
 	case Passes(*total, threshold):
-		out.Status = qeval.StatusPass
+		return qeval.StatusPass, ""
 	default:
-		out.Status = qeval.StatusFail
-		out.Reason = fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**total, 100*threshold)
+		return qeval.StatusFail, fmt.Sprintf("total score %.1f%% is below the threshold %.1f%%", 100**total, 100*threshold)
 	}
-	if why := generatedParseError(out.Metrics); why != "" && out.Status == qeval.StatusFail && (v == nil || engineSyntaxError(v) && v.State == nil) {
+}
+
+// executionNotes returns a case's reason with what its execution verdict v adds: a
+// failure that comes down to the generated query not parsing is said as that, a
+// mismatch is followed by how the results or the states differ, and a query the engine
+// does not support is flagged.
+func executionNotes(reason, status string, ms map[string]Result, v *qeval.Verdict) string {
+	if why := generatedParseError(ms); why != "" && status == qeval.StatusFail && (v == nil || engineSyntaxError(v) && v.State == nil) {
 		// the model's failure, said once (the engine's own refusal, a second statement or
 		// a forbidden one, says more and is kept)
-		out.Reason = "generated query does not parse: " + why
+		reason = "generated query does not parse: " + why
 	}
-	if v != nil && v.Outcome == qeval.OutcomeMismatch && v.Explanation != nil && out.Status != qeval.StatusPass {
-		out.Reason += "; the results differ: " + v.Explanation.String()
+	if v != nil && v.Outcome == qeval.OutcomeMismatch && v.Explanation != nil && status != qeval.StatusPass {
+		reason += "; the results differ: " + v.Explanation.String()
 	}
-	if v != nil && v.Outcome == qeval.OutcomeMismatch && v.State != nil && out.Status != qeval.StatusPass {
-		out.Reason += ": " + v.State.String()
+	if v != nil && v.Outcome == qeval.OutcomeMismatch && v.State != nil && status != qeval.StatusPass {
+		reason += ": " + v.State.String()
 	}
 	if v != nil && v.Outcome == qeval.OutcomeUnsupported {
 		flag := "flagged: the engine does not support the generated query (" + v.Error + "); it is scored on its other components"
-		if out.Reason != "" {
-			flag = out.Reason + "; " + flag
+		if reason != "" {
+			flag = reason + "; " + flag
 		}
-		out.Reason = flag
+		reason = flag
 	}
-	return out
+	return reason
 }
 
 // generatedParseError is the parse error a metric found in the generated query ("" when
