@@ -261,6 +261,9 @@ func resultCap(cfg Config, concurrency int) int64 {
 	return min(capped, max(1<<20, run/int64(2*max(1, concurrency))))
 }
 
+// newRun prepares a run of suite s. With cfg.Score it sets only the concurrency and
+// the case deadline; otherwise it also opens the execution evaluator and sets the
+// target, the scoring and the limits, each from cfg, else the suite, else a default.
 func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.Score != nil {
 		r := &run{cfg: cfg, suite: s, concurrency: cfg.Concurrency, caseTimeout: cfg.CaseTimeout, dialect: dialectOf(s), threshold: qeval.DefaultThreshold}
@@ -276,10 +279,6 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if r.target == nil {
 		r.target = Inline{}
 	}
-	mode := s.Mode
-	if cfg.Mode != "" {
-		mode = cfg.Mode
-	}
 	qt := time.Duration(s.Timeout)
 	if cfg.QueryTimeout > 0 {
 		qt = cfg.QueryTimeout
@@ -290,6 +289,34 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	}
 	if r.concurrency <= 0 {
 		r.concurrency = runtime.GOMAXPROCS(0)
+	}
+	ev, err := execmatch.New(r.evaluatorOptions(s, cfg, qt))
+	if err != nil {
+		return nil, err
+	}
+	r.eval = ev
+	r.configureScoring(s, cfg)
+	if s.Target != nil && s.Target.Concurrency > 0 {
+		r.targetSlots = make(chan struct{}, s.Target.Concurrency)
+	}
+	r.caseTimeout = cfg.CaseTimeout
+	if r.caseTimeout <= 0 {
+		r.caseTimeout = 2 * time.Minute
+		if qt > 0 {
+			r.caseTimeout = 4 * qt
+		}
+	}
+	return r, nil
+}
+
+// evaluatorOptions are the options of the run's execution evaluator: the comparison
+// mode (the Config's, else the suite's), the query timeout qt and a result cap shared
+// out among the cases in flight, the prediction database when the suite names one,
+// and the gold cache when the Config has one.
+func (r *run) evaluatorOptions(s *qeval.Suite, cfg Config, qt time.Duration) execmatch.Options {
+	mode := s.Mode
+	if cfg.Mode != "" {
+		mode = cfg.Mode
 	}
 	evalDialect := r.dialect
 	if evalDialect == qeval.DialectMalloy {
@@ -302,11 +329,13 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 	if cfg.GoldCache != nil {
 		opts.CacheGold, opts.SharedCache, opts.CacheEpoch = true, cfg.GoldCache, cfg.GoldCacheEpoch
 	}
-	ev, err := execmatch.New(opts)
-	if err != nil {
-		return nil, err
-	}
-	r.eval = ev
+	return opts
+}
+
+// configureScoring sets how the run scores its cases: the threshold and the weights
+// (the Config's, else the suite's, else the defaults), what the suite's pass_requires
+// asks for, the judge, and the metrics of the run's dialect.
+func (r *run) configureScoring(s *qeval.Suite, cfg Config) {
 	r.threshold = qeval.DefaultThreshold
 	if s.Threshold != nil {
 		r.threshold = *s.Threshold
@@ -334,17 +363,6 @@ func newRun(s *qeval.Suite, cfg Config) (*run, error) {
 		// the benchmark scorers' own numbers (Spider's exact-set match) beside the metrics
 		r.metrics.Options.Metrics = append(slices.Clone(metric.Metrics), metric.Benchmark...)
 	}
-	if s.Target != nil && s.Target.Concurrency > 0 {
-		r.targetSlots = make(chan struct{}, s.Target.Concurrency)
-	}
-	r.caseTimeout = cfg.CaseTimeout
-	if r.caseTimeout <= 0 {
-		r.caseTimeout = 2 * time.Minute
-		if qt > 0 {
-			r.caseTimeout = 4 * qt
-		}
-	}
-	return r, nil
 }
 
 func (r *run) modeID() string {
