@@ -105,31 +105,11 @@ func Shrink(ctx context.Context, opt ShrinkOptions) (*Counterexample, error) {
 		return nil, &qeval.Error{Code: qeval.CodeInvalid, Op: "shrink " + opt.Database,
 			Message: "the gold and predicted results do not differ on this database"}
 	}
-	// the rows as a flat list of (table, index) in the current state
-	for chunk := total / 2; chunk >= 1 && ctx.Err() == nil; chunk /= 2 {
-		for i := 0; ; {
-			items := flatten(tables, rows)
-			if i >= len(items) || s.trials >= opt.MaxTrials {
-				break
-			}
-			next := without(rows, items[i:min(i+chunk, len(items))])
-			next = cascade(tables, next)
-			if r, ok := s.try(ctx, next); ok {
-				rows, best = next, r
-				continue
-			}
-			i += chunk
-		}
-	}
+	rows, best = s.deleteRows(ctx, rows, best, total)
 	ce := &Counterexample{Database: opt.Database, RowsBefore: total, Trials: s.trials,
 		Gold: best.gold, Pred: best.pred, PredError: best.predErr}
-	for _, t := range order(tables) {
-		cols, reduce := insertable(t)
-		for _, r := range rows[strings.ToLower(t.name)] {
-			ce.Inserts = append(ce.Inserts, insertSQL(t.name, cols, reduce(r)))
-			ce.RowsAfter++
-		}
-	}
+	ce.Inserts = insertStatements(tables, rows)
+	ce.RowsAfter = len(ce.Inserts)
 	if opt.Out != "" {
 		o, err := s.writeOut(ctx, rows)
 		if err != nil {
@@ -142,6 +122,44 @@ func Shrink(ctx context.Context, opt ShrinkOptions) (*Counterexample, error) {
 		ce.Explanation = compare.Explain(opt.Mode, best.gold, best.pred, opt.Ordered)
 	}
 	return ce, nil
+}
+
+// deleteRows deletes rows in chunks, half of the total rows at first, then a quarter,
+// down to one row at a time; a deletion is kept when the queries still differ without
+// those rows, and a row that others refer to goes with them. It stops when ctx ends or
+// once s.opt.MaxTrials databases have been tried, and returns the rows left with the
+// queries' outcome on them (best, if no deletion was kept).
+func (s *shrinker) deleteRows(ctx context.Context, rows map[string][][]qeval.Value, best outcome, total int) (map[string][][]qeval.Value, outcome) {
+	// the rows as a flat list of (table, index) in the current state
+	for chunk := total / 2; chunk >= 1 && ctx.Err() == nil; chunk /= 2 {
+		for i := 0; ; {
+			items := flatten(s.tables, rows)
+			if i >= len(items) || s.trials >= s.opt.MaxTrials {
+				break
+			}
+			next := without(rows, items[i:min(i+chunk, len(items))])
+			next = cascade(s.tables, next)
+			if r, ok := s.try(ctx, next); ok {
+				rows, best = next, r
+				continue
+			}
+			i += chunk
+		}
+	}
+	return rows, best
+}
+
+// insertStatements is an INSERT statement for each row left, a parent table's rows
+// before the rows of the tables that refer to it (as order sorts the tables).
+func insertStatements(tables []*table, rows map[string][][]qeval.Value) []string {
+	var out []string
+	for _, t := range order(tables) {
+		cols, reduce := insertable(t)
+		for _, r := range rows[strings.ToLower(t.name)] {
+			out = append(out, insertSQL(t.name, cols, reduce(r)))
+		}
+	}
+	return out
 }
 
 // writeOut writes the rows left as the database opt.Out, checks it, and runs the
