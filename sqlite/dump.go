@@ -112,7 +112,9 @@ func tableDef(ctx context.Context, db *sql.DB, name string) (def qeval.TableDef,
 		}
 	}
 	var wr int
-	db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? AND sql LIKE '%WITHOUT ROWID%'", name).Scan(&wr)
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? AND sql LIKE '%WITHOUT ROWID%'", name).Scan(&wr); err != nil {
+		return def, false, err
+	}
 	rowid = wr == 0
 	for i := range def.Columns {
 		c := &def.Columns[i]
@@ -137,7 +139,9 @@ func tableDef(ctx context.Context, db *sql.DB, name string) (def qeval.TableDef,
 		for i, k := range def.PrimaryKey {
 			keys[i] = quoteIdent(k)
 		}
-		db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+quoteIdent(name)+" GROUP BY "+strings.Join(keys, ", ")+" HAVING count(*) > 1)").Scan(&dup)
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+quoteIdent(name)+" GROUP BY "+strings.Join(keys, ", ")+" HAVING count(*) > 1)").Scan(&dup); err != nil {
+			return def, rowid, err
+		}
 		if nulls > 0 || dup > 0 {
 			def.Notes = append(def.Notes, fmt.Sprintf("%s: primary key (%s) not declared: it holds NULLs or duplicates", name, strings.Join(def.PrimaryKey, ", ")))
 			def.PrimaryKey = nil
@@ -180,9 +184,12 @@ func decideType(ctx context.Context, db *sql.DB, table string, c *qeval.ColumnDe
 	if err != nil {
 		return err
 	}
+	var countErr error // the first failed count: the column's type is then not decided
 	count := func(where string) int {
 		var n int
-		db.QueryRowContext(ctx, "SELECT count(*) FROM "+tbl+" WHERE "+col+" IS NOT NULL AND "+where).Scan(&n)
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+tbl+" WHERE "+col+" IS NOT NULL AND "+where).Scan(&n); err != nil && countErr == nil {
+			countErr = err
+		}
 		return n
 	}
 	t := declaredType(c.Declared)
@@ -226,7 +233,7 @@ func decideType(ctx context.Context, db *sql.DB, table string, c *qeval.ColumnDe
 		t = kinds.byValues()
 	}
 	c.Type = t
-	return nil
+	return countErr
 }
 
 // valueKinds counts a column's values by their storage class, as typeof names it
@@ -250,8 +257,9 @@ func readValueKinds(ctx context.Context, db *sql.DB, col, tbl string) (valueKind
 		}
 		kinds[k] = n
 	}
+	err = rows.Err() // a query stopped midway would leave storage classes uncounted
 	rows.Close()
-	return kinds, nil
+	return kinds, err
 }
 
 // only reports whether every value that is not NULL has one of the storage classes ks.
