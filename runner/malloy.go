@@ -60,14 +60,7 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 	cq, err := r.cfg.Malloy.Compile(ctx, files, conn, ex, generated)
 	res.Compiled.LatencyMS = float64(r.now().Sub(start).Microseconds()) / 1000
 	if err != nil {
-		msg := qeval.ErrorMessage(err)
-		line, col := lineCol(err)
-		if line > 0 {
-			msg = fmt.Sprintf("line %d, col %d: %s", line, col, msg)
-		}
-		if h := qeval.ErrorHint(err); h != "" && qeval.ErrorCode(err) != qeval.CodeCompile {
-			msg += " (" + h + ")"
-		}
+		msg, line, col := compileFailure(err)
 		v := verdict(malloyOutcome(err, qeval.OutcomeCompileError), msg)
 		if v.Outcome == qeval.OutcomeCompileError {
 			v.ErrorLine, v.ErrorCol = line, col
@@ -84,11 +77,36 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 	if !ok {
 		return
 	}
+	r.useMalloyMatch(ctx, &g, connName, cq.Shape, c.ExpectedColumns, mc, res)
+}
+
+// compileFailure is the message of a Malloy query the compiler did not compile, led
+// by the line and column it gives (also returned; 0 when it gives none), and followed
+// by the error's hint unless the compiler rejected the query itself.
+func compileFailure(err error) (msg string, line, col int) {
+	msg = qeval.ErrorMessage(err)
+	line, col = lineCol(err)
+	if line > 0 {
+		msg = fmt.Sprintf("line %d, col %d: %s", line, col, msg)
+	}
+	if h := qeval.ErrorHint(err); h != "" && qeval.ErrorCode(err) != qeval.CodeCompile {
+		msg += " (" + h + ")"
+	}
+	return msg, line, col
+}
+
+// useMalloyMatch gives a Malloy case's metrics and result the gold its answer was
+// judged against: its text and verdict (the result's cut short for the report), the
+// sources of both queries as their tables when both are Malloy, and, when the gold ran
+// on another database than the model's connection, that database's dialect and the
+// tables the gold reads. The case's expected columns name the gold result's columns.
+func (r *run) useMalloyMatch(ctx context.Context, g *malloyMatch, connName string, generatedShape *qeval.Shape, expectedColumns []string,
+	mc *metric.Case, res *qeval.CaseResult) {
 	v, gold, goldDB, goldShape := g.verdict, g.gold, g.db, g.shape
 	mc.Expected, res.ExpectedQuery = gold, gold
 	if goldShape != nil {
 		// both Malloy: sources play the role of tables
-		mc.GeneratedShape, mc.ExpectedShape = sourcesAsTables(cq.Shape), sourcesAsTables(goldShape)
+		mc.GeneratedShape, mc.ExpectedShape = sourcesAsTables(generatedShape), sourcesAsTables(goldShape)
 	}
 	mc.Execution = &v
 	short := v
@@ -105,9 +123,9 @@ func (r *run) executeMalloy(ctx context.Context, c qeval.Case, db, generated str
 			mc.ExpectedReads, _ = d.reads.Reads(ctx, gold)
 		}
 	}
-	if len(c.ExpectedColumns) > 0 && v.Gold != nil {
-		cols := make([]qeval.Column, len(c.ExpectedColumns))
-		for i, n := range c.ExpectedColumns {
+	if len(expectedColumns) > 0 && v.Gold != nil {
+		cols := make([]qeval.Column, len(expectedColumns))
+		for i, n := range expectedColumns {
 			cols[i] = qeval.Column{Name: n}
 		}
 		mc.ExpectedResult = &qeval.ResultSet{Columns: cols, Rows: v.Gold.Rows}
