@@ -558,6 +558,7 @@ func canceled(v qeval.Verdict, err error) qeval.Verdict {
 	v.Match = false
 	v.Outcome = qeval.OutcomeCanceled
 	v.Error = "canceled before the item finished"
+	v.Gold, v.Pred = nil, nil // an earlier file's results: the item was not judged
 	return v
 }
 
