@@ -278,6 +278,11 @@ func TestNames_GeneratedColumns(t *testing.T) {
 		{"project_duplicates", d + ` | where k == "a" | project x, x, sqrt(y), tostring(y)`, "x,x1,y,y1", []string{"1|1|1.5811388300841898|2.5"}},
 		{"extend_replaces", d + ` | where k == "a" | extend round(y), tostring(x)`, "k,x,y,s", []string{"a|1|3|p"}},
 		{"aggregates", d + ` | summarize take_anyif(s, x > 1), binary_all_or(x), max(round(y)), count() by bin(x, 5)`, "x,s,x1,max_y,count_", []string{"0|q|3|3|2"}},
+		// the aggregates' other names are named by their own prefixes (Kusto.Language's
+		// Aggregates.cs): makelist and makeset as make_list and make_set, any and anyif
+		// by their names, count_distinct(if) and make_dictionary by theirs
+		{"aggregate_aliases", d + ` | summarize makelist(x), makeset(s), any(k), anyif(s, x > 1), count_distinct(s), count_distinctif(s, x > 1), make_dictionary(bag_pack("k", k))`,
+			"list_x,set_s,any_k,anyif_s,count_distinct_s,count_distinctif_s,dictionary_", []string{`[1,2]|["p","q"]|a|q|2|1|{"k":"a"}`}},
 		// an aggregate inside an expression names it as its own column would
 		{"nested_aggregates", d + ` | summarize t = tdigest(x), h = hll(s) by k | summarize percentile_tdigest(merge_tdigest(t), 100), dcount_hll(hll_merge(h))`,
 			"percentile_tdigest_merge_tdigests_t,dcount_hll_hll_merge_h", []string{"2|2"}},

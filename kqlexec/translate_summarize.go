@@ -151,7 +151,9 @@ func aggName(e kql.Expr) string {
 		return autoName(e)
 	}
 	name := strings.ToLower(c.Name())
-	if _, isAgg := aggregates[name]; !isAgg {
+	if !aggregates[name] && !aggregates[funcAliases[name]] {
+		// an aggregate's other name (makelist, any, count_distinct, ...) is named by
+		// its own prefix below, as Kusto.Language's Aggregates.cs names it
 		return autoName(e)
 	}
 	prefix := name
