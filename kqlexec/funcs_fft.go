@@ -11,9 +11,10 @@ const maxFFTLength = 1 << 20
 // fftFuncs defines series_fft and series_ifft: the discrete Fourier transform of a
 // complex series (real and imaginary parts) and its inverse (divided by the length,
 // so that series_ifft(series_fft(x)) is x), each returning the real and the imaginary
-// series.
+// series. The two outputs are named real and imag, as Kusto.Language's Functions.cs
+// declares them (series_fft_y_real, series_fft_y_imag).
 func fftFuncs(def func(string, *fnDef)) {
-	o := outs("real", TDynamic, "imaginary", TDynamic)
+	o := outs("real", TDynamic, "imag", TDynamic)
 	transform := func(inverse bool) func(a []any) any {
 		return func(a []any) any {
 			re, _, ok := nums(a[0])
@@ -38,7 +39,7 @@ func fftFuncs(def func(string, *fnDef)) {
 			for i, v := range y {
 				outRe[i], outIm[i] = real(v), imag(v)
 			}
-			return map[string]any{"real": realsDyn(outRe, nil).V, "imaginary": realsDyn(outIm, nil).V}
+			return map[string]any{"real": realsDyn(outRe, nil).V, "imag": realsDyn(outIm, nil).V}
 		}
 	}
 	def("series_fft", &fnDef{min: 1, max: 2, args: []Type{TDynamic, TDynamic}, ret: TDynamic, outputs: o, fn: transform(false)})
