@@ -79,23 +79,24 @@ type csvHeader struct {
 // be read is a problem too, and the error is then errNoHeader.
 func readCSVHeader(recs *csvRecords, p *problems) (csvHeader, error) {
 	var header []string
+	line := 1 // the header's line: blank lines may come before it
 	for header == nil {
 		n := len(p.list)
-		rec, _, err := recs.read(p)
+		rec, at, err := recs.read(p)
 		if err != nil {
-			p.add(1, "", "no header row: %v", err)
+			p.add(line, "", "no header row: %v", err)
 			return csvHeader{}, errNoHeader
 		}
 		if len(p.list) > n {
 			return csvHeader{}, errNoHeader // the row that should be the header is a problem
 		}
-		header = rec
+		header, line = rec, at
 	}
 	h := csvHeader{col: map[string]int{}}
 	for i, name := range header {
 		name = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(name, "\ufeff")))
 		if !csvColumns[name] {
-			p.add(1, "", "unknown column %q (known: %s)", name, sortedKeys(csvColumns))
+			p.add(line, "", "unknown column %q (known: %s)", name, sortedKeys(csvColumns))
 			continue
 		}
 		h.col[name] = i

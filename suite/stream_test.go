@@ -74,6 +74,11 @@ func TestOpen_StreamsJSONL(t *testing.T) {
 		!strings.Contains(err.Error(), `unknown column "nope"`) || !strings.Contains(err.Error(), `:3: case "2": missing expected_query`) {
 		t.Errorf("bad CSV: %v", err)
 	}
+	// blank lines before the header: a problem in it names the header's own line
+	if _, err := suite.Open(write(t, dir, "blank.csv", "\n\nid,expected_query,nope\nx,SELECT 1,\n"), suite.Options{}); err == nil ||
+		!strings.Contains(err.Error(), `:3: unknown column "nope"`) {
+		t.Errorf("CSV with blank lines before its header: %v", err)
+	}
 	y, err := suite.Open(write(t, dir, "s.yaml", goodYAML), suite.Options{})
 	if err != nil || y.Stream != nil || len(y.Cases) == 0 {
 		t.Errorf("a YAML suite is loaded: %+v, %v", y, err)
