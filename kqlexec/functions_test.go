@@ -716,3 +716,14 @@ let EventsTable2 = datatable(Session_Id:string, Level:string, EventText:string, 
 "acbd207d-51aa-4df7-bfa7-be70eb68f04e","Information","Some Other Text2","Event2",
 "acbd207d-51aa-4df7-bfa7-be70eb68f04e","Error","Some Other Text3","Event3",
 "15eaeab5-8576-4b58-8fc6-478f75d8fee4","Error","Some Other Text4","Event4"];`
+
+// TestFunctions_ObsoleteNames checks the obsolete function names Kusto.Language's
+// Functions.cs still accepts: each answers as the function it names as its
+// replacement (extractjson is extract_json's other name).
+func TestFunctions_ObsoleteNames(t *testing.T) {
+	e := mustOpen(t, "")
+	checkQueries(t, e, []queryCase{{"obsolete_names", `datatable(x:long)[1] | project a = arraylength(dynamic([1,2])), b = notnull(x), c = notempty(""),
+		d = extractall(@"(\d)", "a1b2"), e = extractjson("$.a", '{"a":7}'), f = parseurl("http://h.com/p?q=1").Host, g = parseurlquery("q=1&r=2").["Query Parameters"].r,
+		h = base64_encodestring("abc"), i = base64_decodestring("YWJj"), j = make_string(65, 66), k = to_utf8("AB"), l = columnifexists("x", 0)`,
+		"a,b,c,d,e,f,g,h,i,j,k,l", []string{`2|true|false|["1","2"]|7|"h.com"|"2"|YWJj|abc|AB|[65,66]|1`}}})
+}

@@ -150,4 +150,11 @@ var funcAliases = map[string]string{
 	"datetime": "todatetime", "timespan": "totimespan", "time": "totimespan", "guid": "toguid",
 	"dynamic": "todynamic", "decimal": "todecimal", "count_distinct": "dcount",
 	"count_distinctif": "dcountif", "getmonth": "monthofyear", "dcount_hll": "dcount_hll",
+	// the obsolete names Kusto.Language's Functions.cs still accepts, each with the
+	// function it names as its replacement (and extractjson, extract_json's other name)
+	"arraylength": "array_length", "notnull": "isnotnull", "notempty": "isnotempty",
+	"extractall": "extract_all", "extractjson": "extract_json", "parseurl": "parse_url",
+	"parseurlquery": "parse_urlquery", "base64_encodestring": "base64_encode_tostring",
+	"base64_decodestring": "base64_decode_tostring", "make_string": "unicode_codepoints_to_string",
+	"to_utf8": "unicode_codepoints_from_string", "columnifexists": "column_ifexists",
 }
