@@ -38,14 +38,22 @@ func coordsJSON(ps []geom.LonLat) []any {
 
 // geoFuncs defines this file's functions (see library in funcs.go).
 func geoFuncs(def func(string, *fnDef)) {
-	def("geo_distance_2points", fixed(TReal, func(a []any) any {
-		p, ok1 := argLonLat(a, 0)
-		q, ok2 := argLonLat(a, 2)
-		if !ok1 || !ok2 {
-			return nil
-		}
-		return geom.Distance(p, q)
-	}, TReal, TReal, TReal, TReal))
+	// geo_distance_2points(lon1, lat1, lon2, lat2[, use_spheroid]): on the sphere, as
+	// Kusto measures unless use_spheroid is true (refused: not the spheroid's geodesics)
+	def("geo_distance_2points", &fnDef{min: 4, max: 5, args: []Type{TReal, TReal, TReal, TReal, TBool}, ret: TReal,
+		partly: "on the sphere; not use_spheroid", fn: func(a []any) any {
+			p, ok1 := argLonLat(a, 0)
+			q, ok2 := argLonLat(a, 2)
+			if !ok1 || !ok2 {
+				return nil
+			}
+			if len(a) == 5 {
+				if b, _ := a[4].(bool); b {
+					return unsupportedError("geo_distance_2points() on the spheroid")
+				}
+			}
+			return geom.Distance(p, q)
+		}})
 	def("geo_point_in_circle", fixed(TBool, func(a []any) any {
 		p, ok1 := argLonLat(a, 0)
 		c, ok2 := argLonLat(a, 2)

@@ -559,6 +559,10 @@ E | make-graph s --> d with N on id partitioned-by t (graph-match (x)-[p*2..2]->
 		{"geo_line_locate_point", `let line = dynamic({"type":"LineString","coordinates":[[-73.95796, 40.80042], [-73.97317, 40.764486]]});
 print fraction = round(geo_line_locate_point(line, -73.965, 40.792), 12), bad = isnull(geo_line_locate_point(dynamic({"type":"LineString","coordinates":[[1, 1]]}), 1, 1))`,
 			"fraction,bad", []string{"0.255601351003|true"}},
+		// geo-distance-2points-function.md: use_spheroid false is the sphere, the default
+		{"geo_distance_2points_sphere", `print d = tolong(geo_distance_2points(-122.407628, 47.578557, -118.275287, 34.019056, false)),
+	same = geo_distance_2points(1, 1, 2, 2, false) == geo_distance_2points(1, 1, 2, 2), bad = isnull(geo_distance_2points(300, 1, 1, 1, false))`,
+			"d,same,bad", []string{"1546754|true|true"}},
 		{"geo_intersects_line_with_polygon", `let polygon = dynamic({"type":"Polygon","coordinates":[[[-73.9712905883789,40.78580561168767],[-73.98004531860352,40.775276834803655],[-73.97000312805176,40.77852663535664],[-73.9712905883789,40.78580561168767]]]});
 print crosses = geo_intersects_line_with_polygon(dynamic({"type":"LineString","coordinates":[[-73.985195,40.788275],[-73.974552,40.779761]]}), polygon),
 	inside = geo_intersects_line_with_polygon(dynamic({"type":"LineString","coordinates":[[-73.9735,40.779],[-73.9730,40.7795]]}), polygon),

@@ -170,6 +170,7 @@ func TestSemantics_Errors(t *testing.T) {
 		{"UnsupportedAtRunTime", `print geo_polygon_buffer(dynamic({"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}), 10)`, qeval.CodeUnsupported, "unsupported: geo_polygon_buffer() of valid input", 0, 0},
 		{"LookbackWithoutId", "let L = datatable(user:long)[1];\ndatatable(id:long, Day:datetime)[1, datetime(2020-01-02)] | evaluate new_activity_metrics(id, Day, datetime(2020-01-02), datetime(2020-01-03), 1d, L)",
 			qeval.CodeQuery, "the Lookback table has no column id", 2, 148},
+		{"SpheroidDistance", "print geo_distance_2points(1, 1, 2, 2, true)", qeval.CodeUnsupported, "unsupported: geo_distance_2points() on the spheroid", 0, 0},
 		{"NoIPLocationData", "print geo_info_from_ip_address('20.53.203.50')", qeval.CodeUnsupported, "geo_info_from_ip_address(): needs IP geolocation data", 1, 7},
 		{"HashManyUndefined", `print hash_many("Hello", "World")`, qeval.CodeUnsupported, "hash_many(): the reference does not say how", 1, 7},
 		{"Sample", "range x from 1 to 3 step 1 | sample 1", qeval.CodeUnsupported, "unsupported: sample", 1, 30},
