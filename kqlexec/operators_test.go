@@ -284,8 +284,9 @@ func TestNames_GeneratedColumns(t *testing.T) {
 		{"aggregate_aliases", d + ` | summarize makelist(x), makeset(s), any(k), anyif(s, x > 1), count_distinct(s), count_distinctif(s, x > 1), make_dictionary(bag_pack("k", k))`,
 			"list_x,set_s,any_k,anyif_s,count_distinct_s,count_distinctif_s,dictionary_", []string{`[1,2]|["p","q"]|a|q|2|1|{"k":"a"}`}},
 		// series_fft's and series_ifft's outputs, as Kusto.Language's Functions.cs names them
-		{"fft_outputs", `print y = dynamic([1, 0, -1, 0]) | extend series_fft(y) | extend series_ifft(series_fft_y_real, series_fft_y_imag) | project-away y`,
-			"series_fft_y_real,series_fft_y_imag,series_ifft_series_fft_y_real_real,series_ifft_series_fft_y_real_imag", []string{"[0.0,2.0,0.0,2.0]|[0.0,0.0,0.0,0.0]|[1.0,0.0,-1.0,0.0]|[0.0,0.0,0.0,0.0]"}},
+		// (the columns' names only, as getschema lists them: the values are another test's)
+		{"fft_outputs", `print y = dynamic([1, 0, -1, 0]) | extend series_fft(y) | extend series_ifft(series_fft_y_real, series_fft_y_imag) | getschema | project ColumnName`,
+			"ColumnName", []string{"y", "series_fft_y_real", "series_fft_y_imag", "series_ifft_series_fft_y_real_real", "series_ifft_series_fft_y_real_imag"}},
 		// an aggregate inside an expression names it as its own column would
 		{"nested_aggregates", d + ` | summarize t = tdigest(x), h = hll(s) by k | summarize percentile_tdigest(merge_tdigest(t), 100), dcount_hll(hll_merge(h))`,
 			"percentile_tdigest_merge_tdigests_t,dcount_hll_hll_merge_h", []string{"2|2"}},
