@@ -223,7 +223,6 @@ import "C"
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
 	"strconv"
 	"unsafe"
@@ -242,21 +241,11 @@ func installHandle() error { return handleExt.load() }
 
 // connHandle is the C handle of a sandbox connection (c trusted).
 func connHandle(ctx context.Context, c *sqlite3.SQLiteConn) (int64, error) {
-	var h int64
-	rows, err := c.QueryContext(ctx, "SELECT "+handleFunc+"()", nil)
-	if err != nil {
-		return 0, err
+	h, err := queryInt(ctx, c, "SELECT "+handleFunc+"()")
+	if err == nil && h == 0 {
+		err = fmt.Errorf("%s returned 0", handleFunc)
 	}
-	defer rows.Close()
-	v := make([]driver.Value, 1)
-	if err := rows.Next(v); err != nil {
-		return 0, err
-	}
-	h, _ = v[0].(int64)
-	if h == 0 {
-		return 0, fmt.Errorf("%s returned %v", handleFunc, v[0])
-	}
-	return h, nil
+	return h, err
 }
 
 // loadImage makes the connection h's main database a new in-memory copy of image. No

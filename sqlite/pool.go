@@ -293,17 +293,7 @@ func (s *Sandbox) rewind() *idleCopy {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err := s.ctl(ctx, func(c *conn) error {
-		h, err := s.handleOf(ctx, c)
-		if err != nil {
-			return err
-		}
-		if !autocommit(h) {
-			return fmt.Errorf("a transaction is open")
-		}
-		return nil
-	})
-	if err != nil || s.reset(ctx) != nil {
+	if s.reset(ctx) != nil { // reset refuses a copy with a transaction open
 		return nil
 	}
 	return &idleCopy{ex: s.Executor, mode: s.mode, shape: s.shape, bytes: int64(len(s.shape.image))}
@@ -392,7 +382,7 @@ func (sc *shapeCache) get(k poolKey, conn *sqlite3.SQLiteConn, withImage bool) (
 	if sh.pageSize, err = pragmaInt(ctx, conn, "page_size"); err != nil {
 		return nil, err
 	}
-	if withImage {
+	if withImage && sh.pages*sh.pageSize <= maxImageBytes { // a larger image is never kept
 		if sh.image, err = conn.Serialize("main"); err != nil {
 			return nil, err
 		}
@@ -413,9 +403,6 @@ func (sc *shapeCache) get(k poolKey, conn *sqlite3.SQLiteConn, withImage bool) (
 		clear(sc.m)
 		sc.imageBytes = 0
 	}
-	if int64(len(sh.image)) > maxImageBytes {
-		sh.image = nil
-	}
 	if old := sc.m[id]; old != nil {
 		sc.imageBytes -= int64(len(old.image))
 	}
@@ -426,7 +413,13 @@ func (sc *shapeCache) get(k poolKey, conn *sqlite3.SQLiteConn, withImage bool) (
 
 // pragmaInt reads an integer PRAGMA of a connection.
 func pragmaInt(ctx context.Context, c *sqlite3.SQLiteConn, name string) (int64, error) {
-	rows, err := c.QueryContext(ctx, "PRAGMA "+name, nil)
+	return queryInt(ctx, c, "PRAGMA "+name)
+}
+
+// queryInt runs a query of one integer on a connection (qeval's own, never a
+// statement's) and returns that integer.
+func queryInt(ctx context.Context, c *sqlite3.SQLiteConn, query string) (int64, error) {
+	rows, err := c.QueryContext(ctx, query, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -434,13 +427,13 @@ func pragmaInt(ctx context.Context, c *sqlite3.SQLiteConn, name string) (int64, 
 	v := make([]driver.Value, 1)
 	if err := rows.Next(v); err != nil {
 		if err == io.EOF {
-			return 0, fmt.Errorf("PRAGMA %s returned no row", name)
+			return 0, fmt.Errorf("%s returned no row", query)
 		}
 		return 0, err
 	}
 	n, ok := v[0].(int64)
 	if !ok {
-		return 0, fmt.Errorf("PRAGMA %s returned %T", name, v[0])
+		return 0, fmt.Errorf("%s returned %T", query, v[0])
 	}
 	return n, nil
 }

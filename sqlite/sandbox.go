@@ -230,16 +230,10 @@ func copyPages(ctx context.Context, dc, sc *sqlite3.SQLiteConn) (int64, error) {
 	if err := bk.Close(); err != nil {
 		return 0, err
 	}
-	rows, err := dc.Query("PRAGMA page_size", nil)
+	n, err := pragmaInt(context.Background(), dc, "page_size")
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
-	v := make([]driver.Value, 1)
-	if err := rows.Next(v); err != nil {
-		return 0, err
-	}
-	n, _ := v[0].(int64)
 	if n <= 0 {
 		n = 4096
 	}
